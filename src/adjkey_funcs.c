@@ -1,0 +1,373 @@
+/*-------------------------------------------------------------------------
+ *
+ * adjkey_funcs.c
+ *	  begins_with, the bounds of a begins_with range, and the component
+ *	  helpers (make_key, key_parts, key_part, key_prefix, key_nparts).
+ *
+ * Components.  A key's components are separated by '#'.  make_key() escapes
+ * a '#' inside a part as '\#' and a backslash as '\\', so a user id that
+ * contains '#' cannot change the structure of a key built from it; the
+ * readers (key_parts, key_part, key_nparts, key_prefix) treat '\#' and '\\'
+ * as escapes and any other backslash as an ordinary character.  Both '#'
+ * and '\' are ASCII, and no byte of a multi-byte UTF-8 character is ASCII,
+ * so scanning bytes is safe.
+ *
+ * Prefix ranges.  Under byte-wise UTF-8 ordering the keys that begin with a
+ * prefix P are exactly the keys K with P <= K < succ(P), where succ(P) is P
+ * with its last character replaced by the next code point (trailing
+ * U+10FFFF characters, which have no successor, are dropped first).  succ(P)
+ * is valid UTF-8, so a plan that shows it prints a readable key.  When P has
+ * no successor at all (it is empty, or only U+10FFFF characters), the range
+ * has no upper bound; for run-time bounds we then use a sentinel that sorts
+ * after every storable key (513 copies of U+10FFFF, longer than any key).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+#include "adjlist.h"
+
+PG_FUNCTION_INFO_V1(adjkey_begins_with);
+PG_FUNCTION_INFO_V1(adjkey_begins_with_key);
+PG_FUNCTION_INFO_V1(adjkey_prefix_lower);
+PG_FUNCTION_INFO_V1(adjkey_prefix_upper);
+PG_FUNCTION_INFO_V1(adjkey_prefix_upper_key);
+PG_FUNCTION_INFO_V1(adjkey_make_key);
+PG_FUNCTION_INFO_V1(adjkey_key_parts);
+PG_FUNCTION_INFO_V1(adjkey_key_part);
+PG_FUNCTION_INFO_V1(adjkey_key_prefix);
+PG_FUNCTION_INFO_V1(adjkey_key_nparts);
+
+/* ----------------------------------------------------------------------
+ * begins_with
+ * ----------------------------------------------------------------------
+ */
+
+static inline bool
+bytes_begin_with(const char *k, int klen, const char *p, int plen)
+{
+	return plen <= klen && memcmp(k, p, plen) == 0;
+}
+
+Datum
+adjkey_begins_with(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	text	   *prefix = PG_GETARG_TEXT_PP(1);
+	const char *p;
+	int			plen;
+
+	p = adjkey_text_to_utf8(prefix, &plen);
+	PG_RETURN_BOOL(bytes_begin_with(ADJKEY_DATA(key), ADJKEY_LEN(key), p, plen));
+}
+
+Datum
+adjkey_begins_with_key(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	struct varlena *prefix = PG_GETARG_ADJKEY_PP(1);
+
+	PG_RETURN_BOOL(bytes_begin_with(ADJKEY_DATA(key), ADJKEY_LEN(key),
+									ADJKEY_DATA(prefix), ADJKEY_LEN(prefix)));
+}
+
+/* ----------------------------------------------------------------------
+ * Range bounds of begins_with
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Write succ(p) (see the file header) into out, which has room for len + 4
+ * bytes, and return its length; return -1 when p has no successor.
+ */
+int
+adjkey_prefix_successor(const char *p, int len, char *out)
+{
+	while (len > 0)
+	{
+		int			start = len - 1;
+		pg_wchar	cp;
+
+		while (start > 0 && (((unsigned char) p[start]) & 0xC0) == 0x80)
+			start--;
+		cp = utf8_to_unicode((const unsigned char *) p + start);
+		if (cp >= 0x10FFFF)
+		{
+			len = start;		/* no successor: drop it, bump the one before */
+			continue;
+		}
+		cp++;
+		if (cp == 0xD800)		/* surrogates are not characters */
+			cp = 0xE000;
+		memcpy(out, p, start);
+		unicode_to_utf8(cp, (unsigned char *) out + start);
+		return start + pg_utf_mblen((unsigned char *) out + start);
+	}
+	return -1;
+}
+
+struct varlena *
+adjkey_upper_sentinel(void)
+{
+	static struct varlena *sentinel = NULL;
+
+	if (sentinel == NULL)
+	{
+		int			n = ADJKEY_MAX_BYTES / 4 + 1;
+		struct varlena *s;
+		char	   *d;
+
+		s = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + 4 * n);
+		SET_VARSIZE(s, VARHDRSZ + 4 * n);
+		d = VARDATA(s);
+		for (int i = 0; i < n; i++)
+		{
+			*d++ = (char) 0xF4;
+			*d++ = (char) 0x8F;
+			*d++ = (char) 0xBF;
+			*d++ = (char) 0xBF;
+		}
+		sentinel = s;
+	}
+	return sentinel;
+}
+
+static Datum
+prefix_upper(const char *p, int len)
+{
+	struct varlena *res = palloc(VARHDRSZ + len + 4);
+	int			n = adjkey_prefix_successor(p, len, VARDATA(res));
+
+	if (n < 0)
+	{
+		pfree(res);
+		return PointerGetDatum(adjkey_upper_sentinel());
+	}
+	SET_VARSIZE(res, VARHDRSZ + n);
+	return PointerGetDatum(res);
+}
+
+/* The inclusive lower bound of keys beginning with a text prefix. */
+Datum
+adjkey_prefix_lower(PG_FUNCTION_ARGS)
+{
+	text	   *prefix = PG_GETARG_TEXT_PP(0);
+	const char *p;
+	int			plen;
+
+	p = adjkey_text_to_utf8(prefix, &plen);
+	PG_RETURN_POINTER(adjkey_from_utf8(p, plen));
+}
+
+/* The exclusive upper bound of keys beginning with a text prefix. */
+Datum
+adjkey_prefix_upper(PG_FUNCTION_ARGS)
+{
+	text	   *prefix = PG_GETARG_TEXT_PP(0);
+	const char *p;
+	int			plen;
+
+	p = adjkey_text_to_utf8(prefix, &plen);
+	PG_RETURN_DATUM(prefix_upper(p, plen));
+}
+
+/* The exclusive upper bound of keys beginning with a key. */
+Datum
+adjkey_prefix_upper_key(PG_FUNCTION_ARGS)
+{
+	struct varlena *prefix = PG_GETARG_ADJKEY_PP(0);
+
+	PG_RETURN_DATUM(prefix_upper(ADJKEY_DATA(prefix), ADJKEY_LEN(prefix)));
+}
+
+/* ----------------------------------------------------------------------
+ * Components
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Find the components of a key: starts[i] and ends[i] delimit the raw
+ * (still escaped) bytes of part i.  Returns the number of parts; the arrays
+ * are palloc'd.
+ */
+static int
+split_raw(const char *s, int len, int **starts, int **ends)
+{
+	int			nparts = 1;
+	int			i;
+	int			n = 0;
+
+	for (i = 0; i < len; i++)
+	{
+		if (s[i] == ADJKEY_ESC && i + 1 < len &&
+			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
+			i++;
+		else if (s[i] == ADJKEY_SEP)
+			nparts++;
+	}
+
+	*starts = palloc(sizeof(int) * nparts);
+	*ends = palloc(sizeof(int) * nparts);
+	(*starts)[0] = 0;
+	for (i = 0; i < len; i++)
+	{
+		if (s[i] == ADJKEY_ESC && i + 1 < len &&
+			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
+			i++;
+		else if (s[i] == ADJKEY_SEP)
+		{
+			(*ends)[n++] = i;
+			(*starts)[n] = i + 1;
+		}
+	}
+	(*ends)[n] = len;
+	return nparts;
+}
+
+/* One raw part, unescaped, as text in the server encoding. */
+static text *
+unescape_part(const char *s, int len)
+{
+	char	   *buf = palloc(len + 1);
+	int			n = 0;
+	char	   *conv;
+	text	   *result;
+
+	for (int i = 0; i < len; i++)
+	{
+		if (s[i] == ADJKEY_ESC && i + 1 < len &&
+			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
+			i++;
+		buf[n++] = s[i];
+	}
+	buf[n] = '\0';
+	conv = (GetDatabaseEncoding() == PG_UTF8) ? buf : pg_any_to_server(buf, n, PG_UTF8);
+	result = cstring_to_text(conv);
+	pfree(buf);
+	return result;
+}
+
+/* Resolve a 1-based (or, if negative, from-the-end) part number. */
+static int
+resolve_part_number(int32 n, int nparts)
+{
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key part number must not be zero"),
+				 errhint("Parts are numbered from 1; negative numbers count from the end.")));
+	return n > 0 ? n - 1 : nparts + n;
+}
+
+Datum
+adjkey_make_key(PG_FUNCTION_ARGS)
+{
+	ArrayType  *parts = PG_GETARG_ARRAYTYPE_P(0);
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	StringInfoData buf;
+	struct varlena *key;
+
+	deconstruct_array(parts, TEXTOID, -1, false, TYPALIGN_INT,
+					  &elems, &nulls, &nelems);
+	if (nelems == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("make_key needs at least one part")));
+
+	initStringInfo(&buf);
+	for (int i = 0; i < nelems; i++)
+	{
+		const char *p;
+		int			plen;
+
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("part %d of a key must not be null", i + 1)));
+		if (i > 0)
+			appendStringInfoChar(&buf, ADJKEY_SEP);
+		p = adjkey_text_to_utf8(DatumGetTextPP(elems[i]), &plen);
+		for (int j = 0; j < plen; j++)
+		{
+			if (p[j] == ADJKEY_SEP || p[j] == ADJKEY_ESC)
+				appendStringInfoChar(&buf, ADJKEY_ESC);
+			appendStringInfoChar(&buf, p[j]);
+		}
+	}
+	adjkey_check_bytes(buf.data, buf.len, NULL);
+	key = adjkey_from_utf8(buf.data, buf.len);
+	pfree(buf.data);
+	PG_RETURN_POINTER(key);
+}
+
+Datum
+adjkey_key_parts(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	const char *s = ADJKEY_DATA(key);
+	int		   *starts;
+	int		   *ends;
+	int			nparts = split_raw(s, ADJKEY_LEN(key), &starts, &ends);
+	Datum	   *elems = palloc(sizeof(Datum) * nparts);
+
+	for (int i = 0; i < nparts; i++)
+		elems[i] = PointerGetDatum(unescape_part(s + starts[i], ends[i] - starts[i]));
+	PG_RETURN_ARRAYTYPE_P(construct_array(elems, nparts, TEXTOID, -1, false,
+										  TYPALIGN_INT));
+}
+
+Datum
+adjkey_key_part(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	const char *s = ADJKEY_DATA(key);
+	int		   *starts;
+	int		   *ends;
+	int			nparts = split_raw(s, ADJKEY_LEN(key), &starts, &ends);
+	int			i = resolve_part_number(PG_GETARG_INT32(1), nparts);
+
+	if (i < 0 || i >= nparts)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(unescape_part(s + starts[i], ends[i] - starts[i]));
+}
+
+Datum
+adjkey_key_prefix(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	int32		n = PG_GETARG_INT32(1);
+	const char *s = ADJKEY_DATA(key);
+	int		   *starts;
+	int		   *ends;
+	int			nparts = split_raw(s, ADJKEY_LEN(key), &starts, &ends);
+	int			keep;
+
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of key parts must not be zero"),
+				 errhint("Use a positive number to keep the first parts, a negative one to drop the last parts.")));
+	keep = n > 0 ? Min(n, nparts) : nparts + n;
+	if (keep <= 0 || ends[keep - 1] == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(adjkey_from_utf8(s, ends[keep - 1]));
+}
+
+Datum
+adjkey_key_nparts(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	int		   *starts;
+	int		   *ends;
+
+	PG_RETURN_INT32(split_raw(ADJKEY_DATA(key), ADJKEY_LEN(key), &starts, &ends));
+}

@@ -1,0 +1,80 @@
+/*-------------------------------------------------------------------------
+ *
+ * adjlist.h
+ *	  Shared declarations of the adjlist extension.
+ *
+ * The adjkey type
+ * ---------------
+ * An adjkey is a composite key such as 'USER#alice' or 'FOLLOWS#USER#bob'.
+ * On disk it is a plain varlena whose payload is the key's UTF-8 bytes,
+ * whatever the database encoding: keys are converted to UTF-8 on input and
+ * back to the server encoding on output, so that ordering is always the
+ * byte order of the UTF-8 form (memcmp), exactly as DynamoDB orders string
+ * keys, and never depends on a collation.
+ *
+ * A stored key is never empty, is valid UTF-8 (so it contains no zero byte)
+ * and is at most ADJKEY_MAX_BYTES long.  That leaves room for a future
+ * on-disk format without a version field costing a byte per key today: a
+ * payload whose first byte is 0x00 can never be a current-format key, so a
+ * later format can be introduced as "0x00, version byte, ...".  The binary
+ * send/recv format, which clients see, carries an explicit version byte.
+ *
+ * Values built internally for index scans (the bounds of a begins_with
+ * range) may be empty or longer than the limit; they are never stored.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_H
+#define ADJLIST_H
+
+#include "postgres.h"
+#include "fmgr.h"
+
+#include "compat.h"
+
+/* DynamoDB's limit for a partition key; also ours for any key. */
+#define ADJKEY_MAX_BYTES		2048
+
+/* Version byte of the binary (send/recv) format. */
+#define ADJKEY_BINARY_VERSION	1
+
+/* The separator of key components. */
+#define ADJKEY_SEP				'#'
+/* The escape character used by make_key() for separators inside a part. */
+#define ADJKEY_ESC				'\\'
+
+/* Access to a (possibly short-header, never compressed here) key. */
+#define DatumGetAdjkeyPP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
+#define PG_GETARG_ADJKEY_PP(n)	DatumGetAdjkeyPP(PG_GETARG_DATUM(n))
+#define ADJKEY_DATA(k)			VARDATA_ANY(k)
+#define ADJKEY_LEN(k)			((int) VARSIZE_ANY_EXHDR(k))
+
+/*
+ * Byte-wise comparison of two UTF-8 strings: the one ordering of adjkey.
+ */
+static inline int
+adjkey_cmp_bytes(const char *a, int alen, const char *b, int blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	return (alen > blen) - (alen < blen);
+}
+
+/* adjkey_io.c */
+extern bool adjkey_check_bytes(const char *utf8, int len, Node *escontext);
+extern struct varlena *adjkey_from_utf8(const char *utf8, int len);
+extern struct varlena *adjkey_from_server(const char *s, int len,
+										  Node *escontext);
+extern char *adjkey_to_server(struct varlena *key, int *outlen);
+extern const char *adjkey_text_to_utf8(text *t, int *outlen);
+
+/* adjkey_cmp.c */
+extern int	adjkey_cmp_datums(Datum a, Datum b);
+
+/* adjkey_funcs.c */
+extern int	adjkey_prefix_successor(const char *p, int len, char *out);
+extern struct varlena *adjkey_upper_sentinel(void);
+
+#endif							/* ADJLIST_H */

@@ -1,0 +1,40 @@
+#!/bin/bash
+# The test command: installs what is missing, builds, installs, starts a
+# throwaway cluster and runs every test suite.  Stops the cluster on exit,
+# also when a step fails.  .ci/run calls exactly this.
+#
+#   bash test/check.sh
+source "$(dirname "$0")/lib/common.sh"
+
+CHECK_PORT=${CHECK_PORT:-55432}
+failed_suites=()
+passed_suites=()
+
+cleanup() { cluster_stop check; }
+trap cleanup EXIT
+
+ensure_base_packages
+build_install
+cluster_start check "$CHECK_PORT"
+
+# pg_regress writes results/ and regression.diffs next to sql/; the cluster
+# user must be able to read the sources (it loads nothing from here).
+run_suite() {
+	local name=$1
+	shift
+	log "suite: $name"
+	if "$@"; then
+		passed_suites+=("$name")
+	else
+		failed_suites+=("$name")
+		[ -f "$REPO/regression.diffs" ] && head -c 20000 "$REPO/regression.diffs" >&2
+	fi
+}
+
+run_suite regress make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" installcheck
+
+echo
+echo "suites passed: ${passed_suites[*]:-none}"
+echo "suites failed: ${failed_suites[*]:-none}"
+echo "${#passed_suites[@]} passed, ${#failed_suites[@]} failed"
+[ ${#failed_suites[@]} -eq 0 ]
