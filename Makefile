@@ -7,13 +7,14 @@ OBJS = \
 	src/adjkey_io.o \
 	src/adjkey_cmp.o \
 	src/adjkey_funcs.o \
-	src/adjkey_support.o
+	src/adjkey_support.o \
+	src/index_sync.o
 
 DATA = $(wildcard src/adjlist--*.sql)
 HEADERS =
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -247,3 +247,472 @@ CREATE FUNCTION key_nparts(key adjkey) RETURNS integer
 	AS 'MODULE_PATHNAME', 'adjkey_key_nparts'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION key_nparts(adjkey) IS 'the number of #-separated parts of a key';
+
+-- =====================================================================
+-- Inverted indexes (DynamoDB global secondary indexes)
+-- =====================================================================
+
+-- The registry of inverted indexes.  It is extension configuration, so
+-- pg_dump dumps its rows; regclass columns survive dump and restore by name.
+CREATE TABLE adjlist_inverted_indexes (
+	indexrel regclass PRIMARY KEY,
+	baserel regclass NOT NULL,
+	-- the index table's columns, in order: the partition key, the sort key,
+	-- the rest of the base table's primary key, then projected columns
+	columns name[] NOT NULL,
+	-- how many leading columns form the index table's primary key
+	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= cardinality(columns)),
+	created timestamptz NOT NULL DEFAULT pg_catalog.now()
+);
+CREATE INDEX ON adjlist_inverted_indexes (baserel);
+COMMENT ON TABLE adjlist_inverted_indexes IS
+	'inverted indexes kept in sync by adjlist triggers; one row per index table';
+SELECT pg_catalog.pg_extension_config_dump('adjlist_inverted_indexes', '');
+
+-- Everyone may read the registry; a role may register and unregister
+-- indexes only on tables it owns (or whose owner it is a member of).
+ALTER TABLE adjlist_inverted_indexes ENABLE ROW LEVEL SECURITY;
+CREATE POLICY owner_only ON adjlist_inverted_indexes
+	USING (true)
+	WITH CHECK (pg_catalog.pg_has_role(
+		(SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = baserel), 'USAGE'));
+CREATE POLICY owner_delete ON adjlist_inverted_indexes AS RESTRICTIVE FOR DELETE
+	USING (pg_catalog.pg_has_role(
+		(SELECT c.relowner FROM pg_catalog.pg_class c WHERE c.oid = baserel), 'USAGE')
+		OR NOT EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid = baserel));
+GRANT SELECT, INSERT, DELETE ON adjlist_inverted_indexes TO PUBLIC;
+
+-- The C trigger that keeps every inverted index of a table in sync.
+CREATE FUNCTION adjlist_sync_trigger() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'adjlist_sync_trigger'
+	LANGUAGE C;
+COMMENT ON FUNCTION adjlist_sync_trigger() IS
+	'trigger: writes the inverted indexes of a table in the same transaction as the table';
+
+-- SQL text helpers (quoted, qualified identifiers)
+CREATE FUNCTION adjlist_qualified(rel regclass) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format('%I.%I', n.nspname, c.relname)
+	FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.oid = rel
+$$;
+COMMENT ON FUNCTION adjlist_qualified(regclass) IS 'internal: schema-qualified, quoted name of a table';
+
+-- "OPERATOR(schema.=)": the equality of a type's default btree class,
+-- spelled so that search_path cannot change it.
+CREATE FUNCTION adjlist_eq_operator(t regtype) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format('OPERATOR(%I.%s)', n.nspname, o.oprname)
+	FROM pg_catalog.pg_opclass c
+	JOIN pg_catalog.pg_am am ON am.oid = c.opcmethod AND am.amname = 'btree'
+	JOIN pg_catalog.pg_amop ao ON ao.amopfamily = c.opcfamily AND ao.amopstrategy = 3
+		AND ao.amoplefttype = c.opcintype AND ao.amoprighttype = c.opcintype
+	JOIN pg_catalog.pg_operator o ON o.oid = ao.amopopr
+	JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
+	WHERE c.opcdefault AND c.opcintype = t
+$$;
+COMMENT ON FUNCTION adjlist_eq_operator(regtype) IS
+	'internal: schema-qualified equality operator of a type';
+
+-- (Re)install the triggers of a base table so that they cover all its
+-- registered indexes; drop them when none is left.
+CREATE FUNCTION adjlist_install_triggers(base regclass) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+	SET client_min_messages = warning
+	AS $$
+DECLARE
+	cols text;
+	qbase text := @extschema@.adjlist_qualified(base);
+BEGIN
+	EXECUTE format('DROP TRIGGER IF EXISTS adjlist_sync ON %s', qbase);
+	EXECUTE format('DROP TRIGGER IF EXISTS adjlist_sync_truncate ON %s', qbase);
+	SELECT string_agg(DISTINCT format('%I', col), ', ')
+	  INTO cols
+	  FROM @extschema@.adjlist_inverted_indexes r, unnest(r.columns) col
+	 WHERE r.baserel = base;
+	IF cols IS NULL THEN
+		RETURN;
+	END IF;
+	-- UPDATE OF: an update that sets none of these columns fires nothing
+	EXECUTE format('CREATE TRIGGER adjlist_sync AFTER INSERT OR DELETE OR UPDATE OF %s ON %s '
+				   'FOR EACH ROW EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', cols, qbase);
+	EXECUTE format('CREATE TRIGGER adjlist_sync_truncate AFTER TRUNCATE ON %s '
+				   'FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', qbase);
+END $$;
+COMMENT ON FUNCTION adjlist_install_triggers(regclass) IS
+	'internal: install the sync triggers covering every inverted index of a table';
+
+-- The SELECT list that computes index rows from the base table.
+CREATE FUNCTION adjlist_index_select(idx regclass, base_alias text DEFAULT 'b') RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format('SELECT %s FROM %s %I WHERE %I.%I IS NOT NULL AND %I.%I IS NOT NULL',
+				  string_agg(format('%I.%I', base_alias, col), ', ' ORDER BY ord),
+				  @extschema@.adjlist_qualified(r.baserel), base_alias,
+				  base_alias, r.columns[1], base_alias, r.columns[2])
+	FROM @extschema@.adjlist_inverted_indexes r, unnest(r.columns) WITH ORDINALITY u(col, ord)
+	WHERE r.indexrel = idx
+	GROUP BY r.baserel, r.columns
+$$;
+COMMENT ON FUNCTION adjlist_index_select(regclass, text) IS
+	'internal: the query that computes an inverted index from its base table';
+
+CREATE FUNCTION create_inverted_index(
+	tbl regclass,
+	partition_key name DEFAULT 'sk',
+	sort_key name DEFAULT 'pk',
+	include name[] DEFAULT '{}',
+	index_name text DEFAULT NULL,
+	partitions integer DEFAULT 0)
+RETURNS regclass
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	base_ns name;
+	base_name name;
+	base_owner oid;
+	base_kind "char";
+	pkcols name[];
+	cols name[];
+	inc name[];
+	col name;
+	keytype oid := '@extschema@.adjkey'::regtype;
+	idx_name text;
+	idx regclass;
+	qidx text;
+	coldefs text;
+	pages bigint;
+	chunks int;
+	done bigint := 0;
+	n bigint;
+BEGIN
+	IF tbl IS NULL OR partition_key IS NULL OR sort_key IS NULL OR include IS NULL
+	   OR partitions IS NULL THEN
+		RAISE EXCEPTION 'arguments of create_inverted_index must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT n.nspname, c.relname, c.relowner, c.relkind
+	  INTO base_ns, base_name, base_owner, base_kind
+	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	 WHERE c.oid = tbl;
+	IF base_kind NOT IN ('r', 'p') THEN
+		RAISE EXCEPTION '"%" is not a table', base_name
+			USING ERRCODE = 'wrong_object_type';
+	END IF;
+	IF NOT pg_has_role(base_owner, 'USAGE') THEN
+		RAISE EXCEPTION 'must be owner of table %', base_name
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+
+	-- the key columns exist and are adjkey
+	FOREACH col IN ARRAY ARRAY[partition_key, sort_key] LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_attribute
+					   WHERE attrelid = tbl AND attname = col AND attnum > 0 AND NOT attisdropped) THEN
+			RAISE EXCEPTION 'column "%" of table "%" does not exist', col, base_name
+				USING ERRCODE = 'undefined_column';
+		END IF;
+		IF (SELECT atttypid FROM pg_attribute WHERE attrelid = tbl AND attname = col) <> keytype THEN
+			RAISE EXCEPTION 'column "%" of table "%" is of type %, not adjkey', col, base_name,
+				(SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = tbl AND attname = col)
+				USING ERRCODE = 'datatype_mismatch',
+					  HINT = 'The partition and sort keys of an inverted index must be adjkey columns.';
+		END IF;
+	END LOOP;
+	IF partition_key = sort_key THEN
+		RAISE EXCEPTION 'the partition key and the sort key must be different columns'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+
+	-- the base table's primary key
+	SELECT array_agg(a.attname ORDER BY k.ord)
+	  INTO pkcols
+	  FROM pg_index i
+	  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+	  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+	 WHERE i.indrelid = tbl AND i.indisprimary;
+	IF pkcols IS NULL THEN
+		RAISE EXCEPTION 'table "%" has no primary key', base_name
+			USING ERRCODE = 'invalid_table_definition',
+				  HINT = 'An inverted index maps each row by its primary key, for example PRIMARY KEY (pk, sk).';
+	END IF;
+
+	-- the key: partition key, sort key, then the rest of the primary key
+	cols := ARRAY[partition_key, sort_key];
+	FOREACH col IN ARRAY pkcols LOOP
+		IF NOT col = ANY (cols) THEN
+			cols := cols || col;
+		END IF;
+	END LOOP;
+
+	-- projected columns; '*' projects every column (DynamoDB's ALL)
+	IF include = ARRAY['*']::name[] THEN
+		SELECT coalesce(array_agg(attname ORDER BY attnum), '{}') INTO inc
+		  FROM pg_attribute
+		 WHERE attrelid = tbl AND attnum > 0 AND NOT attisdropped AND NOT attname = ANY (cols);
+	ELSE
+		inc := '{}';
+		FOREACH col IN ARRAY include LOOP
+			IF NOT EXISTS (SELECT 1 FROM pg_attribute
+						   WHERE attrelid = tbl AND attname = col AND attnum > 0 AND NOT attisdropped) THEN
+				RAISE EXCEPTION 'column "%" of table "%" does not exist', col, base_name
+					USING ERRCODE = 'undefined_column';
+			END IF;
+			IF col = ANY (cols) OR col = ANY (inc) THEN
+				CONTINUE;	-- already in the index table
+			END IF;
+			inc := inc || col;
+		END LOOP;
+	END IF;
+
+	-- the index table: same schema, same owner, the base table's columns
+	idx_name := coalesce(index_name, base_name || '_inverted');
+	IF to_regclass(format('%I.%I', base_ns, idx_name)) IS NOT NULL THEN
+		RAISE EXCEPTION 'relation "%" already exists', idx_name
+			USING ERRCODE = 'duplicate_table',
+				  HINT = 'Pass index_name to choose another name, or drop_inverted_index() the old one.';
+	END IF;
+	SELECT string_agg(format('%I %s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+							 CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
+								  THEN ' COLLATE ' || a.attcollation::regcollation::text ELSE '' END,
+							 CASE WHEN u.ord <= cardinality(cols) THEN ' NOT NULL' ELSE '' END),
+					  ', ' ORDER BY u.ord)
+	  INTO coldefs
+	  FROM unnest(cols || inc) WITH ORDINALITY u(col, ord)
+	  JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = u.col
+	  JOIN pg_type t ON t.oid = a.atttypid;
+	IF partitions < 0 OR partitions = 1 OR partitions > 1024 THEN
+		RAISE EXCEPTION 'partitions must be 0 (a plain table) or between 2 and 1024'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	EXECUTE format('CREATE TABLE %I.%I (%s, PRIMARY KEY (%s))%s', base_ns, idx_name, coldefs,
+				   (SELECT string_agg(format('%I', c), ', ') FROM unnest(cols) c),
+				   CASE WHEN partitions > 0 THEN format(' PARTITION BY HASH (%I)', partition_key) ELSE '' END);
+	idx := format('%I.%I', base_ns, idx_name)::regclass;
+	FOR i IN 0 .. partitions - 1 LOOP
+		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES WITH (MODULUS %s, REMAINDER %s)',
+					   base_ns, idx_name || '_' || i, @extschema@.adjlist_qualified(idx), partitions, i);
+		EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', base_ns, idx_name || '_' || i,
+					   pg_get_userbyid(base_owner));
+	END LOOP;
+	qidx := @extschema@.adjlist_qualified(idx);
+	EXECUTE format('ALTER TABLE %s OWNER TO %I', qidx, pg_get_userbyid(base_owner));
+	EXECUTE format('COMMENT ON TABLE %s IS %L', qidx,
+				   format('adjlist inverted index of %s (partition key %s, sort key %s)',
+						  @extschema@.adjlist_qualified(tbl), partition_key, sort_key));
+
+	INSERT INTO @extschema@.adjlist_inverted_indexes (indexrel, baserel, columns, nkeys)
+	VALUES (idx, tbl, cols || inc, cardinality(cols));
+	PERFORM @extschema@.adjlist_install_triggers(tbl);
+
+	-- backfill; a large plain table is read in chunks of blocks, with progress
+	pages := CASE WHEN base_kind = 'r' THEN pg_relation_size(tbl) / current_setting('block_size')::int ELSE 0 END;
+	IF pages < 1000 THEN
+		EXECUTE format('INSERT INTO %s %s', qidx, @extschema@.adjlist_index_select(idx));
+	ELSE
+		chunks := 10;
+		FOR i IN 0 .. chunks - 1 LOOP
+			EXECUTE format('INSERT INTO %s %s AND b.ctid >= %L::tid %s', qidx,
+						   @extschema@.adjlist_index_select(idx),
+						   format('(%s,0)', pages * i / chunks),
+						   CASE WHEN i < chunks - 1
+								THEN format('AND b.ctid < %L::tid', format('(%s,0)', pages * (i + 1) / chunks))
+								ELSE '' END);
+			GET DIAGNOSTICS n = ROW_COUNT;
+			done := done + n;
+			RAISE NOTICE 'create_inverted_index: backfilled % rows (% %%)', done, (i + 1) * 100 / chunks;
+		END LOOP;
+	END IF;
+	EXECUTE format('ANALYZE %s', qidx);
+	RETURN idx;
+END $$;
+COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer) IS
+	'create an inverted index (a DynamoDB GSI) of a table, kept in sync by triggers';
+
+CREATE FUNCTION drop_inverted_index(index regclass) RETURNS void
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	base regclass;
+BEGIN
+	SELECT baserel INTO base FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
+	IF base IS NULL THEN
+		RAISE EXCEPTION '"%" is not an inverted index', index
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF NOT pg_has_role((SELECT relowner FROM pg_class WHERE oid = base), 'USAGE') THEN
+		RAISE EXCEPTION 'must be owner of table %', base
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	DELETE FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
+	PERFORM @extschema@.adjlist_install_triggers(base);
+	EXECUTE format('DROP TABLE %s', @extschema@.adjlist_qualified(index));
+END $$;
+COMMENT ON FUNCTION drop_inverted_index(regclass) IS
+	'drop an inverted index: its table, its registration and its triggers';
+
+-- Rows that differ between an index and what its base table says it should
+-- hold: 'missing' (in the table, not in the index), 'extra' (in the index,
+-- not in the table), 'stale' (same key, different projected values).
+CREATE FUNCTION verify_inverted_index(index regclass)
+RETURNS TABLE (problem text, key jsonb, expected jsonb, actual jsonb)
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+	keycols text;
+	keyjson text;
+	join_on text;
+BEGIN
+	SELECT * INTO r FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION '"%" is not an inverted index', index USING ERRCODE = 'undefined_object';
+	END IF;
+	SELECT string_agg(format('%L, coalesce(e.%I, a.%I)', c, c, c), ', '),
+		   string_agg(format('e.%I %s a.%I', c,
+							 @extschema@.adjlist_eq_operator(
+								 (SELECT atttypid FROM pg_attribute WHERE attrelid = index AND attname = c)), c),
+					  ' AND ')
+	  INTO keyjson, join_on
+	  FROM unnest(r.columns[1:r.nkeys]) c;
+	RETURN QUERY EXECUTE format(
+		'WITH e AS (%s), a AS (SELECT * FROM %s) '
+		'SELECT CASE WHEN a IS NULL THEN ''missing'' WHEN e IS NULL THEN ''extra'' ELSE ''stale'' END, '
+		'       jsonb_build_object(%s), to_jsonb(e), to_jsonb(a) '
+		'FROM e FULL JOIN a ON %s '
+		'WHERE a IS NULL OR e IS NULL OR to_jsonb(e) OPERATOR(pg_catalog.<>) to_jsonb(a)',
+		@extschema@.adjlist_index_select(index, 'b'), @extschema@.adjlist_qualified(index),
+		keyjson, join_on);
+END $$;
+COMMENT ON FUNCTION verify_inverted_index(regclass) IS
+	'rows where an inverted index differs from its base table; none means consistent';
+
+-- Repair an index: delete its extra and stale rows, insert missing ones.
+-- Touches only the rows that drifted.  Returns how many rows it changed.
+CREATE FUNCTION rebuild_inverted_index(index regclass) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+	qidx text := @extschema@.adjlist_qualified(index);
+	match text;
+	n bigint;
+	total bigint := 0;
+BEGIN
+	SELECT * INTO r FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION '"%" is not an inverted index', index USING ERRCODE = 'undefined_object';
+	END IF;
+	-- keep concurrent writers out while comparing; readers go on
+	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', @extschema@.adjlist_qualified(r.baserel));
+	SELECT string_agg(format('x.%I %s a.%I', c,
+							 @extschema@.adjlist_eq_operator(
+								 (SELECT atttypid FROM pg_attribute WHERE attrelid = index AND attname = c)), c),
+					  ' AND ') || ' AND to_jsonb(x) OPERATOR(pg_catalog.=) to_jsonb(a)'
+	  INTO match FROM unnest(r.columns[1:r.nkeys]) c;
+	-- rows of the index that are not exactly an expected row
+	EXECUTE format('DELETE FROM %s a WHERE NOT EXISTS (SELECT 1 FROM (%s) x WHERE %s)',
+				   qidx, @extschema@.adjlist_index_select(index, 'b'), match);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	total := total + n;
+	-- expected rows that are not in the index
+	EXECUTE format('INSERT INTO %s SELECT * FROM (%s) x WHERE NOT EXISTS (SELECT 1 FROM %s a WHERE %s)',
+				   qidx, @extschema@.adjlist_index_select(index, 'b'), qidx, match);
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN total + n;
+END $$;
+COMMENT ON FUNCTION rebuild_inverted_index(regclass) IS
+	'repair an inverted index from its base table; returns the number of rows changed';
+
+-- DDL guard.  Dropping a base table drops its inverted indexes; dropping an
+-- index table directly, or a column an index uses, is refused.
+CREATE FUNCTION adjlist_on_sql_drop() RETURNS event_trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+	dropped oid[];
+BEGIN
+	SELECT array_agg(objid) INTO dropped
+	  FROM pg_event_trigger_dropped_objects()
+	 WHERE classid = 'pg_class'::regclass AND objsubid = 0;
+	FOR r IN
+		SELECT d.objid, d.objsubid, d.object_identity
+		  FROM pg_event_trigger_dropped_objects() d
+		 WHERE d.classid = 'pg_class'::regclass AND d.objsubid > 0
+		   AND d.objid NOT IN (SELECT unnest(coalesce(dropped, '{}')))
+	LOOP
+		IF EXISTS (SELECT 1 FROM @extschema@.adjlist_inverted_indexes
+				   WHERE baserel::oid = r.objid OR indexrel::oid = r.objid) THEN
+			RAISE EXCEPTION 'cannot drop column % because an inverted index uses its table', r.object_identity
+				USING ERRCODE = 'dependent_objects_still_exist',
+					  HINT = 'Drop the inverted index first with drop_inverted_index().';
+		END IF;
+	END LOOP;
+	IF dropped IS NULL THEN
+		RETURN;
+	END IF;
+	FOR r IN
+		SELECT i.indexrel::oid AS idx, i.baserel::oid AS base,
+			   (SELECT d.object_identity FROM pg_event_trigger_dropped_objects() d
+				 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
+				   AND d.objid = i.indexrel::oid LIMIT 1) AS idx_name
+		  FROM @extschema@.adjlist_inverted_indexes i
+		 WHERE i.indexrel::oid = ANY (dropped) OR i.baserel::oid = ANY (dropped)
+	LOOP
+		IF NOT r.base = ANY (dropped) THEN
+			RAISE EXCEPTION 'cannot drop inverted index table % directly', r.idx_name
+				USING ERRCODE = 'dependent_objects_still_exist',
+					  HINT = format('Use drop_inverted_index(%L) to drop the index with its triggers.', r.idx_name);
+		END IF;
+		DELETE FROM @extschema@.adjlist_inverted_indexes WHERE indexrel::oid = r.idx;
+		IF NOT r.idx = ANY (dropped) THEN
+			EXECUTE format('DROP TABLE IF EXISTS %s', @extschema@.adjlist_qualified(r.idx));
+		END IF;
+	END LOOP;
+END $$;
+COMMENT ON FUNCTION adjlist_on_sql_drop() IS
+	'event trigger: keeps inverted index registrations consistent with dropped tables';
+
+CREATE FUNCTION adjlist_on_ddl_end() RETURNS event_trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN
+		SELECT i.indexrel, i.baserel, col
+		  FROM pg_event_trigger_ddl_commands() d
+		  JOIN @extschema@.adjlist_inverted_indexes i
+			ON d.classid = 'pg_class'::regclass AND d.objid IN (i.baserel::oid, i.indexrel::oid)
+		 CROSS JOIN LATERAL unnest(i.columns) col
+	LOOP
+		IF NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = r.baserel AND attname = r.col
+					   AND attnum > 0 AND NOT attisdropped)
+		   OR NOT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = r.indexrel AND attname = r.col
+						  AND attnum > 0 AND NOT attisdropped) THEN
+			RAISE EXCEPTION 'column "%" is used by inverted index %', r.col, r.indexrel
+				USING ERRCODE = 'dependent_objects_still_exist',
+					  HINT = 'Drop the inverted index with drop_inverted_index() before renaming or dropping its columns.';
+		END IF;
+	END LOOP;
+END $$;
+COMMENT ON FUNCTION adjlist_on_ddl_end() IS
+	'event trigger: refuses DDL that would break an inverted index';
+
+CREATE EVENT TRIGGER adjlist_sql_drop ON sql_drop
+	EXECUTE FUNCTION adjlist_on_sql_drop();
+CREATE EVENT TRIGGER adjlist_ddl_end ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION adjlist_on_ddl_end();

@@ -10,6 +10,7 @@
  *	adjkey_cmp.c		ordering, btree sort support, hashing
  *	adjkey_funcs.c		begins_with, prefix-range bounds, key components
  *	adjkey_support.c	planner support: index conditions and selectivity
+ *	index_sync.c		the trigger that keeps inverted indexes in sync
  *
  * The SQL objects are created by adjlist--<version>.sql in this directory.
  *
@@ -19,4 +20,14 @@
 
 #include "fmgr.h"
 
+#include "adjlist.h"
+
 PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	adjlist_sync_init();
+}

@@ -29,6 +29,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "nodes/nodes.h"
 
 #include "compat.h"
 
@@ -76,5 +77,8 @@ extern int	adjkey_cmp_datums(Datum a, Datum b);
 /* adjkey_funcs.c */
 extern int	adjkey_prefix_successor(const char *p, int len, char *out);
 extern struct varlena *adjkey_upper_sentinel(void);
+
+/* index_sync.c */
+extern void adjlist_sync_init(void);
 
 #endif							/* ADJLIST_H */

@@ -1,0 +1,282 @@
+--
+-- inverted indexes: API, every way rows change, sparse/projected/generated
+-- keys, DDL guards.  After each change the index must equal a recomputation
+-- from the base table: verify_inverted_index() returns no rows.
+--
+CREATE FUNCTION pg_temp.drift(idx regclass) RETURNS bigint LANGUAGE sql AS
+	$$ SELECT count(*) FROM verify_inverted_index(idx) $$;
+
+CREATE TABLE net (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO net VALUES
+	('USER#alice', 'PROFILE', '{"name": "Alice"}'),
+	('USER#alice', 'FOLLOWS#USER#bob', '{"since": "2023-01-15"}'),
+	('USER#carol', 'FOLLOWS#USER#bob', NULL),
+	('USER#bob', 'FOLLOWS#USER#alice', NULL);
+
+-- create: table, triggers, backfill
+SELECT create_inverted_index('net');
+\d net_inverted
+SELECT * FROM net_inverted ORDER BY sk, pk;
+SELECT tgname, pg_get_triggerdef(oid) FROM pg_trigger
+WHERE tgrelid = 'net'::regclass ORDER BY tgname;
+SELECT indexrel, baserel, columns, nkeys FROM adjlist_inverted_indexes;
+-- who follows bob?
+SELECT pk FROM net_inverted WHERE sk = 'FOLLOWS#USER#bob' ORDER BY pk;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT pk FROM net_inverted WHERE sk = 'FOLLOWS#USER#bob';
+RESET enable_seqscan;
+
+-- single, multi-row and INSERT ... SELECT
+INSERT INTO net VALUES ('USER#dave', 'FOLLOWS#USER#bob', NULL);
+INSERT INTO net VALUES ('USER#erin', 'FOLLOWS#USER#bob', NULL), ('USER#erin', 'LIKES#POST#1', NULL);
+INSERT INTO net SELECT 'USER#u' || g, 'FOLLOWS#USER#bob', NULL FROM generate_series(1, 50) g;
+SELECT count(*) AS bob_followers FROM net_inverted WHERE sk = 'FOLLOWS#USER#bob';
+SELECT pg_temp.drift('net_inverted');
+
+-- COPY
+COPY net (pk, sk, data) FROM STDIN;
+USER#frank	FOLLOWS#USER#alice	{"via": "copy"}
+USER#grace	FOLLOWS#USER#alice	\N
+\.
+SELECT pk FROM net_inverted WHERE sk = 'FOLLOWS#USER#alice' ORDER BY pk;
+SELECT pg_temp.drift('net_inverted');
+
+-- UPDATE moving a row to another key, in the sort key and the partition key
+UPDATE net SET sk = 'FOLLOWS#USER#dave' WHERE pk = 'USER#carol' AND sk = 'FOLLOWS#USER#bob';
+UPDATE net SET pk = 'USER#gina' WHERE pk = 'USER#grace';
+SELECT pk FROM net_inverted WHERE sk = 'FOLLOWS#USER#dave';
+SELECT pk FROM net_inverted WHERE sk = 'FOLLOWS#USER#alice' ORDER BY pk;
+SELECT pg_temp.drift('net_inverted');
+
+-- an UPDATE that sets no indexed column does not fire the trigger at all;
+-- one that sets a key to the value it had fires it but writes nothing
+SET track_functions = 'all';
+BEGIN;
+UPDATE net SET data = '{"x": 1}' WHERE pk = 'USER#alice';
+SELECT coalesce(pg_stat_get_xact_function_calls('adjlist_sync_trigger'::regproc), 0) AS calls_after_data_update;
+UPDATE net SET sk = sk WHERE pk = 'USER#alice';
+SELECT pg_stat_get_xact_function_calls('adjlist_sync_trigger'::regproc) AS calls_after_noop_key_update;
+COMMIT;
+RESET track_functions;
+SELECT pg_temp.drift('net_inverted');
+
+-- DELETE
+DELETE FROM net WHERE pk = 'USER#u1';
+DELETE FROM net WHERE pk ^@ 'USER#u2';
+SELECT count(*) AS bob_followers FROM net_inverted WHERE sk = 'FOLLOWS#USER#bob';
+SELECT pg_temp.drift('net_inverted');
+
+-- ON CONFLICT DO NOTHING (DynamoDB's attribute_not_exists) and DO UPDATE
+INSERT INTO net VALUES ('USER#dave', 'FOLLOWS#USER#bob', '{"dup": true}'),
+						  ('USER#hank', 'FOLLOWS#USER#bob', NULL)
+	ON CONFLICT DO NOTHING;
+INSERT INTO net VALUES ('USER#hank', 'FOLLOWS#USER#bob', '{"n": 2}')
+	ON CONFLICT (pk, sk) DO UPDATE SET sk = 'FOLLOWS#USER#carol';
+SELECT pk, sk FROM net_inverted WHERE pk IN ('USER#dave', 'USER#hank') ORDER BY 1, 2;
+SELECT pg_temp.drift('net_inverted');
+
+-- MERGE
+MERGE INTO net s
+USING (VALUES ('USER#hank'::adjkey, 'FOLLOWS#USER#carol'::adjkey, 'delete'),
+			  ('USER#ivan', 'FOLLOWS#USER#bob', 'insert'),
+			  ('USER#dave', 'FOLLOWS#USER#bob', 'move')) v(pk, sk, action)
+ON s.pk = v.pk AND s.sk = v.sk
+WHEN MATCHED AND v.action = 'delete' THEN DELETE
+WHEN MATCHED AND v.action = 'move' THEN UPDATE SET sk = 'FOLLOWS#USER#erin'
+WHEN NOT MATCHED THEN INSERT VALUES (v.pk, v.sk, NULL);
+SELECT pk, sk FROM net_inverted WHERE pk IN ('USER#dave', 'USER#hank', 'USER#ivan') ORDER BY 1, 2;
+SELECT pg_temp.drift('net_inverted');
+
+-- writable CTEs
+WITH gone AS (DELETE FROM net WHERE pk = 'USER#ivan' RETURNING pk, sk)
+INSERT INTO net SELECT 'USER#jack', sk, NULL FROM gone;
+SELECT pk FROM net_inverted WHERE pk IN ('USER#ivan', 'USER#jack');
+SELECT pg_temp.drift('net_inverted');
+
+-- savepoints and rollbacks: the index rolls back with the table
+BEGIN;
+INSERT INTO net VALUES ('USER#kate', 'FOLLOWS#USER#bob', NULL);
+SAVEPOINT s1;
+INSERT INTO net VALUES ('USER#liam', 'FOLLOWS#USER#bob', NULL);
+DELETE FROM net WHERE pk = 'USER#kate';
+ROLLBACK TO SAVEPOINT s1;
+SELECT pk FROM net_inverted WHERE pk IN ('USER#kate', 'USER#liam');
+COMMIT;
+BEGIN;
+DELETE FROM net;
+SELECT count(*) FROM net_inverted;
+ROLLBACK;
+SELECT count(*) > 40 AS kept FROM net_inverted;
+SELECT pg_temp.drift('net_inverted');
+
+-- a failed statement leaves nothing behind
+INSERT INTO net VALUES ('USER#mia', 'FOLLOWS#USER#bob', NULL), ('USER#mia', 'FOLLOWS#USER#bob', NULL);
+SELECT count(*) FROM net_inverted WHERE pk = 'USER#mia';
+
+-- TRUNCATE empties the index too
+BEGIN;
+TRUNCATE net;
+SELECT count(*) FROM net_inverted;
+ROLLBACK;
+SELECT pg_temp.drift('net_inverted');
+
+-- projections: KEYS_ONLY (default), INCLUDE, ALL
+CREATE TABLE items (pk adjkey, sk adjkey, data jsonb, status text, amount numeric,
+					PRIMARY KEY (pk, sk));
+INSERT INTO items VALUES ('INVOICE#92551', 'BILL#4224663', '{"a": 1}', 'paid', 12.5),
+						 ('INVOICE#92551', 'BILL#4224687', NULL, 'open', 3),
+						 ('INVOICE#92552', 'BILL#4224687', NULL, 'open', 7);
+SELECT create_inverted_index('items', include => '{status}', index_name => 'items_by_bill');
+SELECT create_inverted_index('items', include => '{*}', index_name => 'items_all');
+\d items_by_bill
+\d items_all
+UPDATE items SET status = 'paid' WHERE sk = 'BILL#4224687' AND pk = 'INVOICE#92551';
+UPDATE items SET amount = 99 WHERE pk = 'INVOICE#92552';
+SELECT * FROM items_by_bill ORDER BY 1, 2;
+SELECT * FROM items_all ORDER BY 1, 2;
+-- all invoices containing a bill
+SELECT pk FROM items_by_bill WHERE sk = 'BILL#4224687' ORDER BY pk;
+SELECT pg_temp.drift('items_by_bill'), pg_temp.drift('items_all');
+
+-- sparse indexes over a generated key: only bills are indexed
+CREATE TABLE catalog (pk adjkey, sk adjkey, data jsonb,
+	gsi1pk adjkey GENERATED ALWAYS AS (CASE WHEN sk ^@ 'BILL#' THEN sk END) STORED,
+	PRIMARY KEY (pk, sk));
+INSERT INTO catalog (pk, sk) VALUES ('INVOICE#1', 'INVOICE#1'), ('INVOICE#1', 'BILL#7'),
+	('INVOICE#2', 'BILL#7'), ('INVOICE#2', 'INVOICE#2');
+SELECT create_inverted_index('catalog', partition_key => 'gsi1pk', index_name => 'catalog_gsi1');
+\d catalog_gsi1
+SELECT * FROM catalog_gsi1 ORDER BY 1, 2, 3;
+UPDATE catalog SET sk = 'NOTE#7' WHERE pk = 'INVOICE#1' AND sk = 'BILL#7';
+UPDATE catalog SET sk = 'BILL#8' WHERE pk = 'INVOICE#2' AND sk = 'INVOICE#2';
+SELECT * FROM catalog_gsi1 ORDER BY 1, 2, 3;
+SELECT pg_temp.drift('catalog_gsi1');
+
+-- a partitioned base table, rows moving between partitions, and a
+-- hash-partitioned index table
+CREATE TABLE parted (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE parted_0 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO parted SELECT 'USER#' || g, 'FOLLOWS#USER#' || (g % 7), NULL FROM generate_series(1, 40) g;
+SELECT create_inverted_index('parted', partitions => 4);
+SELECT count(*) AS rows, count(DISTINCT tableoid) AS partitions_used FROM parted_inverted;
+INSERT INTO parted VALUES ('USER#100', 'FOLLOWS#USER#1', NULL);
+UPDATE parted SET pk = 'USER#x' || pk WHERE sk = 'FOLLOWS#USER#3';	-- crosses partitions
+SELECT count(*) FROM parted WHERE pk ^@ 'USER#x';
+DELETE FROM parted WHERE sk = 'FOLLOWS#USER#4';
+SELECT pg_temp.drift('parted_inverted');
+BEGIN;
+TRUNCATE parted;
+SELECT count(*) FROM parted_inverted;
+ROLLBACK;
+SELECT pg_temp.drift('parted_inverted');
+
+-- bad calls create nothing
+CREATE TABLE no_pk (pk adjkey, sk adjkey);
+CREATE TABLE text_keys (pk text, sk text, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('no_pk');
+SELECT create_inverted_index('text_keys');
+SELECT create_inverted_index('net', partition_key => 'nope');
+SELECT create_inverted_index('net', include => '{nope}');
+SELECT create_inverted_index('net');
+SELECT create_inverted_index('net', partition_key => 'pk', sort_key => 'pk');
+SELECT create_inverted_index('net', index_name => 'net_x', partitions => 1);
+SELECT create_inverted_index('pg_class');
+SELECT drop_inverted_index('net');
+SELECT count(*) AS registered FROM adjlist_inverted_indexes;
+SELECT to_regclass('no_pk_inverted'), to_regclass('text_keys_inverted');
+
+-- DDL that would break an index is refused; renaming tables is harmless
+DROP TABLE net_inverted;
+ALTER TABLE net RENAME COLUMN data TO payload;	-- not indexed: fine
+ALTER TABLE net RENAME COLUMN payload TO data;
+ALTER TABLE items RENAME COLUMN status TO state;	-- projected: refused
+ALTER TABLE items DROP COLUMN status;
+ALTER TABLE net_inverted RENAME COLUMN pk TO source;
+ALTER TABLE net RENAME TO net_renamed;
+ALTER TABLE net_inverted RENAME TO net_rev;
+INSERT INTO net_renamed VALUES ('USER#zoe', 'FOLLOWS#USER#bob', NULL);
+SELECT pk FROM net_rev WHERE pk = 'USER#zoe';
+ALTER TABLE net_rev RENAME TO net_inverted;
+ALTER TABLE net_renamed RENAME TO net;
+SELECT pg_temp.drift('net_inverted');
+
+-- dropping the base table drops its indexes and their registrations
+CREATE TABLE doomed (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('doomed');
+DROP TABLE doomed;
+SELECT to_regclass('doomed_inverted') AS index_left, count(*) AS registrations
+FROM adjlist_inverted_indexes WHERE baserel::text LIKE '%doomed%';
+
+-- drop_inverted_index removes table, registration and triggers
+SELECT drop_inverted_index('items_all');
+SELECT to_regclass('items_all');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'items'::regclass ORDER BY 1;
+SELECT drop_inverted_index('items_by_bill');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'items'::regclass ORDER BY 1;
+INSERT INTO items VALUES ('INVOICE#3', 'BILL#1', NULL, NULL, NULL);
+SELECT indexrel FROM adjlist_inverted_indexes ORDER BY 1;
+
+-- drift made behind the triggers' back is found and repaired
+SET session_replication_role = replica;	-- triggers do not fire
+INSERT INTO net VALUES ('USER#ghost', 'FOLLOWS#USER#bob', NULL);
+RESET session_replication_role;
+DELETE FROM net_inverted WHERE pk = 'USER#dave';
+INSERT INTO net_inverted VALUES ('FOLLOWS#USER#nobody', 'USER#nobody');
+SELECT problem, key FROM verify_inverted_index('net_inverted') ORDER BY 1, 2::text;
+SELECT rebuild_inverted_index('net_inverted');
+SELECT pg_temp.drift('net_inverted');
+SELECT rebuild_inverted_index('net_inverted');
+
+-- privileges: the index is written with its owner's rights, so a role that
+-- may write the table needs none on the index, and cannot write it directly
+CREATE ROLE regress_adjlist_owner;
+CREATE ROLE regress_adjlist_writer;
+CREATE ROLE regress_adjlist_stranger;
+CREATE SCHEMA adjlist_priv AUTHORIZATION regress_adjlist_owner;
+SET ROLE regress_adjlist_owner;
+CREATE TABLE adjlist_priv.edges (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('adjlist_priv.edges');
+GRANT USAGE ON SCHEMA adjlist_priv TO regress_adjlist_writer, regress_adjlist_stranger;
+GRANT SELECT, INSERT, UPDATE, DELETE ON adjlist_priv.edges TO regress_adjlist_writer;
+RESET ROLE;
+SELECT pg_get_userbyid(relowner) AS index_owner FROM pg_class WHERE oid = 'adjlist_priv.edges_inverted'::regclass;
+SET ROLE regress_adjlist_writer;
+INSERT INTO adjlist_priv.edges VALUES ('USER#w', 'FOLLOWS#USER#bob');
+UPDATE adjlist_priv.edges SET sk = 'FOLLOWS#USER#carol' WHERE pk = 'USER#w';
+INSERT INTO adjlist_priv.edges VALUES ('USER#x', 'FOLLOWS#USER#bob');
+DELETE FROM adjlist_priv.edges WHERE pk = 'USER#x';
+SELECT * FROM adjlist_priv.edges_inverted;
+INSERT INTO adjlist_priv.edges_inverted VALUES ('FOLLOWS#USER#bob', 'USER#forged');
+RESET ROLE;
+SELECT * FROM adjlist_priv.edges_inverted;
+-- a non-owner may not create or drop an index on the table
+SET ROLE regress_adjlist_stranger;
+SELECT create_inverted_index('adjlist_priv.edges', index_name => 'mine');
+SELECT drop_inverted_index('adjlist_priv.edges_inverted');
+DELETE FROM adjlist_inverted_indexes;
+RESET ROLE;
+SELECT count(*) AS still_registered FROM adjlist_inverted_indexes WHERE baserel = 'adjlist_priv.edges'::regclass;
+
+-- a hostile search_path: a same-named index table, a same-named equality
+-- operator and trigger function earlier in the path change nothing
+CREATE SCHEMA adjlist_evil;
+CREATE TABLE adjlist_evil.edges_inverted (sk adjkey, pk adjkey);
+CREATE FUNCTION adjlist_evil.always_true(adjkey, adjkey) RETURNS bool
+	LANGUAGE sql AS 'SELECT true';
+CREATE OPERATOR adjlist_evil.= (LEFTARG = adjkey, RIGHTARG = adjkey, FUNCTION = adjlist_evil.always_true);
+CREATE FUNCTION adjlist_evil.adjlist_sync_trigger() RETURNS trigger
+	LANGUAGE plpgsql AS 'BEGIN RAISE EXCEPTION ''hijacked''; END';
+SET search_path = adjlist_evil, adjlist_priv, public;
+INSERT INTO edges VALUES ('USER#y', 'FOLLOWS#USER#bob'), ('USER#z', 'FOLLOWS#USER#bob');
+DELETE FROM edges WHERE pk OPERATOR(public.=) 'USER#y';
+SELECT count(*) AS evil_rows FROM adjlist_evil.edges_inverted;
+RESET search_path;
+SELECT * FROM adjlist_priv.edges_inverted ORDER BY 1, 2;
+SELECT count(*) AS drift FROM verify_inverted_index('adjlist_priv.edges_inverted');
+DROP SCHEMA adjlist_evil CASCADE;
+DROP SCHEMA adjlist_priv CASCADE;
+SELECT count(*) AS registered_priv FROM adjlist_inverted_indexes WHERE indexrel::text LIKE 'adjlist_priv%';
+DROP ROLE regress_adjlist_owner;
+DROP ROLE regress_adjlist_writer;
+DROP ROLE regress_adjlist_stranger;

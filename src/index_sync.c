@@ -1,0 +1,542 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_sync.c
+ *	  The trigger that keeps a table's inverted indexes in sync, and the
+ *	  session cache of what it needs to do so.
+ *
+ * One trigger function serves every inverted index of a table: the
+ * registry (adjlist_inverted_indexes) says which indexes a table has, and
+ * create_inverted_index() installs two triggers on the base table,
+ *
+ *	adjlist_sync			AFTER INSERT OR DELETE OR UPDATE OF <columns> FOR EACH ROW
+ *	adjlist_sync_truncate	AFTER TRUNCATE FOR EACH STATEMENT
+ *
+ * so the trigger needs no arguments, and renaming a table or an index
+ * changes nothing it depends on.  Row triggers on a partitioned table are
+ * cloned to its partitions, so the trigger may fire on a partition: the
+ * registry is then searched for the partition's ancestors too, and columns
+ * are found by name in the firing relation, whose attribute numbers may
+ * differ from its parent's.
+ *
+ * Writes go through SPI with plans prepared once per (firing relation,
+ * index) and kept for the session, as core's ri_triggers.c does.  The SQL
+ * is built from the catalogs with every name schema-qualified and quoted,
+ * and equality is spelled OPERATOR(schema.=), so search_path plays no
+ * part.  A plan is thrown away and rebuilt from the catalogs when a
+ * relcache invalidation touches the firing relation or the index table, or
+ * when SPI_plan_is_valid() says DDL made it stale.
+ *
+ * The writes run as the owner of the index table (SetUserIdAndSecContext,
+ * like foreign-key triggers), so a role that may write the base table needs
+ * no privileges on the index table.  SECURITY_NOFORCE_RLS keeps row-level
+ * security of the index table, if someone enables it, from hiding rows
+ * from the owner.
+ *
+ * Change detection: an UPDATE that sets none of an index's columns does not
+ * fire the trigger at all (UPDATE OF); one that sets them to the values
+ * they had is skipped here by comparing datum images.  A row whose
+ * partition key or sort key is NULL is not indexed (a sparse index).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/partition.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "adjlist.h"
+
+PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
+
+/* One inverted index, as seen from one firing relation. */
+typedef struct SyncIndex
+{
+	Oid			indexrelid;
+	Oid			owner;			/* writes run as this role */
+	int			ncols;			/* columns of the index table */
+	int			nkeys;			/* leading columns that form its key */
+	AttrNumber *attnos;			/* column i in the firing relation */
+	Oid		   *types;
+	int16	   *typlens;
+	bool	   *typbyvals;
+	char	   *insert_sql;
+	char	   *delete_sql;
+	char	   *truncate_sql;
+	SPIPlanPtr	insert_plan;
+	SPIPlanPtr	delete_plan;
+} SyncIndex;
+
+/* Everything the trigger needs for one firing relation. */
+typedef struct SyncEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	MemoryContext cxt;			/* owns the SyncIndex array and SQL text */
+	int			nindexes;
+	SyncIndex  *indexes;
+} SyncEntry;
+
+static HTAB *sync_cache = NULL;
+
+/* ----------------------------------------------------------------------
+ * Invalidation
+ * ----------------------------------------------------------------------
+ */
+
+static void
+sync_entry_release(SyncEntry *entry)
+{
+	for (int i = 0; i < entry->nindexes; i++)
+	{
+		if (entry->indexes[i].insert_plan)
+			SPI_freeplan(entry->indexes[i].insert_plan);
+		if (entry->indexes[i].delete_plan)
+			SPI_freeplan(entry->indexes[i].delete_plan);
+	}
+	if (entry->cxt)
+		MemoryContextDelete(entry->cxt);
+	entry->cxt = NULL;
+	entry->nindexes = 0;
+	entry->indexes = NULL;
+}
+
+/*
+ * Relcache callback: mark stale every entry of the relation, or that
+ * writes to the relation.  Entries are only marked here and rebuilt at
+ * their next use, since the callback may run in the middle of anything.
+ */
+static void
+sync_relcache_callback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	SyncEntry  *entry;
+
+	if (sync_cache == NULL)
+		return;
+	hash_seq_init(&status, sync_cache);
+	while ((entry = (SyncEntry *) hash_seq_search(&status)) != NULL)
+	{
+		if (!OidIsValid(relid) || entry->relid == relid)
+			entry->valid = false;
+		else
+		{
+			for (int i = 0; i < entry->nindexes; i++)
+				if (entry->indexes[i].indexrelid == relid)
+					entry->valid = false;
+		}
+	}
+}
+
+void
+adjlist_sync_init(void)
+{
+	CacheRegisterRelcacheCallback(sync_relcache_callback, (Datum) 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Building the SQL
+ * ----------------------------------------------------------------------
+ */
+
+static char *
+qualified_relname(Oid relid)
+{
+	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
+	char	   *rel = get_rel_name(relid);
+
+	if (nsp == NULL || rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("inverted index table with OID %u does not exist", relid),
+				 errhint("Repair the registration with drop_inverted_index().")));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+/* "OPERATOR(schema.=)" for the equality operator of a type. */
+static char *
+equality_operator(Oid type)
+{
+	TypeCacheEntry *tce = lookup_type_cache(type, TYPECACHE_EQ_OPR);
+	HeapTuple	tp;
+	Form_pg_operator op;
+	char	   *result;
+
+	if (!OidIsValid(tce->eq_opr))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("could not identify an equality operator for type %s",
+						format_type_be(type))));
+	tp = SearchSysCache1(OPEROID, ObjectIdGetDatum(tce->eq_opr));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for operator %u", tce->eq_opr);
+	op = (Form_pg_operator) GETSTRUCT(tp);
+	result = psprintf("OPERATOR(%s.%s)",
+					  quote_identifier(get_namespace_name(op->oprnamespace)),
+					  NameStr(op->oprname));
+	ReleaseSysCache(tp);
+	return result;
+}
+
+static void
+build_index_sql(SyncIndex *ix, char **colnames)
+{
+	char	   *qidx = qualified_relname(ix->indexrelid);
+	StringInfoData buf;
+
+	/* INSERT ... ON CONFLICT: idempotent, and repairs a stale row */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "INSERT INTO %s AS t (", qidx);
+	for (int i = 0; i < ix->ncols; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, ") VALUES (");
+	for (int i = 0; i < ix->ncols; i++)
+		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfoString(&buf, ") ON CONFLICT (");
+	for (int i = 0; i < ix->nkeys; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	if (ix->ncols == ix->nkeys)
+		appendStringInfoString(&buf, ") DO NOTHING");
+	else
+	{
+		appendStringInfoString(&buf, ") DO UPDATE SET ");
+		for (int i = ix->nkeys; i < ix->ncols; i++)
+			appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > ix->nkeys ? ", " : "",
+							 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+	}
+	ix->insert_sql = buf.data;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "DELETE FROM %s WHERE ", qidx);
+	for (int i = 0; i < ix->nkeys; i++)
+		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
+						 quote_identifier(colnames[i]), equality_operator(ix->types[i]), i + 1);
+	ix->delete_sql = buf.data;
+
+	ix->truncate_sql = psprintf("TRUNCATE %s", qidx);
+}
+
+/* ----------------------------------------------------------------------
+ * The cache
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Read the registry for relid and its ancestors and fill entry.  Runs
+ * inside the trigger's SPI connection.
+ */
+static void
+sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
+{
+	Oid			relid = RelationGetRelid(rel);
+	List	   *rels = list_make1_oid(relid);
+	Datum	   *relids;
+	int			nrels;
+	ListCell   *lc;
+	char	   *sql;
+	Oid			argtypes[1] = {OIDARRAYOID};
+	Datum		args[1];
+	int			ret;
+	MemoryContext oldcxt;
+
+	if (rel->rd_rel->relispartition)
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	nrels = list_length(rels);
+	relids = palloc(sizeof(Datum) * nrels);
+	nrels = 0;
+	foreach(lc, rels)
+		relids[nrels++] = ObjectIdGetDatum(lfirst_oid(lc));
+	args[0] = PointerGetDatum(construct_array(relids, nrels, OIDOID, sizeof(Oid),
+											  true, TYPALIGN_INT));
+
+	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, c.relowner, r.columns::pg_catalog.text[], r.nkeys "
+				   "FROM %s.adjlist_inverted_indexes r "
+				   "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.indexrel::pg_catalog.oid "
+				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+				   "ORDER BY 1",
+				   quote_identifier(get_namespace_name(extnsp)));
+	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 0);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+
+	entry->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist sync entry",
+									   ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(entry->cxt);
+	entry->nindexes = SPI_processed;
+	entry->indexes = palloc0(sizeof(SyncIndex) * Max(entry->nindexes, 1));
+
+	for (uint64 row = 0; row < SPI_processed; row++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[row];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		SyncIndex  *ix = &entry->indexes[row];
+		bool		isnull;
+		ArrayType  *cols;
+		Datum	   *coldatums;
+		int			ncols;
+		char	  **colnames;
+
+		ix->indexrelid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
+		ix->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
+		cols = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 3, &isnull));
+		ix->nkeys = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
+		deconstruct_array(cols, TEXTOID, -1, false, TYPALIGN_INT,
+						  &coldatums, NULL, &ncols);
+		ix->ncols = ncols;
+		ix->attnos = palloc(sizeof(AttrNumber) * ncols);
+		ix->types = palloc(sizeof(Oid) * ncols);
+		ix->typlens = palloc(sizeof(int16) * ncols);
+		ix->typbyvals = palloc(sizeof(bool) * ncols);
+		colnames = palloc(sizeof(char *) * ncols);
+		for (int i = 0; i < ncols; i++)
+		{
+			colnames[i] = TextDatumGetCString(coldatums[i]);
+			ix->attnos[i] = get_attnum(relid, colnames[i]);
+			if (ix->attnos[i] == InvalidAttrNumber)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_COLUMN),
+						 errmsg("column \"%s\" of inverted index %s does not exist in table \"%s\"",
+								colnames[i], qualified_relname(ix->indexrelid),
+								RelationGetRelationName(rel))));
+			ix->types[i] = get_atttype(relid, ix->attnos[i]);
+			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
+		}
+		build_index_sql(ix, colnames);
+	}
+	MemoryContextSwitchTo(oldcxt);
+	entry->valid = true;
+}
+
+static SyncEntry *
+sync_entry_get(Relation rel, Oid extnsp)
+{
+	Oid			relid = RelationGetRelid(rel);
+	SyncEntry  *entry;
+	bool		found;
+
+	if (sync_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(SyncEntry);
+		sync_cache = hash_create("adjlist sync cache", 64, &ctl,
+								 HASH_ELEM | HASH_BLOBS);
+	}
+	entry = hash_search(sync_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->valid = false;
+		entry->cxt = NULL;
+		entry->nindexes = 0;
+		entry->indexes = NULL;
+	}
+	if (!entry->valid)
+	{
+		sync_entry_release(entry);
+		PG_TRY();
+		{
+			sync_entry_build(entry, rel, extnsp);
+		}
+		PG_CATCH();
+		{
+			sync_entry_release(entry);
+			entry->valid = false;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	return entry;
+}
+
+/* ----------------------------------------------------------------------
+ * The trigger
+ * ----------------------------------------------------------------------
+ */
+
+/* The index row of a tuple; false when the row is not indexed (sparse). */
+static bool
+index_row(SyncIndex *ix, TupleTableSlot *slot, Datum *values, char *nulls)
+{
+	for (int i = 0; i < ix->ncols; i++)
+	{
+		bool		isnull;
+
+		values[i] = slot_getattr(slot, ix->attnos[i], &isnull);
+		nulls[i] = isnull ? 'n' : ' ';
+		if (isnull && i < ix->nkeys)
+			return false;
+	}
+	return true;
+}
+
+static bool
+columns_equal(SyncIndex *ix, int from, int to, Datum *a, char *anulls,
+			  Datum *b, char *bnulls)
+{
+	for (int i = from; i < to; i++)
+	{
+		if (anulls[i] != bnulls[i])
+			return false;
+		if (anulls[i] == ' ' &&
+			!datum_image_eq(a[i], b[i], ix->typbyvals[i], ix->typlens[i]))
+			return false;
+	}
+	return true;
+}
+
+static SPIPlanPtr
+prepared(SyncIndex *ix, SPIPlanPtr *plan, const char *sql, int nargs)
+{
+	if (*plan != NULL && !SPI_plan_is_valid(*plan))
+	{
+		SPI_freeplan(*plan);
+		*plan = NULL;
+	}
+	if (*plan == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(sql, nargs, ix->types);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+				 SPI_result_code_string(SPI_result));
+		SPI_keepplan(p);
+		*plan = p;
+	}
+	return *plan;
+}
+
+static void
+run_as_owner(SyncIndex *ix, SPIPlanPtr plan, Datum *values, char *nulls,
+			 int expected)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			ret;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(ix->owner, save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	ret = SPI_execute_plan(plan, values, nulls, false, 0);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	if (ret != expected)
+		elog(ERROR, "inverted index write failed: %s", SPI_result_code_string(ret));
+}
+
+static void
+sync_truncate(SyncIndex *ix)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			ret;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(ix->owner, save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	ret = SPI_execute(ix->truncate_sql, false, 0);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+	if (ret != SPI_OK_UTILITY)
+		elog(ERROR, "inverted index truncate failed: %s", SPI_result_code_string(ret));
+}
+
+Datum
+adjlist_sync_trigger(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	TriggerEvent event;
+	SyncEntry  *entry;
+	Oid			extnsp;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("adjlist_sync_trigger() was not called by the trigger manager")));
+	event = trigdata->tg_event;
+	if (!TRIGGER_FIRED_AFTER(event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("adjlist_sync_trigger() must be an AFTER trigger")));
+	if (TRIGGER_FIRED_BY_TRUNCATE(event) ? !TRIGGER_FIRED_FOR_STATEMENT(event)
+		: !TRIGGER_FIRED_FOR_ROW(event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("adjlist_sync_trigger() must fire for each row, or for each statement on TRUNCATE")));
+
+	extnsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	entry = sync_entry_get(trigdata->tg_relation, extnsp);
+
+	for (int i = 0; i < entry->nindexes; i++)
+	{
+		SyncIndex  *ix = &entry->indexes[i];
+		Datum		oldv[INDEX_MAX_KEYS * 4];
+		Datum		newv[INDEX_MAX_KEYS * 4];
+		char		oldn[INDEX_MAX_KEYS * 4];
+		char		newn[INDEX_MAX_KEYS * 4];
+		Datum	   *ov = oldv,
+				   *nv = newv;
+		char	   *on = oldn,
+				   *nn = newn;
+		bool		old_indexed = false;
+		bool		new_indexed = false;
+
+		if (ix->ncols > lengthof(oldv))
+		{
+			ov = palloc(sizeof(Datum) * ix->ncols);
+			nv = palloc(sizeof(Datum) * ix->ncols);
+			on = palloc(ix->ncols);
+			nn = palloc(ix->ncols);
+		}
+
+		if (TRIGGER_FIRED_BY_TRUNCATE(event))
+		{
+			sync_truncate(ix);
+			continue;
+		}
+		if (TRIGGER_FIRED_BY_INSERT(event))
+			new_indexed = index_row(ix, trigdata->tg_trigslot, nv, nn);
+		else if (TRIGGER_FIRED_BY_DELETE(event))
+			old_indexed = index_row(ix, trigdata->tg_trigslot, ov, on);
+		else
+		{
+			old_indexed = index_row(ix, trigdata->tg_trigslot, ov, on);
+			new_indexed = index_row(ix, trigdata->tg_newslot, nv, nn);
+			if (old_indexed && new_indexed &&
+				columns_equal(ix, 0, ix->nkeys, ov, on, nv, nn))
+			{
+				/* same key: rewrite the row only if a projection changed */
+				if (columns_equal(ix, ix->nkeys, ix->ncols, ov, on, nv, nn))
+					continue;
+				old_indexed = false;	/* the upsert below updates it */
+			}
+		}
+
+		if (old_indexed)
+			run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
+						 ov, on, SPI_OK_DELETE);
+		if (new_indexed)
+			run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
+						 nv, nn, SPI_OK_INSERT);
+	}
+
+	SPI_finish();
+	return PointerGetDatum(NULL);
+}
