@@ -31,7 +31,17 @@ run_suite() {
 	fi
 }
 
+demo_suite() {
+	local out
+	out=$(mktemp)
+	"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS adjlist_demo_check" -c "CREATE DATABASE adjlist_demo_check" >/dev/null
+	"$PGBIN/psql" -X -q -d adjlist_demo_check -f "$REPO/test/demo/demo.sql" >"$out" 2>&1
+	diff -u "$REPO/test/demo/demo.out" "$out" && rm -f "$out"
+}
+
 run_suite regress make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" installcheck
+run_suite readme bash "$REPO/test/readme_examples.sh"
+run_suite demo demo_suite
 
 echo
 echo "suites passed: ${passed_suites[*]:-none}"
