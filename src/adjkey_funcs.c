@@ -2,7 +2,7 @@
  *
  * adjkey_funcs.c
  *	  begins_with, the bounds of a begins_with range, and the component
- *	  helpers (make_key, key_parts, key_part, key_prefix, key_nparts).
+ *	  helpers (make_key, key_parts, key_part, key_prefix, key_tail, key_nparts).
  *
  * Components.  A key's components are separated by '#'.  make_key() escapes
  * a '#' inside a part as '\#' and a backslash as '\\', so a user id that
@@ -43,6 +43,7 @@ PG_FUNCTION_INFO_V1(adjkey_make_key);
 PG_FUNCTION_INFO_V1(adjkey_key_parts);
 PG_FUNCTION_INFO_V1(adjkey_key_part);
 PG_FUNCTION_INFO_V1(adjkey_key_prefix);
+PG_FUNCTION_INFO_V1(adjkey_key_tail);
 PG_FUNCTION_INFO_V1(adjkey_key_nparts);
 
 /* ----------------------------------------------------------------------
@@ -360,6 +361,48 @@ adjkey_key_prefix(PG_FUNCTION_ARGS)
 	if (keep <= 0 || ends[keep - 1] == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_POINTER(adjkey_from_utf8(s, ends[keep - 1]));
+}
+
+Datum
+adjkey_key_tail(PG_FUNCTION_ARGS)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	int32		n = PG_GETARG_INT32(1);
+	const char *s = ADJKEY_DATA(key);
+	int			len = ADJKEY_LEN(key);
+	int		   *starts;
+	int		   *ends;
+	int			nparts = split_raw(s, len, &starts, &ends);
+	int			skip;
+
+	if (n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("number of key parts to skip must not be negative")));
+	skip = n;
+	if (skip == 0)
+		PG_RETURN_POINTER(adjkey_from_utf8(s, len));
+	if (skip >= nparts || starts[skip] == len)
+		PG_RETURN_NULL();
+	PG_RETURN_POINTER(adjkey_from_utf8(s + starts[skip], len - starts[skip]));
+}
+
+/*
+ * The length of the first component of a key (the bytes before its first
+ * unescaped separator), or -1 when the key has a single component.
+ */
+int
+adjkey_first_part_len(const char *s, int len)
+{
+	for (int i = 0; i < len; i++)
+	{
+		if (s[i] == ADJKEY_ESC && i + 1 < len &&
+			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
+			i++;
+		else if (s[i] == ADJKEY_SEP)
+			return i;
+	}
+	return -1;
 }
 
 Datum

@@ -243,6 +243,12 @@ CREATE FUNCTION key_prefix(key adjkey, n integer) RETURNS adjkey
 COMMENT ON FUNCTION key_prefix(adjkey, integer) IS
 	'the first n parts of a key (negative n: all but the last -n parts)';
 
+CREATE FUNCTION key_tail(key adjkey, n integer) RETURNS adjkey
+	AS 'MODULE_PATHNAME', 'adjkey_key_tail'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION key_tail(adjkey, integer) IS
+	'the key without its first n parts (the target node of an edge key), or NULL';
+
 CREATE FUNCTION key_nparts(key adjkey) RETURNS integer
 	AS 'MODULE_PATHNAME', 'adjkey_key_nparts'
 	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -262,7 +268,11 @@ CREATE TABLE adjlist_inverted_indexes (
 	columns name[] NOT NULL,
 	-- how many leading columns form the index table's primary key
 	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= cardinality(columns)),
-	created timestamptz NOT NULL DEFAULT pg_catalog.now()
+	-- degree counters: their table, and how many rows per node they spread over
+	counterrel regclass,
+	counter_shards integer NOT NULL DEFAULT 0 CHECK (counter_shards >= 0),
+	created timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	CHECK ((counterrel IS NULL) = (counter_shards = 0))
 );
 CREATE INDEX ON adjlist_inverted_indexes (baserel);
 COMMENT ON TABLE adjlist_inverted_indexes IS
@@ -363,13 +373,66 @@ $$;
 COMMENT ON FUNCTION adjlist_index_select(regclass, text) IS
 	'internal: the query that computes an inverted index from its base table';
 
+-- The degree counts of an index computed from its base table: per node and
+-- edge (the first part of the index partition key), out-edges counted at
+-- the sort key, in-edges at the rest of the partition key.  Put in shard 0.
+CREATE FUNCTION adjlist_degree_select(idx regclass) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format(
+		'SELECT node, edge, direction, 0::smallint AS shard, count(*) AS n FROM ('
+		'SELECT %2$s AS node, @extschema@.key_prefix(%1$s, 1)::text AS edge, ''o''::"char" AS direction '
+		'FROM %3$s WHERE %1$s IS NOT NULL AND %2$s IS NOT NULL AND @extschema@.key_prefix(%1$s, 1) IS NOT NULL '
+		'UNION ALL '
+		'SELECT @extschema@.key_tail(%1$s, 1), @extschema@.key_prefix(%1$s, 1)::text, ''i'' '
+		'FROM %3$s WHERE %2$s IS NOT NULL AND @extschema@.key_tail(%1$s, 1) IS NOT NULL '
+		'AND @extschema@.key_prefix(%1$s, 1) IS NOT NULL'
+		') d GROUP BY 1, 2, 3',
+		format('%I', r.columns[1]), format('%I', r.columns[2]), @extschema@.adjlist_qualified(r.baserel))
+	FROM @extschema@.adjlist_inverted_indexes r
+	WHERE r.indexrel = idx
+$$;
+COMMENT ON FUNCTION adjlist_degree_select(regclass) IS
+	'internal: the query that computes the degree counters of an index from its base table';
+
+-- Degree from the maintained counters: O(shards), whatever the degree.
+CREATE FUNCTION edge_count(index regclass, node adjkey, edge text, direction text DEFAULT 'out')
+RETURNS bigint
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cnt regclass;
+	result bigint;
+BEGIN
+	IF direction NOT IN ('out', 'in') THEN
+		RAISE EXCEPTION 'direction must be ''out'' or ''in'', not %', quote_literal(direction)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT counterrel INTO cnt FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
+	IF cnt IS NULL THEN
+		RAISE EXCEPTION '% has no degree counters', index
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Create the index with create_inverted_index(..., counters => 8).';
+	END IF;
+	EXECUTE format('SELECT coalesce(sum(n), 0)::bigint FROM %s WHERE node OPERATOR(@extschema@.=) $1 '
+				   'AND edge OPERATOR(pg_catalog.=) $2 AND direction OPERATOR(pg_catalog.=) $3',
+				   @extschema@.adjlist_qualified(cnt))
+		INTO result USING node, edge, left(direction, 1)::"char";
+	RETURN result;
+END $$;
+COMMENT ON FUNCTION edge_count(regclass, adjkey, text, text) IS
+	'number of out- or in-edges of a node with an edge type, from the maintained counters';
+
 CREATE FUNCTION create_inverted_index(
 	tbl regclass,
 	partition_key name DEFAULT 'sk',
 	sort_key name DEFAULT 'pk',
 	include name[] DEFAULT '{}',
 	index_name text DEFAULT NULL,
-	partitions integer DEFAULT 0)
+	partitions integer DEFAULT 0,
+	counters integer DEFAULT 0)
 RETURNS regclass
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -386,6 +449,7 @@ DECLARE
 	keytype oid := '@extschema@.adjkey'::regtype;
 	idx_name text;
 	idx regclass;
+	cnt regclass;
 	qidx text;
 	coldefs text;
 	pages bigint;
@@ -394,7 +458,7 @@ DECLARE
 	n bigint;
 BEGIN
 	IF tbl IS NULL OR partition_key IS NULL OR sort_key IS NULL OR include IS NULL
-	   OR partitions IS NULL THEN
+	   OR partitions IS NULL OR counters IS NULL THEN
 		RAISE EXCEPTION 'arguments of create_inverted_index must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
@@ -507,8 +571,31 @@ BEGIN
 				   format('adjlist inverted index of %s (partition key %s, sort key %s)',
 						  @extschema@.adjlist_qualified(tbl), partition_key, sort_key));
 
-	INSERT INTO @extschema@.adjlist_inverted_indexes (indexrel, baserel, columns, nkeys)
-	VALUES (idx, tbl, cols || inc, cardinality(cols));
+	-- degree counters, spread over several rows per node and edge
+	IF counters < 0 OR counters > 1024 THEN
+		RAISE EXCEPTION 'counters must be between 0 (none) and 1024'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF counters > 0 THEN
+		IF to_regclass(format('%I.%I', base_ns, idx_name || '_degree')) IS NOT NULL THEN
+			RAISE EXCEPTION 'relation "%" already exists', idx_name || '_degree'
+				USING ERRCODE = 'duplicate_table';
+		END IF;
+		EXECUTE format('CREATE TABLE %I.%I (node @extschema@.adjkey NOT NULL, edge text NOT NULL, '
+					   'direction "char" NOT NULL CHECK (direction IN (''o'', ''i'')), '
+					   'shard smallint NOT NULL, n bigint NOT NULL, '
+					   'PRIMARY KEY (node, edge, direction, shard))',
+					   base_ns, idx_name || '_degree');
+		cnt := format('%I.%I', base_ns, idx_name || '_degree')::regclass;
+		EXECUTE format('ALTER TABLE %s OWNER TO %I', @extschema@.adjlist_qualified(cnt),
+					   pg_get_userbyid(base_owner));
+		EXECUTE format('COMMENT ON TABLE %s IS %L', @extschema@.adjlist_qualified(cnt),
+					   format('adjlist degree counters of %s', qidx));
+	END IF;
+
+	INSERT INTO @extschema@.adjlist_inverted_indexes (indexrel, baserel, columns, nkeys,
+													  counterrel, counter_shards)
+	VALUES (idx, tbl, cols || inc, cardinality(cols), cnt, counters);
 	PERFORM @extschema@.adjlist_install_triggers(tbl);
 
 	-- backfill; a large plain table is read in chunks of blocks, with progress
@@ -529,10 +616,14 @@ BEGIN
 			RAISE NOTICE 'create_inverted_index: backfilled % rows (% %%)', done, (i + 1) * 100 / chunks;
 		END LOOP;
 	END IF;
+	IF cnt IS NOT NULL THEN
+		EXECUTE format('INSERT INTO %s %s', @extschema@.adjlist_qualified(cnt),
+					   @extschema@.adjlist_degree_select(idx));
+	END IF;
 	EXECUTE format('ANALYZE %s', qidx);
 	RETURN idx;
 END $$;
-COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer) IS
+COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept in sync by triggers';
 
 CREATE FUNCTION drop_inverted_index(index regclass) RETURNS void
@@ -541,6 +632,7 @@ CREATE FUNCTION drop_inverted_index(index regclass) RETURNS void
 	AS $$
 DECLARE
 	base regclass;
+	cnt regclass;
 BEGIN
 	SELECT baserel INTO base FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
 	IF base IS NULL THEN
@@ -551,16 +643,41 @@ BEGIN
 		RAISE EXCEPTION 'must be owner of table %', base
 			USING ERRCODE = 'insufficient_privilege';
 	END IF;
+	SELECT counterrel INTO cnt FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
 	DELETE FROM @extschema@.adjlist_inverted_indexes WHERE indexrel = index;
 	PERFORM @extschema@.adjlist_install_triggers(base);
 	EXECUTE format('DROP TABLE %s', @extschema@.adjlist_qualified(index));
+	IF cnt IS NOT NULL THEN
+		EXECUTE format('DROP TABLE %s', @extschema@.adjlist_qualified(cnt));
+	END IF;
 END $$;
 COMMENT ON FUNCTION drop_inverted_index(regclass) IS
 	'drop an inverted index: its table, its registration and its triggers';
 
+-- The degree counter groups whose maintained sum differs from a recount.
+CREATE FUNCTION adjlist_degree_diff(idx regclass) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT format(
+		'WITH e AS (%s), a AS (SELECT node, edge, direction, sum(n)::bigint AS n FROM %s GROUP BY 1, 2, 3) '
+		'SELECT ''count''::text, jsonb_build_object(''node'', coalesce(e.node, a.node), '
+		'''edge'', coalesce(e.edge, a.edge), ''direction'', coalesce(e.direction, a.direction)), '
+		'jsonb_build_object(''n'', coalesce(e.n, 0)), jsonb_build_object(''n'', coalesce(a.n, 0)) '
+		'FROM e FULL JOIN a ON e.node OPERATOR(@extschema@.=) a.node AND e.edge = a.edge '
+		'AND e.direction = a.direction WHERE coalesce(e.n, 0) <> coalesce(a.n, 0)',
+		@extschema@.adjlist_degree_select(idx), @extschema@.adjlist_qualified(r.counterrel))
+	FROM @extschema@.adjlist_inverted_indexes r
+	WHERE r.indexrel = idx AND r.counterrel IS NOT NULL
+$$;
+COMMENT ON FUNCTION adjlist_degree_diff(regclass) IS
+	'internal: the query that compares degree counters with a recount';
+
 -- Rows that differ between an index and what its base table says it should
 -- hold: 'missing' (in the table, not in the index), 'extra' (in the index,
--- not in the table), 'stale' (same key, different projected values).
+-- not in the table), 'stale' (same key, different projected values), and
+-- for degree counters 'count' (a node's maintained count differs from a
+-- recount).
 CREATE FUNCTION verify_inverted_index(index regclass)
 RETURNS TABLE (problem text, key jsonb, expected jsonb, actual jsonb)
 	LANGUAGE plpgsql STABLE STRICT
@@ -591,12 +708,16 @@ BEGIN
 		'WHERE a IS NULL OR e IS NULL OR to_jsonb(e) OPERATOR(pg_catalog.<>) to_jsonb(a)',
 		@extschema@.adjlist_index_select(index, 'b'), @extschema@.adjlist_qualified(index),
 		keyjson, join_on);
+	IF r.counterrel IS NOT NULL THEN
+		RETURN QUERY EXECUTE @extschema@.adjlist_degree_diff(index);
+	END IF;
 END $$;
 COMMENT ON FUNCTION verify_inverted_index(regclass) IS
 	'rows where an inverted index differs from its base table; none means consistent';
 
--- Repair an index: delete its extra and stale rows, insert missing ones.
--- Touches only the rows that drifted.  Returns how many rows it changed.
+-- Repair an index: delete its extra and stale rows, insert missing ones,
+-- touching only the rows that drifted; recount degree counters that are
+-- off.  Returns how many index rows and counter groups it changed.
 CREATE FUNCTION rebuild_inverted_index(index regclass) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE STRICT
 	SET search_path = pg_catalog, pg_temp
@@ -628,7 +749,18 @@ BEGIN
 	EXECUTE format('INSERT INTO %s SELECT * FROM (%s) x WHERE NOT EXISTS (SELECT 1 FROM %s a WHERE %s)',
 				   qidx, @extschema@.adjlist_index_select(index, 'b'), qidx, match);
 	GET DIAGNOSTICS n = ROW_COUNT;
-	RETURN total + n;
+	total := total + n;
+	-- degree counters: recount when any group is off
+	IF r.counterrel IS NOT NULL THEN
+		EXECUTE format('SELECT count(*) FROM (%s) d', @extschema@.adjlist_degree_diff(index)) INTO n;
+		IF n > 0 THEN
+			EXECUTE format('DELETE FROM %s', @extschema@.adjlist_qualified(r.counterrel));
+			EXECUTE format('INSERT INTO %s %s', @extschema@.adjlist_qualified(r.counterrel),
+						   @extschema@.adjlist_degree_select(index));
+			total := total + n;
+		END IF;
+	END IF;
+	RETURN total;
 END $$;
 COMMENT ON FUNCTION rebuild_inverted_index(regclass) IS
 	'repair an inverted index from its base table; returns the number of rows changed';
@@ -663,21 +795,26 @@ BEGIN
 		RETURN;
 	END IF;
 	FOR r IN
-		SELECT i.indexrel::oid AS idx, i.baserel::oid AS base,
+		SELECT i.indexrel::oid AS idx, i.baserel::oid AS base, i.counterrel::oid AS cnt,
 			   (SELECT d.object_identity FROM pg_event_trigger_dropped_objects() d
 				 WHERE d.classid = 'pg_class'::regclass AND d.objsubid = 0
-				   AND d.objid = i.indexrel::oid LIMIT 1) AS idx_name
+				   AND d.objid IN (i.indexrel::oid, i.counterrel::oid) LIMIT 1) AS idx_name
 		  FROM @extschema@.adjlist_inverted_indexes i
 		 WHERE i.indexrel::oid = ANY (dropped) OR i.baserel::oid = ANY (dropped)
+			OR i.counterrel::oid = ANY (dropped)
 	LOOP
 		IF NOT r.base = ANY (dropped) THEN
-			RAISE EXCEPTION 'cannot drop inverted index table % directly', r.idx_name
+			RAISE EXCEPTION 'cannot drop table % directly', r.idx_name
 				USING ERRCODE = 'dependent_objects_still_exist',
-					  HINT = format('Use drop_inverted_index(%L) to drop the index with its triggers.', r.idx_name);
+					  DETAIL = format('It belongs to an inverted index of table %s.', r.base::regclass),
+					  HINT = 'Use drop_inverted_index() to drop the index with its triggers.';
 		END IF;
 		DELETE FROM @extschema@.adjlist_inverted_indexes WHERE indexrel::oid = r.idx;
 		IF NOT r.idx = ANY (dropped) THEN
 			EXECUTE format('DROP TABLE IF EXISTS %s', @extschema@.adjlist_qualified(r.idx));
+		END IF;
+		IF r.cnt IS NOT NULL AND NOT r.cnt = ANY (dropped) THEN
+			EXECUTE format('DROP TABLE IF EXISTS %s', @extschema@.adjlist_qualified(r.cnt));
 		END IF;
 	END LOOP;
 END $$;

@@ -77,6 +77,7 @@ extern int	adjkey_cmp_datums(Datum a, Datum b);
 /* adjkey_funcs.c */
 extern int	adjkey_prefix_successor(const char *p, int len, char *out);
 extern struct varlena *adjkey_upper_sentinel(void);
+extern int	adjkey_first_part_len(const char *s, int len);
 
 /* index_sync.c */
 extern void adjlist_sync_init(void);

@@ -45,6 +45,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -81,6 +82,11 @@ typedef struct SyncIndex
 	char	   *truncate_sql;
 	SPIPlanPtr	insert_plan;
 	SPIPlanPtr	delete_plan;
+	/* degree counters, when counter_shards > 0 */
+	int			counter_shards;
+	char	   *counter_sql;
+	char	   *counter_truncate_sql;
+	SPIPlanPtr	counter_plan;
 } SyncIndex;
 
 /* Everything the trigger needs for one firing relation. */
@@ -109,6 +115,8 @@ sync_entry_release(SyncEntry *entry)
 			SPI_freeplan(entry->indexes[i].insert_plan);
 		if (entry->indexes[i].delete_plan)
 			SPI_freeplan(entry->indexes[i].delete_plan);
+		if (entry->indexes[i].counter_plan)
+			SPI_freeplan(entry->indexes[i].counter_plan);
 	}
 	if (entry->cxt)
 		MemoryContextDelete(entry->cxt);
@@ -195,6 +203,20 @@ equality_operator(Oid type)
 }
 
 static void
+build_counter_sql(SyncIndex *ix, Oid counterrelid, Oid extnsp)
+{
+	char	   *qcnt = qualified_relname(counterrelid);
+
+	ix->counter_sql =
+		psprintf("INSERT INTO %s AS c (node, edge, direction, shard, n) "
+				 "VALUES ($1, $2, $3, $4, $5) "
+				 "ON CONFLICT (node, edge, direction, shard) "
+				 "DO UPDATE SET n = c.n OPERATOR(pg_catalog.+) EXCLUDED.n",
+				 qcnt);
+	ix->counter_truncate_sql = psprintf("TRUNCATE %s", qcnt);
+}
+
+static void
 build_index_sql(SyncIndex *ix, char **colnames)
 {
 	char	   *qidx = qualified_relname(ix->indexrelid);
@@ -265,7 +287,8 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 	args[0] = PointerGetDatum(construct_array(relids, nrels, OIDOID, sizeof(Oid),
 											  true, TYPALIGN_INT));
 
-	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, c.relowner, r.columns::pg_catalog.text[], r.nkeys "
+	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, c.relowner, r.columns::pg_catalog.text[], r.nkeys, "
+				   "r.counterrel::pg_catalog.oid, r.counter_shards "
 				   "FROM %s.adjlist_inverted_indexes r "
 				   "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.indexrel::pg_catalog.oid "
 				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
@@ -318,6 +341,16 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
 		}
 		build_index_sql(ix, colnames);
+
+		ix->counter_shards = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
+		if (ix->counter_shards > 0)
+		{
+			Oid			counterrel = DatumGetObjectId(SPI_getbinval(tup, desc, 5, &isnull));
+
+			if (isnull || ix->types[0] != ix->types[1])
+				elog(ERROR, "inverted index %u has inconsistent counter settings", ix->indexrelid);
+			build_counter_sql(ix, counterrel, extnsp);
+		}
 	}
 	MemoryContextSwitchTo(oldcxt);
 	entry->valid = true;
@@ -440,7 +473,7 @@ run_as_owner(SyncIndex *ix, SPIPlanPtr plan, Datum *values, char *nulls,
 }
 
 static void
-sync_truncate(SyncIndex *ix)
+truncate_as_owner(SyncIndex *ix, const char *sql)
 {
 	Oid			save_userid;
 	int			save_sec_context;
@@ -449,10 +482,81 @@ sync_truncate(SyncIndex *ix)
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(ix->owner, save_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
-	ret = SPI_execute(ix->truncate_sql, false, 0);
+	ret = SPI_execute(sql, false, 0);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
 	if (ret != SPI_OK_UTILITY)
 		elog(ERROR, "inverted index truncate failed: %s", SPI_result_code_string(ret));
+}
+
+/*
+ * Degree counters.  An index row with partition key P = 'EDGE#TARGET...'
+ * and sort key S counts as an out-edge of S and an in-edge of TARGET...,
+ * both under the edge name EDGE (the first part of P, as stored).  Each
+ * count is spread over counter_shards rows chosen by a hash of the other
+ * end, so that many sessions adding followers of one celebrity update
+ * different rows instead of queueing on one row lock.
+ */
+static void
+count_one(SyncIndex *ix, Datum node, const char *edge, int edgelen,
+		  char direction, struct varlena *other, int64 delta)
+{
+	static Oid	argtypes[5];
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	uint32		h;
+
+	argtypes[0] = ix->types[0];
+	argtypes[1] = TEXTOID;
+	argtypes[2] = CHAROID;
+	argtypes[3] = INT2OID;
+	argtypes[4] = INT8OID;
+	if (ix->counter_plan != NULL && !SPI_plan_is_valid(ix->counter_plan))
+	{
+		SPI_freeplan(ix->counter_plan);
+		ix->counter_plan = NULL;
+	}
+	if (ix->counter_plan == NULL)
+	{
+		SPIPlanPtr	p = SPI_prepare(ix->counter_sql, 5, argtypes);
+
+		if (p == NULL)
+			elog(ERROR, "SPI_prepare failed for \"%s\": %s", ix->counter_sql,
+				 SPI_result_code_string(SPI_result));
+		SPI_keepplan(p);
+		ix->counter_plan = p;
+	}
+
+	h = DatumGetUInt32(hash_any((const unsigned char *) ADJKEY_DATA(other),
+								ADJKEY_LEN(other)));
+	values[0] = node;
+	values[1] = PointerGetDatum(cstring_to_text_with_len(edge, edgelen));
+	values[2] = CharGetDatum(direction);
+	values[3] = Int16GetDatum((int16) (h % (uint32) ix->counter_shards));
+	values[4] = Int64GetDatum(delta);
+	run_as_owner(ix, ix->counter_plan, values, nulls, SPI_OK_INSERT);
+}
+
+static void
+count_edge(SyncIndex *ix, Datum *v, int64 delta)
+{
+	struct varlena *p = DatumGetAdjkeyPP(v[0]);
+	struct varlena *s = DatumGetAdjkeyPP(v[1]);
+	const char *pdata = ADJKEY_DATA(p);
+	int			plen = ADJKEY_LEN(p);
+	int			edgelen = adjkey_first_part_len(pdata, plen);
+
+	if (edgelen == 0)
+		return;					/* no edge name: not counted */
+	if (edgelen < 0)
+		edgelen = plen;			/* a single part: an out-edge only */
+	count_one(ix, PointerGetDatum(s), pdata, edgelen, 'o', p, delta);
+	if (edgelen < plen)
+	{
+		struct varlena *target = adjkey_from_utf8(pdata + edgelen + 1,
+												  plen - edgelen - 1);
+
+		count_one(ix, PointerGetDatum(target), pdata, edgelen, 'i', s, delta);
+	}
 }
 
 Datum
@@ -497,6 +601,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				   *nn = newn;
 		bool		old_indexed = false;
 		bool		new_indexed = false;
+		bool		rewrite_only = false;	/* same key, new projections */
 
 		if (ix->ncols > lengthof(oldv))
 		{
@@ -508,7 +613,9 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 
 		if (TRIGGER_FIRED_BY_TRUNCATE(event))
 		{
-			sync_truncate(ix);
+			truncate_as_owner(ix, ix->truncate_sql);
+			if (ix->counter_shards > 0)
+				truncate_as_owner(ix, ix->counter_truncate_sql);
 			continue;
 		}
 		if (TRIGGER_FIRED_BY_INSERT(event))
@@ -526,15 +633,24 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				if (columns_equal(ix, ix->nkeys, ix->ncols, ov, on, nv, nn))
 					continue;
 				old_indexed = false;	/* the upsert below updates it */
+				rewrite_only = true;
 			}
 		}
 
 		if (old_indexed)
+		{
 			run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
 						 ov, on, SPI_OK_DELETE);
+			if (ix->counter_shards > 0)
+				count_edge(ix, ov, -1);
+		}
 		if (new_indexed)
+		{
 			run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
 						 nv, nn, SPI_OK_INSERT);
+			if (ix->counter_shards > 0 && !rewrite_only)
+				count_edge(ix, nv, +1);
+		}
 	}
 
 	SPI_finish();
