@@ -340,6 +340,7 @@ DECLARE
 	qbase text := @extschema@.adjlist_qualified(base);
 BEGIN
 	EXECUTE format('DROP TRIGGER IF EXISTS adjlist_sync ON %s', qbase);
+	EXECUTE format('DROP TRIGGER IF EXISTS adjlist_sync_insert ON %s', qbase);
 	EXECUTE format('DROP TRIGGER IF EXISTS adjlist_sync_truncate ON %s', qbase);
 	SELECT string_agg(DISTINCT format('%I', col), ', ')
 	  INTO cols
@@ -348,9 +349,20 @@ BEGIN
 	IF cols IS NULL THEN
 		RETURN;
 	END IF;
-	-- UPDATE OF: an update that sets none of these columns fires nothing
-	EXECUTE format('CREATE TRIGGER adjlist_sync AFTER INSERT OR DELETE OR UPDATE OF %s ON %s '
-				   'FOR EACH ROW EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', cols, qbase);
+	-- UPDATE OF: an update that sets none of these columns fires nothing.
+	-- Inserts into a plain table are written in bulk from the statement's
+	-- transition table; statement triggers are not cloned to partitions, so
+	-- a partitioned table gets the row trigger for inserts as well.
+	IF (SELECT relkind FROM pg_class WHERE oid = base) = 'r' THEN
+		EXECUTE format('CREATE TRIGGER adjlist_sync AFTER DELETE OR UPDATE OF %s ON %s '
+					   'FOR EACH ROW EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', cols, qbase);
+		EXECUTE format('CREATE TRIGGER adjlist_sync_insert AFTER INSERT ON %s '
+					   'REFERENCING NEW TABLE AS adjlist_new '
+					   'FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', qbase);
+	ELSE
+		EXECUTE format('CREATE TRIGGER adjlist_sync AFTER INSERT OR DELETE OR UPDATE OF %s ON %s '
+					   'FOR EACH ROW EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', cols, qbase);
+	END IF;
 	EXECUTE format('CREATE TRIGGER adjlist_sync_truncate AFTER TRUNCATE ON %s '
 				   'FOR EACH STATEMENT EXECUTE FUNCTION @extschema@.adjlist_sync_trigger()', qbase);
 END $$;
