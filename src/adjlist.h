@@ -81,5 +81,6 @@ extern int	adjkey_first_part_len(const char *s, int len);
 
 /* index_sync.c */
 extern void adjlist_sync_init(void);
+extern int	registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args);
 
 #endif							/* ADJLIST_H */

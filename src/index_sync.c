@@ -68,6 +68,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -326,6 +327,21 @@ build_index_sql(SyncIndex *ix, char **colnames)
  * ----------------------------------------------------------------------
  */
 
+/* Run a read-only query of the registry under the latest snapshot. */
+int
+registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args)
+{
+	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
+	int			ret;
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	ret = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
+							   InvalidSnapshot, true, false, 0);
+	SPI_freeplan(plan);
+	return ret;
+}
+
 /*
  * Read the registry for relid and its ancestors and fill entry.  Runs
  * inside the trigger's SPI connection.
@@ -361,9 +377,18 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
 				   "ORDER BY 1",
 				   quote_identifier(get_namespace_name(extnsp)));
-	ret = SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 0);
+	/*
+	 * Read the registry with a fresh snapshot, not the transaction's: in
+	 * REPEATABLE READ a transaction snapshot taken before another session
+	 * committed create_inverted_index() would not see the new index, and
+	 * the trigger would cache that for the session.  Registry changes take
+	 * an ACCESS EXCLUSIVE lock on the base table (they reinstall its
+	 * triggers), which this writer has already waited for, so the latest
+	 * snapshot is the state to follow.
+	 */
+	ret = registry_query(sql, 1, argtypes, args);
 	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "SPI_execute_with_args failed: %s", SPI_result_code_string(ret));
+		elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
 
 	entry->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist sync entry",
 									   ALLOCSET_SMALL_SIZES);
