@@ -8,7 +8,10 @@ OBJS = \
 	src/adjkey_cmp.o \
 	src/adjkey_funcs.o \
 	src/adjkey_support.o \
-	src/index_sync.o
+	src/index_sync.o \
+	src/graph_source.o \
+	src/graph_query.o \
+	src/graph_traverse.o
 
 DATA = $(wildcard src/adjlist--*.sql)
 HEADERS =

@@ -187,6 +187,15 @@ SELECT drop_inverted_index('net');
 SELECT count(*) AS registered FROM adjlist_inverted_indexes;
 SELECT to_regclass('no_pk_inverted'), to_regclass('text_keys_inverted');
 
+-- backfill and repair need READ COMMITTED: an older snapshot could miss
+-- rows committed before the table was locked
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT create_inverted_index('net', index_name => 'net_rr');
+ROLLBACK;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT rebuild_inverted_index('net_inverted');
+ROLLBACK;
+
 -- DDL that would break an index is refused; renaming tables is harmless
 DROP TABLE net_inverted;
 ALTER TABLE net RENAME COLUMN data TO payload;	-- not indexed: fine

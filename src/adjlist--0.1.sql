@@ -437,6 +437,25 @@ END $$;
 COMMENT ON FUNCTION edge_count(regclass, adjkey, text, text) IS
 	'number of out- or in-edges of a node with an edge type, from the maintained counters';
 
+-- Backfill and repair read the base table once and must see every row
+-- committed before they locked it: only READ COMMITTED takes a new
+-- snapshot after the lock.
+CREATE FUNCTION adjlist_require_read_committed(what text) RETURNS void
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF current_setting('transaction_isolation') <> 'read committed' THEN
+		RAISE EXCEPTION '% must run in a READ COMMITTED transaction', what
+			USING ERRCODE = 'invalid_transaction_state',
+				  DETAIL = format('This transaction is %s: its snapshot may predate rows that other sessions committed before the table was locked.',
+								  upper(current_setting('transaction_isolation'))),
+				  HINT = 'Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.';
+	END IF;
+END $$;
+COMMENT ON FUNCTION adjlist_require_read_committed(text) IS
+	'internal: refuse backfill and repair where the snapshot could predate the table lock';
+
 CREATE FUNCTION create_inverted_index(
 	tbl regclass,
 	partition_key name DEFAULT 'sk',
@@ -474,6 +493,7 @@ BEGIN
 		RAISE EXCEPTION 'arguments of create_inverted_index must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+	PERFORM @extschema@.adjlist_require_read_committed('create_inverted_index');
 	SELECT n.nspname, c.relname, c.relowner, c.relkind
 	  INTO base_ns, base_name, base_owner, base_kind
 	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -486,6 +506,8 @@ BEGIN
 		RAISE EXCEPTION 'must be owner of table %', base_name
 			USING ERRCODE = 'insufficient_privilege';
 	END IF;
+	-- writers wait from here on; the backfill below sees all they committed
+	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', @extschema@.adjlist_qualified(tbl));
 
 	-- the key columns exist and are adjkey
 	FOREACH col IN ARRAY ARRAY[partition_key, sort_key] LOOP
@@ -686,7 +708,7 @@ COMMENT ON FUNCTION adjlist_degree_diff(regclass) IS
 	'internal: the query that compares degree counters with a recount';
 
 -- Rows that differ between an index and what its base table says it should
--- hold: 'missing' (in the table, not in the index), 'extra' (in the index,
+-- hold (compared by their text form, so 1.0 and 1.00 differ): 'missing' (in the table, not in the index), 'extra' (in the index,
 -- not in the table), 'stale' (same key, different projected values), and
 -- for degree counters 'count' (a node's maintained count differs from a
 -- recount).
@@ -713,12 +735,14 @@ BEGIN
 	  INTO keyjson, join_on
 	  FROM unnest(r.columns[1:r.nkeys]) c;
 	RETURN QUERY EXECUTE format(
-		'WITH e AS (%s), a AS (SELECT * FROM %s) '
+		'WITH e AS (%s), a AS (SELECT %s FROM %s) '
 		'SELECT CASE WHEN a IS NULL THEN ''missing'' WHEN e IS NULL THEN ''extra'' ELSE ''stale'' END, '
 		'       jsonb_build_object(%s), to_jsonb(e), to_jsonb(a) '
 		'FROM e FULL JOIN a ON %s '
-		'WHERE a IS NULL OR e IS NULL OR to_jsonb(e) OPERATOR(pg_catalog.<>) to_jsonb(a)',
-		@extschema@.adjlist_index_select(index, 'b'), @extschema@.adjlist_qualified(index),
+		'WHERE a IS NULL OR e IS NULL OR e::text OPERATOR(pg_catalog.<>) a::text',
+		@extschema@.adjlist_index_select(index, 'b'),
+		(SELECT string_agg(format('%I', c), ', ') FROM unnest(r.columns) c),
+		@extschema@.adjlist_qualified(index),
 		keyjson, join_on);
 	IF r.counterrel IS NOT NULL THEN
 		RETURN QUERY EXECUTE @extschema@.adjlist_degree_diff(index);
@@ -729,7 +753,7 @@ COMMENT ON FUNCTION verify_inverted_index(regclass) IS
 
 -- Repair an index: delete its extra and stale rows, insert missing ones,
 -- touching only the rows that drifted; recount degree counters that are
--- off.  Returns how many index rows and counter groups it changed.
+-- off.  Returns how many problems it repaired (what verify reported).
 CREATE FUNCTION rebuild_inverted_index(index regclass) RETURNS bigint
 	LANGUAGE plpgsql VOLATILE STRICT
 	SET search_path = pg_catalog, pg_temp
@@ -746,22 +770,26 @@ BEGIN
 		RAISE EXCEPTION '"%" is not an inverted index', index USING ERRCODE = 'undefined_object';
 	END IF;
 	-- keep concurrent writers out while comparing; readers go on
+	PERFORM @extschema@.adjlist_require_read_committed('rebuild_inverted_index');
 	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', @extschema@.adjlist_qualified(r.baserel));
 	SELECT string_agg(format('x.%I %s a.%I', c,
 							 @extschema@.adjlist_eq_operator(
 								 (SELECT atttypid FROM pg_attribute WHERE attrelid = index AND attname = c)), c),
-					  ' AND ') || ' AND to_jsonb(x) OPERATOR(pg_catalog.=) to_jsonb(a)'
+					  ' AND ')
+		   || format(' AND x::text OPERATOR(pg_catalog.=) ROW(%s)::text',
+					 (SELECT string_agg(format('a.%I', c), ', ') FROM unnest(r.columns) c))
 	  INTO match FROM unnest(r.columns[1:r.nkeys]) c;
+	-- what is wrong, counted once per row or counter group
+	SELECT count(*) INTO total FROM @extschema@.verify_inverted_index(index);
+	IF total = 0 THEN
+		RETURN 0;
+	END IF;
 	-- rows of the index that are not exactly an expected row
 	EXECUTE format('DELETE FROM %s a WHERE NOT EXISTS (SELECT 1 FROM (%s) x WHERE %s)',
 				   qidx, @extschema@.adjlist_index_select(index, 'b'), match);
-	GET DIAGNOSTICS n = ROW_COUNT;
-	total := total + n;
 	-- expected rows that are not in the index
 	EXECUTE format('INSERT INTO %s SELECT * FROM (%s) x WHERE NOT EXISTS (SELECT 1 FROM %s a WHERE %s)',
 				   qidx, @extschema@.adjlist_index_select(index, 'b'), qidx, match);
-	GET DIAGNOSTICS n = ROW_COUNT;
-	total := total + n;
 	-- degree counters: recount when any group is off
 	IF r.counterrel IS NOT NULL THEN
 		EXECUTE format('SELECT count(*) FROM (%s) d', @extschema@.adjlist_degree_diff(index)) INTO n;
@@ -769,7 +797,6 @@ BEGIN
 			EXECUTE format('DELETE FROM %s', @extschema@.adjlist_qualified(r.counterrel));
 			EXECUTE format('INSERT INTO %s %s', @extschema@.adjlist_qualified(r.counterrel),
 						   @extschema@.adjlist_degree_select(index));
-			total := total + n;
 		END IF;
 	END IF;
 	RETURN total;
@@ -865,3 +892,164 @@ CREATE EVENT TRIGGER adjlist_sql_drop ON sql_drop
 CREATE EVENT TRIGGER adjlist_ddl_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE')
 	EXECUTE FUNCTION adjlist_on_ddl_end();
+
+-- =====================================================================
+-- Graph queries
+-- =====================================================================
+
+-- Edge conventions (README "Edges and nodes"): by default an edge's sort
+-- key is edge_prefix followed by the target's key ('FOLLOWS#' + 'USER#bob');
+-- target_prefix is prepended to what follows the edge prefix ('FRIEND#Bob'
+-- with target_prefix 'USER#' -> 'USER#Bob'); sk_is_target says the sort
+-- key is the target itself (pk = USER#alice, sk = USER#bob).
+
+CREATE FUNCTION neighbors(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_neighbors'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
+	'out-edges of a node in sort-key order, with keyset pagination (after = last sk)';
+
+CREATE FUNCTION reverse_neighbors(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
+	'in-edges of a node through the inverted index, in source order, with keyset pagination (after = last source)';
+
+CREATE FUNCTION degree(
+	tbl regclass, node adjkey, edge_prefix text, direction text DEFAULT 'out',
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS bigint
+	AS 'MODULE_PATHNAME', 'adjlist_degree'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION degree(regclass, adjkey, text, text, text, boolean) IS
+	'number of out- or in-edges of a node with an edge prefix';
+
+CREATE FUNCTION has_edge(
+	tbl regclass, from_node adjkey, to_node adjkey, edge_prefix text,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS boolean
+	AS 'MODULE_PATHNAME', 'adjlist_has_edge'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION has_edge(regclass, adjkey, adjkey, text, text, boolean) IS
+	'does the edge from_node -> to_node exist (one point lookup)';
+
+CREATE FUNCTION traverse(
+	tbl regclass, start adjkey, edge_prefix text, max_depth integer DEFAULT 3,
+	direction text DEFAULT 'out', lim bigint DEFAULT NULL, with_path boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS TABLE (node adjkey, depth integer, path adjkey[])
+	AS 'MODULE_PATHNAME', 'adjlist_traverse'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean) IS
+	'breadth-first search: every node reachable within max_depth, once, with its depth (and path)';
+
+CREATE FUNCTION reachable_count(
+	tbl regclass, start adjkey, edge_prefix text, max_depth integer DEFAULT 3,
+	direction text DEFAULT 'out', target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS bigint
+	AS 'MODULE_PATHNAME', 'adjlist_reachable_count'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION reachable_count(regclass, adjkey, text, integer, text, text, boolean) IS
+	'number of distinct nodes reachable within max_depth (not counting the start)';
+
+CREATE FUNCTION shortest_path(
+	tbl regclass, from_node adjkey, to_node adjkey, edge_prefix text,
+	max_depth integer DEFAULT 6, direction text DEFAULT 'out',
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS adjkey[]
+	AS 'MODULE_PATHNAME', 'adjlist_shortest_path'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean) IS
+	'a shortest path by bidirectional BFS (base table forward, inverted index backward), NULL if none within max_depth';
+
+CREATE FUNCTION common_neighbors(
+	tbl regclass, a adjkey, b adjkey, edge_prefix text, direction text DEFAULT 'out',
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS SETOF adjkey
+	AS 'MODULE_PATHNAME', 'adjlist_common_neighbors'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean) IS
+	'nodes that are neighbors of both a and b (mutual friends), in key order';
+
+CREATE FUNCTION walk_ranked(
+	tbl regclass, start adjkey, edge_prefixes text[], directions text[],
+	exclude_first_hop boolean DEFAULT true, lim bigint DEFAULT NULL,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS TABLE (node adjkey, score bigint)
+	AS 'MODULE_PATHNAME', 'adjlist_walk_ranked'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean) IS
+	'two- or three-hop walk; nodes at the last hop ranked by how many walks reach them';
+
+CREATE FUNCTION people_you_may_know(
+	tbl regclass, node adjkey, edge_prefix text DEFAULT 'FRIEND#', lim bigint DEFAULT 10)
+RETURNS TABLE (node adjkey, score bigint)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED
+	AS $$
+	SELECT w.node, w.score
+	FROM @extschema@.walk_ranked(tbl, node, ARRAY[edge_prefix, edge_prefix],
+								 ARRAY['out', 'out'], true, lim) w
+$$;
+COMMENT ON FUNCTION people_you_may_know(regclass, adjkey, text, bigint) IS
+	'friends of friends ranked by the number of mutual friends, without existing friends and the user';
+
+CREATE FUNCTION also_liked(
+	tbl regclass, node adjkey, edge_prefix text DEFAULT 'LIKES#', lim bigint DEFAULT 10)
+RETURNS TABLE (node adjkey, score bigint)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED
+	AS $$
+	SELECT w.node, w.score
+	FROM @extschema@.walk_ranked(tbl, node, ARRAY[edge_prefix, edge_prefix, edge_prefix],
+								 ARRAY['out', 'in', 'out'], true, lim) w
+$$;
+COMMENT ON FUNCTION also_liked(regclass, adjkey, text, bigint) IS
+	'what users who liked what this user liked also liked, ranked, without what the user already likes';
+
+CREATE FUNCTION related_items(
+	tbl regclass, item adjkey, edge_prefix text DEFAULT 'TAGGED#', lim bigint DEFAULT 10)
+RETURNS TABLE (node adjkey, score bigint)
+	LANGUAGE sql STABLE PARALLEL RESTRICTED
+	AS $$
+	SELECT w.node, w.score
+	FROM @extschema@.walk_ranked(tbl, item, ARRAY[edge_prefix, edge_prefix],
+								 ARRAY['out', 'in'], false, lim) w
+$$;
+COMMENT ON FUNCTION related_items(regclass, adjkey, text, bigint) IS
+	'items ranked by the number of tags they share with an item';
+
+CREATE FUNCTION adjlist_export(
+	tbl regclass, node adjkey, edge_prefix text, depth integer, direction text,
+	format text, target_prefix text, sk_is_target boolean)
+RETURNS text
+	AS 'MODULE_PATHNAME', 'adjlist_export'
+	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION adjlist_export(regclass, adjkey, text, integer, text, text, text, boolean) IS
+	'internal: a neighbourhood as Graphviz DOT or Mermaid text';
+
+CREATE FUNCTION to_dot(
+	tbl regclass, node adjkey, edge_prefix text, depth integer DEFAULT 1,
+	direction text DEFAULT 'both', target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+	AS $$ SELECT @extschema@.adjlist_export(tbl, node, edge_prefix, depth, direction, 'dot',
+										   target_prefix, sk_is_target) $$;
+COMMENT ON FUNCTION to_dot(regclass, adjkey, text, integer, text, text, boolean) IS
+	'the neighbourhood of a node as a Graphviz DOT digraph';
+
+CREATE FUNCTION to_mermaid(
+	tbl regclass, node adjkey, edge_prefix text, depth integer DEFAULT 1,
+	direction text DEFAULT 'both', target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL RESTRICTED
+	AS $$ SELECT @extschema@.adjlist_export(tbl, node, edge_prefix, depth, direction, 'mermaid',
+										   target_prefix, sk_is_target) $$;
+COMMENT ON FUNCTION to_mermaid(regclass, adjkey, text, integer, text, text, boolean) IS
+	'the neighbourhood of a node as a Mermaid flowchart';

@@ -11,6 +11,9 @@
  *	adjkey_funcs.c		begins_with, prefix-range bounds, key components
  *	adjkey_support.c	planner support: index conditions and selectivity
  *	index_sync.c		the trigger that keeps inverted indexes in sync
+ *	graph_source.c		reading one node's edges: direct btree scan or SPI
+ *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
+ *	graph_traverse.c	multi-hop functions: traverse, shortest_path, ...
  *
  * The SQL objects are created by adjlist--<version>.sql in this directory.
  *
@@ -20,7 +23,12 @@
 
 #include "fmgr.h"
 
+#include <limits.h>
+
+#include "utils/guc.h"
+
 #include "adjlist.h"
+#include "graph.h"
 
 PG_MODULE_MAGIC;
 
@@ -29,5 +37,16 @@ void		_PG_init(void);
 void
 _PG_init(void)
 {
+	DefineCustomIntVariable("adjlist.max_visited",
+							"Most nodes one graph function call may visit.",
+							"A traversal that would visit more stops with an error "
+							"instead of using ever more memory.",
+							&adjlist_max_visited,
+							1000000, 1, INT_MAX,
+							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("adjlist");
+
 	adjlist_sync_init();
+	graph_source_init();
 }

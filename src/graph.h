@@ -1,0 +1,109 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph.h
+ *	  Reading a graph stored as an adjacency list: declarations shared by
+ *	  graph_source.c (the edge scan), graph_query.c (one-hop functions) and
+ *	  graph_traverse.c (multi-hop functions).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_GRAPH_H
+#define ADJLIST_GRAPH_H
+
+#include "postgres.h"
+
+#include "access/attnum.h"
+#include "fmgr.h"
+
+/* What a table's graph looks like to the scan functions. */
+typedef struct GraphTable
+{
+	Oid			baserel;
+	Oid			keytype;		/* adjkey */
+	char		relkind;
+	Oid			base_keyindex;	/* btree on (pk, sk, ...): the primary key */
+	AttrNumber	base_pk;		/* partition key column of the base table */
+	AttrNumber	base_sk;		/* sort key column */
+	AttrNumber	base_data;		/* a jsonb column named "data", or 0 */
+	char	   *base_name;		/* schema-qualified, quoted */
+	char	   *pk_name;		/* quoted column names */
+	char	   *sk_name;
+	char	   *data_name;
+
+	/* the inverted index (partition key = sk, sort key = pk), if any */
+	Oid			inv_rel;
+	Oid			inv_owner;
+	char		inv_relkind;
+	Oid			inv_keyindex;	/* btree on (sk, pk, ...) */
+	AttrNumber	inv_sk;
+	AttrNumber	inv_pk;
+	char	   *inv_name;
+
+	/* btree support of adjkey */
+	RegProcedure eq_proc;
+	RegProcedure lt_proc;
+	RegProcedure le_proc;
+	RegProcedure gt_proc;
+	RegProcedure ge_proc;
+	Oid			eq_op;
+	char	   *op_schema;		/* schema of adjkey's operators, quoted */
+} GraphTable;
+
+/*
+ * One edge as the scan hands it over.  Pointers are valid only during the
+ * callback.  "other" is the key at the far end: sk for a forward scan, the
+ * source pk for a reverse scan.
+ */
+typedef struct GraphEdge
+{
+	const char *pk;
+	int			pklen;
+	const char *sk;
+	int			sklen;
+	Datum		data;			/* jsonb, when asked for */
+	bool		data_isnull;
+} GraphEdge;
+
+/* Return false to stop the scan. */
+typedef bool (*GraphEdgeCallback) (void *arg, const GraphEdge *edge);
+
+/* How edge keys map to node keys (DESIGN.md section 1). */
+typedef struct EdgeConvention
+{
+	const char *edge_prefix;	/* the prefix of an edge's sort key */
+	int			eplen;
+	const char *target_prefix;	/* prepended to the rest to name the target */
+	int			tplen;
+	bool		sk_is_target;	/* the sort key is the target itself */
+} EdgeConvention;
+
+/* A scan request. */
+typedef struct GraphScan
+{
+	bool		reverse;		/* in-edges, through the inverted index */
+	const char *node;			/* the node whose edges are read */
+	int			nodelen;
+	const EdgeConvention *conv;
+	const char *after;			/* exclusive start (sk forward, pk reverse), or NULL */
+	int			afterlen;
+	bool		backward;		/* descending order */
+	int64		limit;			/* <= 0: no limit */
+	bool		want_data;
+} GraphScan;
+
+/* graph_source.c */
+extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
+extern void graph_check_select(GraphTable *g, bool want_data);
+extern int64 graph_scan(GraphTable *g, const GraphScan *req,
+						GraphEdgeCallback cb, void *arg);
+extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
+								const GraphEdge *edge, const char **out,
+								int *outlen, char **buf);
+extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
+									   text *target_prefix, bool sk_is_target);
+extern void graph_source_init(void);
+
+/* graph_traverse.c */
+extern int	adjlist_max_visited;
+
+#endif							/* ADJLIST_GRAPH_H */

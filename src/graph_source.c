@@ -1,0 +1,813 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_source.c
+ *	  The one primitive every graph function is built on: read the edges of
+ *	  one node, forward from the base table or backward through its inverted
+ *	  index, in key order, with a prefix, a start key and a limit.
+ *
+ * Two paths give the same rows:
+ *
+ *	- the direct path scans the btree of the table's primary key (or of the
+ *	  inverted index) with index_beginscan(), reading keys from the index
+ *	  tuples (an index-only scan, checking the visibility map) and touching
+ *	  the heap only when a page is not all-visible or the edge's data is
+ *	  wanted.  No SQL is parsed, planned or executed per node, which is what
+ *	  makes a traversal touching a hundred thousand nodes cheap.
+ *
+ *	- the SPI path runs SQL as the caller.  It serves what the direct path
+ *	  cannot: tables with row-level security active for the caller (a plain
+ *	  SELECT must give the same answer), partitioned and foreign tables (no
+ *	  single btree to scan).  In reverse with row-level security, candidate
+ *	  sources are read from the index and then confirmed through the base
+ *	  table as the caller, so the index never shows a row the caller could
+ *	  not SELECT.
+ *
+ * Privileges: the caller needs SELECT on the base table (or on its key
+ * columns, and on "data" when the data is returned).  The inverted index is
+ * part of the table's machinery and is read without checking the caller's
+ * privileges on it, as an ordinary index would be.
+ *
+ * Metadata (key columns, indexes, the inverted index) is cached per session
+ * and dropped on relcache invalidation of the table or its index table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/visibilitymap.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "graph.h"
+
+typedef struct GraphCacheEntry
+{
+	Oid			relid;
+	bool		valid;
+	GraphTable *g;				/* in graph_cxt */
+} GraphCacheEntry;
+
+static HTAB *graph_cache = NULL;
+static MemoryContext graph_cxt = NULL;
+
+static void
+graph_relcache_callback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	GraphCacheEntry *e;
+
+	if (graph_cache == NULL)
+		return;
+	hash_seq_init(&status, graph_cache);
+	while ((e = (GraphCacheEntry *) hash_seq_search(&status)) != NULL)
+	{
+		if (!OidIsValid(relid) || e->relid == relid ||
+			(e->g != NULL && e->g->inv_rel == relid))
+			e->valid = false;
+	}
+}
+
+void
+graph_source_init(void)
+{
+	CacheRegisterRelcacheCallback(graph_relcache_callback, (Datum) 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Metadata
+ * ----------------------------------------------------------------------
+ */
+
+static Oid
+extension_namespace(void)
+{
+	Oid			nsp = InvalidOid;
+	int			ret;
+
+	ret = SPI_execute("SELECT e.extnamespace FROM pg_catalog.pg_extension e "
+					  "WHERE e.extname OPERATOR(pg_catalog.=) 'adjlist'", true, 1);
+	if (ret == SPI_OK_SELECT && SPI_processed == 1)
+	{
+		bool		isnull;
+
+		nsp = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+											 SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	if (!OidIsValid(nsp))
+		elog(ERROR, "extension adjlist is not installed");
+	return nsp;
+}
+
+/* The first two columns of a relation's primary key. */
+static Oid
+key_columns(Relation rel, AttrNumber *first, AttrNumber *second)
+{
+	Oid			pkindex = RelationGetPrimaryKeyIndex(rel);
+	HeapTuple	tp;
+	Form_pg_index idx;
+
+	if (!OidIsValid(pkindex))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("table \"%s\" has no primary key", RelationGetRelationName(rel)),
+				 errhint("Graph functions read edges by the primary key, for example PRIMARY KEY (pk, sk).")));
+	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pkindex));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for index %u", pkindex);
+	idx = (Form_pg_index) GETSTRUCT(tp);
+	if (idx->indnkeyatts < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("the primary key of table \"%s\" has fewer than two columns",
+						RelationGetRelationName(rel)),
+				 errhint("An adjacency list needs PRIMARY KEY (partition key, sort key).")));
+	*first = idx->indkey.values[0];
+	*second = idx->indkey.values[1];
+	ReleaseSysCache(tp);
+	return pkindex;
+}
+
+static Oid
+operator_namespace(Oid opno)
+{
+	HeapTuple	tp = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Oid			nsp;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for operator %u", opno);
+	nsp = ((Form_pg_operator) GETSTRUCT(tp))->oprnamespace;
+	ReleaseSysCache(tp);
+	return nsp;
+}
+
+static char *
+qualified_name(Oid relid)
+{
+	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+									  get_rel_name(relid));
+}
+
+static GraphTable *
+graph_table_build(Oid relid)
+{
+	GraphTable *g = MemoryContextAllocZero(graph_cxt, sizeof(GraphTable));
+	MemoryContext oldcxt = MemoryContextSwitchTo(graph_cxt);
+	Relation	rel;
+	Oid			extnsp;
+	Oid			family;
+	Oid			opclass;
+	AttrNumber	data;
+
+	rel = table_open(relid, AccessShareLock);
+	g->baserel = relid;
+	g->relkind = rel->rd_rel->relkind;
+	if (g->relkind != RELKIND_RELATION && g->relkind != RELKIND_PARTITIONED_TABLE &&
+		g->relkind != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
+	table_close(rel, AccessShareLock);
+
+	extnsp = extension_namespace();
+	g->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								 CStringGetDatum("adjkey"), ObjectIdGetDatum(extnsp));
+	if (get_atttype(relid, g->base_pk) != g->keytype ||
+		get_atttype(relid, g->base_sk) != g->keytype)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the first two primary key columns of \"%s\" must be of type adjkey",
+						get_rel_name(relid))));
+	data = get_attnum(relid, "data");
+	if (data != InvalidAttrNumber && get_atttype(relid, data) == JSONBOID)
+		g->base_data = data;
+
+	g->base_name = qualified_name(relid);
+	g->pk_name = pstrdup(quote_identifier(get_attname(relid, g->base_pk, false)));
+	g->sk_name = pstrdup(quote_identifier(get_attname(relid, g->base_sk, false)));
+	g->data_name = g->base_data ? pstrdup(quote_identifier("data")) : NULL;
+
+	opclass = GetDefaultOpClass(g->keytype, BTREE_AM_OID);
+	family = get_opclass_family(opclass);
+	g->eq_op = get_opfamily_member(family, g->keytype, g->keytype, BTEqualStrategyNumber);
+	g->eq_proc = get_opcode(g->eq_op);
+	g->lt_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTLessStrategyNumber));
+	g->le_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTLessEqualStrategyNumber));
+	g->gt_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTGreaterStrategyNumber));
+	g->ge_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTGreaterEqualStrategyNumber));
+	g->op_schema = pstrdup(quote_identifier(get_namespace_name(operator_namespace(g->eq_op))));
+
+	/* the inverted index that flips (pk, sk) */
+	{
+		char	   *sql;
+		Oid			argtypes[3] = {OIDOID, TEXTOID, TEXTOID};
+		Datum		args[3];
+		int			ret;
+
+		args[0] = ObjectIdGetDatum(relid);
+		args[1] = CStringGetTextDatum(get_attname(relid, g->base_sk, false));
+		args[2] = CStringGetTextDatum(get_attname(relid, g->base_pk, false));
+		sql = psprintf("SELECT r.indexrel::pg_catalog.oid FROM %s.adjlist_inverted_indexes r "
+					   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+					   "AND r.columns[1]::pg_catalog.text OPERATOR(pg_catalog.=) $2 "
+					   "AND r.columns[2]::pg_catalog.text OPERATOR(pg_catalog.=) $3 "
+					   "ORDER BY r.created LIMIT 1",
+					   quote_identifier(get_namespace_name(extnsp)));
+		ret = registry_query(sql, 3, argtypes, args);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
+		if (SPI_processed == 1)
+		{
+			bool		isnull;
+			Relation	inv;
+
+			g->inv_rel = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+														SPI_tuptable->tupdesc, 1, &isnull));
+			inv = table_open(g->inv_rel, AccessShareLock);
+			g->inv_relkind = inv->rd_rel->relkind;
+			g->inv_owner = inv->rd_rel->relowner;
+			g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk);
+			table_close(inv, AccessShareLock);
+			g->inv_name = qualified_name(g->inv_rel);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	return g;
+}
+
+/*
+ * The graph metadata of a table.  The caller is connected to SPI.
+ */
+GraphTable *
+graph_table_get(Oid relid, bool need_inverted)
+{
+	GraphCacheEntry *e;
+	bool		found;
+
+	if (graph_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		graph_cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist graph cache",
+										  ALLOCSET_SMALL_SIZES);
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(GraphCacheEntry);
+		graph_cache = hash_create("adjlist graph cache", 32, &ctl,
+								  HASH_ELEM | HASH_BLOBS);
+	}
+	e = hash_search(graph_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->g = NULL;
+	}
+	if (!e->valid)
+	{
+		/* the old entry's memory stays in graph_cxt; entries are small */
+		e->g = NULL;
+		e->g = graph_table_build(relid);
+		e->valid = true;
+	}
+	if (need_inverted && !OidIsValid(e->g->inv_rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
+				 errhint("Create one with SELECT create_inverted_index('%s').",
+						 get_rel_name(relid))));
+	return e->g;
+}
+
+/* The caller may read the table's keys (and data). */
+void
+graph_check_select(GraphTable *g, bool want_data)
+{
+	Oid			user = GetUserId();
+
+	if (pg_class_aclcheck(g->baserel, user, ACL_SELECT) == ACLCHECK_OK)
+		return;
+	if (pg_attribute_aclcheck(g->baserel, g->base_pk, user, ACL_SELECT) == ACLCHECK_OK &&
+		pg_attribute_aclcheck(g->baserel, g->base_sk, user, ACL_SELECT) == ACLCHECK_OK &&
+		(!want_data || g->base_data == 0 ||
+		 pg_attribute_aclcheck(g->baserel, g->base_data, user, ACL_SELECT) == ACLCHECK_OK))
+		return;
+	aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(g->baserel));
+}
+
+/* ----------------------------------------------------------------------
+ * Conventions
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Read the convention arguments.  An edge prefix that does not end in a
+ * punctuation character is read with '#' appended: 'FOLLOWS' means
+ * 'FOLLOWS#'.
+ */
+void
+graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
+						   text *target_prefix, bool sk_is_target)
+{
+	int			len;
+	const char *p;
+
+	p = adjkey_text_to_utf8(edge_prefix, &len);
+	if (len > 0 && !ispunct((unsigned char) p[len - 1]))
+	{
+		char	   *q = palloc(len + 1);
+
+		memcpy(q, p, len);
+		q[len] = ADJKEY_SEP;
+		p = q;
+		len++;
+	}
+	conv->edge_prefix = p;
+	conv->eplen = len;
+	if (target_prefix != NULL)
+		conv->target_prefix = adjkey_text_to_utf8(target_prefix, &conv->tplen);
+	else
+	{
+		conv->target_prefix = "";
+		conv->tplen = 0;
+	}
+	conv->sk_is_target = sk_is_target;
+}
+
+/*
+ * The node at the far end of an edge.  *buf is scratch space the function
+ * may (re)allocate.  Returns false when the row is not an edge of the
+ * convention (nothing follows the prefix).
+ */
+bool
+graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
+					const GraphEdge *edge, const char **out, int *outlen,
+					char **buf)
+{
+	int			restlen;
+
+	if (reverse)
+	{
+		*out = edge->pk;
+		*outlen = edge->pklen;
+		return true;
+	}
+	if (conv->sk_is_target)
+	{
+		*out = edge->sk;
+		*outlen = edge->sklen;
+		return true;
+	}
+	restlen = edge->sklen - conv->eplen;
+	if (restlen <= 0)
+		return false;
+	if (conv->tplen == 0)
+	{
+		*out = edge->sk + conv->eplen;
+		*outlen = restlen;
+		return true;
+	}
+	*buf = *buf ? repalloc(*buf, conv->tplen + restlen) : palloc(conv->tplen + restlen);
+	memcpy(*buf, conv->target_prefix, conv->tplen);
+	memcpy(*buf + conv->tplen, edge->sk + conv->eplen, restlen);
+	*out = *buf;
+	*outlen = conv->tplen + restlen;
+	return true;
+}
+
+/*
+ * The partition key to read for a scan: the node itself forward; in
+ * reverse, the sort key an edge to the node has (edge prefix + node
+ * without the target prefix).  NULL when no edge can point at the node.
+ */
+static const char *
+scan_partition(const GraphScan *req, int *len)
+{
+	const EdgeConvention *conv = req->conv;
+	char	   *buf;
+	int			restlen;
+
+	if (!req->reverse || conv->sk_is_target)
+	{
+		*len = req->nodelen;
+		return req->node;
+	}
+	if (req->nodelen < conv->tplen ||
+		memcmp(req->node, conv->target_prefix, conv->tplen) != 0)
+		return NULL;
+	restlen = req->nodelen - conv->tplen;
+	if (restlen == 0)
+		return NULL;
+	buf = palloc(conv->eplen + restlen);
+	memcpy(buf, conv->edge_prefix, conv->eplen);
+	memcpy(buf + conv->eplen, req->node + conv->tplen, restlen);
+	*len = conv->eplen + restlen;
+	return buf;
+}
+
+/* ----------------------------------------------------------------------
+ * The direct path
+ * ----------------------------------------------------------------------
+ */
+
+static Datum
+key_datum(const char *p, int len)
+{
+	return PointerGetDatum(adjkey_from_utf8(p, len));
+}
+
+static int64
+scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+			GraphEdgeCallback cb, void *arg)
+{
+	bool		reverse = req->reverse;
+	Oid			relid = reverse ? g->inv_rel : g->baserel;
+	Oid			indexid = reverse ? g->inv_keyindex : g->base_keyindex;
+	AttrNumber	sort_heap_att = reverse ? g->inv_pk : g->base_sk;
+	AttrNumber	data_att = 0;
+	const char *prefix = reverse ? NULL : req->conv->edge_prefix;
+	int			plen = reverse ? 0 : req->conv->eplen;
+	ScanKeyData keys[4];
+	int			nkeys = 0;
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Buffer		vmbuffer = InvalidBuffer;
+	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
+	bool		index_only;
+	int64		n = 0;
+	GraphEdge	edge;
+
+	heap = table_open(relid, AccessShareLock);
+	index = index_open(indexid, AccessShareLock);
+
+	if (req->want_data)
+	{
+		AttrNumber	a = get_attnum(relid, "data");
+
+		if (a != InvalidAttrNumber && get_atttype(relid, a) == JSONBOID)
+			data_att = a;
+	}
+	index_only = (data_att == 0);
+
+	ScanKeyInit(&keys[nkeys++], 1, BTEqualStrategyNumber, g->eq_proc,
+				key_datum(part, partlen));
+	if (plen > 0)
+	{
+		char	   *succ = palloc(plen + 4);
+		int			slen = adjkey_prefix_successor(prefix, plen, succ);
+
+		ScanKeyInit(&keys[nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
+					key_datum(prefix, plen));
+		if (slen >= 0)
+			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+						key_datum(succ, slen));
+	}
+	if (req->after != NULL)
+	{
+		if (req->backward)
+			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+						key_datum(req->after, req->afterlen));
+		else
+			ScanKeyInit(&keys[nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
+						key_datum(req->after, req->afterlen));
+	}
+
+	scan = index_beginscan(heap, index, GetActiveSnapshot(), nkeys, 0);
+	scan->xs_want_itup = index_only;
+	index_rescan(scan, keys, nkeys, NULL, 0);
+	slot = table_slot_create(heap, NULL);
+
+	for (;;)
+	{
+		Datum		partd;
+		Datum		sortd;
+		bool		isnull;
+		struct varlena *pv;
+		struct varlena *sv;
+		bool		go_on;
+
+		CHECK_FOR_INTERRUPTS();
+		if (index_only)
+		{
+			ItemPointer tid = index_getnext_tid(scan, dir);
+
+			if (tid == NULL)
+				break;
+			if (!VM_ALL_VISIBLE(heap, ItemPointerGetBlockNumber(tid), &vmbuffer))
+			{
+				if (!index_fetch_heap(scan, slot))
+					continue;
+			}
+			partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
+			sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+			edge.data_isnull = true;
+			edge.data = (Datum) 0;
+		}
+		else
+		{
+			if (!index_getnext_slot(scan, dir, slot))
+				break;
+			partd = slot_getattr(slot, reverse ? g->inv_sk : g->base_pk, &isnull);
+			sortd = slot_getattr(slot, sort_heap_att, &isnull);
+			edge.data = slot_getattr(slot, data_att, &edge.data_isnull);
+		}
+		pv = DatumGetAdjkeyPP(partd);
+		sv = DatumGetAdjkeyPP(sortd);
+		if (reverse)
+		{
+			edge.sk = ADJKEY_DATA(pv);
+			edge.sklen = ADJKEY_LEN(pv);
+			edge.pk = ADJKEY_DATA(sv);
+			edge.pklen = ADJKEY_LEN(sv);
+		}
+		else
+		{
+			edge.pk = ADJKEY_DATA(pv);
+			edge.pklen = ADJKEY_LEN(pv);
+			edge.sk = ADJKEY_DATA(sv);
+			edge.sklen = ADJKEY_LEN(sv);
+		}
+		n++;
+		go_on = cb(arg, &edge);
+		if (!go_on || (req->limit > 0 && n >= req->limit))
+			break;
+	}
+
+	if (vmbuffer != InvalidBuffer)
+		ReleaseBuffer(vmbuffer);
+	ExecDropSingleTupleTableSlot(slot);
+	index_endscan(scan);
+	index_close(index, AccessShareLock);
+	table_close(heap, AccessShareLock);
+	return n;
+}
+
+/* ----------------------------------------------------------------------
+ * The SPI path
+ * ----------------------------------------------------------------------
+ */
+
+static void
+append_range(StringInfo sql, GraphTable *g, const char *col, const GraphScan *req,
+			 bool with_prefix, Oid *types, Datum *values, int *nargs)
+{
+	if (with_prefix && req->conv->eplen > 0)
+	{
+		char	   *succ = palloc(req->conv->eplen + 4);
+		int			slen = adjkey_prefix_successor(req->conv->edge_prefix, req->conv->eplen, succ);
+
+		types[*nargs] = g->keytype;
+		values[(*nargs)++] = key_datum(req->conv->edge_prefix, req->conv->eplen);
+		appendStringInfo(sql, " AND %s OPERATOR(%s.>=) $%d", col, g->op_schema, *nargs);
+		if (slen >= 0)
+		{
+			types[*nargs] = g->keytype;
+			values[(*nargs)++] = key_datum(succ, slen);
+			appendStringInfo(sql, " AND %s OPERATOR(%s.<) $%d", col, g->op_schema, *nargs);
+		}
+	}
+	if (req->after != NULL)
+	{
+		types[*nargs] = g->keytype;
+		values[(*nargs)++] = key_datum(req->after, req->afterlen);
+		appendStringInfo(sql, " AND %s OPERATOR(%s.%s) $%d", col, g->op_schema,
+						 req->backward ? "<" : ">", *nargs);
+	}
+	appendStringInfo(sql, " ORDER BY %s USING OPERATOR(%s.%s)", col, g->op_schema,
+					 req->backward ? ">" : "<");
+}
+
+static int64
+emit_spi_rows(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+			  int pkcol, int skcol, int datacol, GraphEdgeCallback cb, void *arg,
+			  int64 limit)
+{
+	int64		n = 0;
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		struct varlena *pv = DatumGetAdjkeyPP(SPI_getbinval(tup, desc, pkcol, &isnull));
+		GraphEdge	edge;
+
+		CHECK_FOR_INTERRUPTS();
+		edge.pk = ADJKEY_DATA(pv);
+		edge.pklen = ADJKEY_LEN(pv);
+		if (skcol > 0)
+		{
+			struct varlena *sv = DatumGetAdjkeyPP(SPI_getbinval(tup, desc, skcol, &isnull));
+
+			edge.sk = ADJKEY_DATA(sv);
+			edge.sklen = ADJKEY_LEN(sv);
+		}
+		else
+		{
+			edge.sk = part;
+			edge.sklen = partlen;
+		}
+		if (datacol > 0)
+			edge.data = SPI_getbinval(tup, desc, datacol, &edge.data_isnull);
+		else
+		{
+			edge.data = (Datum) 0;
+			edge.data_isnull = true;
+		}
+		n++;
+		if (!cb(arg, &edge) || (limit > 0 && n >= limit))
+			break;
+	}
+	return n;
+}
+
+static int64
+scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+		 bool rls, GraphEdgeCallback cb, void *arg)
+{
+	StringInfoData sql;
+	Oid			types[8];
+	Datum		values[8];
+	int			nargs = 0;
+	int			ret;
+	bool		with_data = req->want_data && g->base_data != 0;
+
+	initStringInfo(&sql);
+	types[nargs] = g->keytype;
+	values[nargs++] = key_datum(part, partlen);
+
+	if (!req->reverse)
+	{
+		/* forward: the base table, as the caller */
+		appendStringInfo(&sql, "SELECT %s, %s%s%s FROM %s WHERE %s OPERATOR(%s.=) $1",
+						 g->pk_name, g->sk_name, with_data ? ", " : "",
+						 with_data ? g->data_name : "", g->base_name,
+						 g->pk_name, g->op_schema);
+		append_range(&sql, g, g->sk_name, req, true, types, values, &nargs);
+		if (req->limit > 0)
+			appendStringInfo(&sql, " LIMIT " INT64_FORMAT, req->limit);
+		ret = SPI_execute_with_args(sql.data, nargs, types, values, NULL, true, 0);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "edge scan failed: %s", SPI_result_code_string(ret));
+		return emit_spi_rows(g, req, part, partlen, 1, 2, with_data ? 3 : 0, cb, arg, req->limit);
+	}
+	else
+	{
+		/* reverse: candidates from the index, read with its owner's rights */
+		Oid			save_userid;
+		int			save_sec_context;
+		char	   *inv_pk = pstrdup(quote_identifier(get_attname(g->inv_rel, g->inv_pk, false)));
+		char	   *inv_sk = pstrdup(quote_identifier(get_attname(g->inv_rel, g->inv_sk, false)));
+		AttrNumber	inv_data = get_attnum(g->inv_rel, "data");
+		bool		inv_with_data = req->want_data && inv_data != InvalidAttrNumber &&
+			get_atttype(g->inv_rel, inv_data) == JSONBOID;
+
+		appendStringInfo(&sql, "SELECT %s%s FROM %s WHERE %s OPERATOR(%s.=) $1",
+						 inv_pk, inv_with_data ? ", data" : "", g->inv_name,
+						 inv_sk, g->op_schema);
+		append_range(&sql, g, inv_pk, req, false, types, values, &nargs);
+		if (req->limit > 0 && !rls)
+			appendStringInfo(&sql, " LIMIT " INT64_FORMAT, req->limit);
+
+		GetUserIdAndSecContext(&save_userid, &save_sec_context);
+		SetUserIdAndSecContext(g->inv_owner, save_sec_context |
+							   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+		ret = SPI_execute_with_args(sql.data, nargs, types, values, NULL, true, 0);
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+		if (ret != SPI_OK_SELECT)
+			elog(ERROR, "inverted index scan failed: %s", SPI_result_code_string(ret));
+
+		if (!rls)
+			return emit_spi_rows(g, req, part, partlen, 1, 0, inv_with_data ? 2 : 0,
+								 cb, arg, req->limit);
+
+		/*
+		 * Row-level security: keep only the sources whose base row the caller
+		 * can SELECT.  Both lists come in the same key order, so one merge
+		 * pass keeps the index's order.
+		 */
+		{
+			SPITupleTable *cands = SPI_tuptable;
+			uint64		ncands = SPI_processed;
+			Datum	   *pks;
+			Oid			argt[2];
+			Datum		argv[2];
+			StringInfoData q;
+			int64		n = 0;
+			uint64		j = 0;
+			int			sign = req->backward ? -1 : 1;
+
+			if (ncands == 0)
+				return 0;
+			pks = palloc(sizeof(Datum) * ncands);
+			for (uint64 i = 0; i < ncands; i++)
+			{
+				bool		isnull;
+
+				pks[i] = SPI_getbinval(cands->vals[i], cands->tupdesc, 1, &isnull);
+			}
+			argt[0] = g->keytype;
+			argv[0] = key_datum(part, partlen);
+			argt[1] = get_array_type(g->keytype);
+			argv[1] = PointerGetDatum(construct_array(pks, ncands, g->keytype, -1, false,
+													  TYPALIGN_INT));
+			initStringInfo(&q);
+			appendStringInfo(&q, "SELECT %s%s%s FROM %s WHERE %s OPERATOR(%s.=) $1 "
+							 "AND %s OPERATOR(%s.=) ANY ($2) ORDER BY %s USING OPERATOR(%s.%s)",
+							 g->pk_name, with_data ? ", " : "", with_data ? g->data_name : "",
+							 g->base_name, g->sk_name, g->op_schema, g->pk_name, g->op_schema,
+							 g->pk_name, g->op_schema, req->backward ? ">" : "<");
+			ret = SPI_execute_with_args(q.data, 2, argt, argv, NULL, true, 0);
+			if (ret != SPI_OK_SELECT)
+				elog(ERROR, "edge check failed: %s", SPI_result_code_string(ret));
+
+			for (uint64 i = 0; i < ncands && j < SPI_processed; i++)
+			{
+				struct varlena *k = DatumGetAdjkeyPP(pks[i]);
+				GraphEdge	edge;
+				int			c = 1;
+
+				CHECK_FOR_INTERRUPTS();
+				while (j < SPI_processed)
+				{
+					bool		isnull;
+					struct varlena *v = DatumGetAdjkeyPP(SPI_getbinval(SPI_tuptable->vals[j],
+																	   SPI_tuptable->tupdesc, 1, &isnull));
+
+					c = sign * adjkey_cmp_bytes(ADJKEY_DATA(v), ADJKEY_LEN(v),
+												ADJKEY_DATA(k), ADJKEY_LEN(k));
+					if (c >= 0)
+						break;
+					j++;
+				}
+				if (c != 0)
+					continue;	/* not visible to the caller */
+				if (with_data)
+					edge.data = SPI_getbinval(SPI_tuptable->vals[j], SPI_tuptable->tupdesc,
+											  2, &edge.data_isnull);
+				else
+				{
+					edge.data = (Datum) 0;
+					edge.data_isnull = true;
+				}
+				edge.pk = ADJKEY_DATA(k);
+				edge.pklen = ADJKEY_LEN(k);
+				edge.sk = part;
+				edge.sklen = partlen;
+				n++;
+				if (!cb(arg, &edge) || (req->limit > 0 && n >= req->limit))
+					break;
+			}
+			return n;
+		}
+	}
+}
+
+/*
+ * Read the edges of one node.  Returns the number of edges handed to the
+ * callback.  The caller is connected to SPI and has checked privileges
+ * with graph_check_select().
+ */
+int64
+graph_scan(GraphTable *g, const GraphScan *req, GraphEdgeCallback cb, void *arg)
+{
+	int			partlen;
+	const char *part = scan_partition(req, &partlen);
+	bool		rls;
+	char		kind;
+
+	if (part == NULL)
+		return 0;
+	rls = (check_enable_rls(g->baserel, InvalidOid, false) == RLS_ENABLED);
+	kind = req->reverse ? g->inv_relkind : g->relkind;
+	if (!rls && kind == RELKIND_RELATION)
+		return scan_direct(g, req, part, partlen, cb, arg);
+	return scan_spi(g, req, part, partlen, rls, cb, arg);
+}
