@@ -174,17 +174,65 @@ qualified_name(Oid relid)
 									  get_rel_name(relid));
 }
 
+/* The inverted index that flips (pk, sk) of a table, or InvalidOid. */
+static Oid
+find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt)
+{
+	char	   *sql;
+	Oid			argtypes[3] = {OIDOID, TEXTOID, TEXTOID};
+	Datum		args[3];
+	int			ret;
+	Oid			result = InvalidOid;
+
+	args[0] = ObjectIdGetDatum(relid);
+	args[1] = CStringGetTextDatum(get_attname(relid, skatt, false));
+	args[2] = CStringGetTextDatum(get_attname(relid, pkatt, false));
+	sql = psprintf("SELECT r.indexrel::pg_catalog.oid FROM %s.adjlist_inverted_indexes r "
+				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+				   "AND r.columns[1]::pg_catalog.text OPERATOR(pg_catalog.=) $2 "
+				   "AND r.columns[2]::pg_catalog.text OPERATOR(pg_catalog.=) $3 "
+				   "ORDER BY r.created LIMIT 1",
+				   quote_identifier(get_namespace_name(extnsp)));
+	ret = registry_query(sql, 3, argtypes, args);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed == 1)
+	{
+		bool		isnull;
+
+		result = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
+												SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	return result;
+}
+
+/*
+ * Build the metadata of a table.  The SPI queries run first: SPI leaves
+ * CurrentMemoryContext in its own procedure context, so everything kept is
+ * allocated afterwards, in graph_cxt.
+ */
 static GraphTable *
 graph_table_build(Oid relid)
 {
-	GraphTable *g = MemoryContextAllocZero(graph_cxt, sizeof(GraphTable));
-	MemoryContext oldcxt = MemoryContextSwitchTo(graph_cxt);
+	GraphTable *g;
+	MemoryContext oldcxt = CurrentMemoryContext;
 	Relation	rel;
 	Oid			extnsp;
 	Oid			family;
 	Oid			opclass;
 	AttrNumber	data;
+	AttrNumber	pkatt;
+	AttrNumber	skatt;
+	Oid			inv_rel;
 
+	rel = table_open(relid, AccessShareLock);
+	(void) key_columns(rel, &pkatt, &skatt);
+	table_close(rel, AccessShareLock);
+	extnsp = extension_namespace();
+	inv_rel = find_inverted_index(relid, extnsp, pkatt, skatt);
+
+	MemoryContextSwitchTo(graph_cxt);
+	g = palloc0(sizeof(GraphTable));
 	rel = table_open(relid, AccessShareLock);
 	g->baserel = relid;
 	g->relkind = rel->rd_rel->relkind;
@@ -196,7 +244,6 @@ graph_table_build(Oid relid)
 	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
 	table_close(rel, AccessShareLock);
 
-	extnsp = extension_namespace();
 	g->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("adjkey"), ObjectIdGetDatum(extnsp));
 	if (get_atttype(relid, g->base_pk) != g->keytype ||
@@ -225,38 +272,16 @@ graph_table_build(Oid relid)
 	g->op_schema = pstrdup(quote_identifier(get_namespace_name(operator_namespace(g->eq_op))));
 
 	/* the inverted index that flips (pk, sk) */
+	if (OidIsValid(inv_rel))
 	{
-		char	   *sql;
-		Oid			argtypes[3] = {OIDOID, TEXTOID, TEXTOID};
-		Datum		args[3];
-		int			ret;
+		Relation	inv = table_open(inv_rel, AccessShareLock);
 
-		args[0] = ObjectIdGetDatum(relid);
-		args[1] = CStringGetTextDatum(get_attname(relid, g->base_sk, false));
-		args[2] = CStringGetTextDatum(get_attname(relid, g->base_pk, false));
-		sql = psprintf("SELECT r.indexrel::pg_catalog.oid FROM %s.adjlist_inverted_indexes r "
-					   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
-					   "AND r.columns[1]::pg_catalog.text OPERATOR(pg_catalog.=) $2 "
-					   "AND r.columns[2]::pg_catalog.text OPERATOR(pg_catalog.=) $3 "
-					   "ORDER BY r.created LIMIT 1",
-					   quote_identifier(get_namespace_name(extnsp)));
-		ret = registry_query(sql, 3, argtypes, args);
-		if (ret != SPI_OK_SELECT)
-			elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
-		if (SPI_processed == 1)
-		{
-			bool		isnull;
-			Relation	inv;
-
-			g->inv_rel = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
-														SPI_tuptable->tupdesc, 1, &isnull));
-			inv = table_open(g->inv_rel, AccessShareLock);
-			g->inv_relkind = inv->rd_rel->relkind;
-			g->inv_owner = inv->rd_rel->relowner;
-			g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk);
-			table_close(inv, AccessShareLock);
-			g->inv_name = qualified_name(g->inv_rel);
-		}
+		g->inv_rel = inv_rel;
+		g->inv_relkind = inv->rd_rel->relkind;
+		g->inv_owner = inv->rd_rel->relowner;
+		g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk);
+		table_close(inv, AccessShareLock);
+		g->inv_name = qualified_name(g->inv_rel);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	return g;

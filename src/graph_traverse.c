@@ -14,6 +14,10 @@
  * instead.  Every scan checks for interrupts, so query cancel and
  * statement_timeout stop a traversal promptly.
  *
+ * Memory: the node sets live in SPI's procedure context and go away with
+ * SPI_finish(); results are copied into the tuplestore (set-returning
+ * functions) or built in the caller's context (shortest_path, export).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -494,6 +498,7 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 	int32		fdepth = 0,
 				bdepth = 0;
 	SideState	st;
+	MemoryContext callercxt = CurrentMemoryContext;
 	GNode	   *meet_f = NULL;
 	GNode	   *meet_b = NULL;
 	ArrayType  *result = NULL;
@@ -561,9 +566,13 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 	if (meet_f != NULL)
 	{
 		int			len = meet_f->depth + meet_b->depth + 1;
-		Datum	   *elems = palloc(sizeof(Datum) * len);
+		Datum	   *elems;
 		GNode	   *cur = meet_f;
 		int			i;
+
+		/* the result must outlive SPI_finish(), which frees SPI's memory */
+		MemoryContextSwitchTo(callercxt);
+		elems = palloc(sizeof(Datum) * len);
 
 		for (i = meet_f->depth; i >= 0; i--)
 		{
@@ -934,9 +943,10 @@ adjlist_export(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("format must be 'dot' or 'mermaid', not \"%s\"", format)));
+	/* allocated before SPI_connect(): it must outlive SPI_finish() */
+	initStringInfo(&out);
 	g = open_graph(PG_GETARG_OID(0), dir);
 
-	initStringInfo(&out);
 	nodeset_init(&nodes, "export");
 	nodeset_init(&edges, "export");
 	memset(&st, 0, sizeof(st));

@@ -100,7 +100,7 @@ for my $round (1 .. $rounds)
 	isnt($pgbench_status, 0, "round $round: pgbench was cut off by the crash");
 	isnt($logger_status, 0, "round $round: the logger was cut off by the crash")
 	  or diag("the logger finished all $logger_txns transactions before the crash");
-	like(slurp_file($berr), qr/server closed the connection|terminating connection|connection to server/,
+	like(slurp_file($berr), qr/server closed the connection|terminating connection|connection to server|backend died/,
 		"round $round: pgbench lost its connections")
 	  or diag(slurp_file($berr));
 

@@ -1,0 +1,161 @@
+--
+-- property tests on a random graph: the graph functions against answers
+-- computed in plain SQL, on the direct path (a plain table) and on the SPI
+-- path (a partitioned copy)
+--
+SELECT setseed(0.2718);
+CREATE TABLE rg (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO rg
+SELECT DISTINCT 'N#' || (power(random(), 2) * 300)::int, 'E#N#' || (random() * 300)::int, NULL::jsonb
+FROM generate_series(1, 1500)
+ON CONFLICT DO NOTHING;
+-- some other edge types and items that are not edges
+INSERT INTO rg SELECT 'N#' || g, 'PROFILE', '{}' FROM generate_series(0, 300, 7) g;
+INSERT INTO rg SELECT 'N#' || g, 'F#N#' || (g * 7 % 300), NULL FROM generate_series(0, 300, 3) g
+	ON CONFLICT DO NOTHING;
+SELECT create_inverted_index('rg');
+SELECT count(*) > 1000 AS many_edges FROM rg WHERE sk ^@ 'E#';
+
+-- the same graph, partitioned: graph functions take the SPI path
+CREATE TABLE rgp (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE rgp_0 PARTITION OF rgp FOR VALUES WITH (MODULUS 3, REMAINDER 0);
+CREATE TABLE rgp_1 PARTITION OF rgp FOR VALUES WITH (MODULUS 3, REMAINDER 1);
+CREATE TABLE rgp_2 PARTITION OF rgp FOR VALUES WITH (MODULUS 3, REMAINDER 2);
+INSERT INTO rgp SELECT * FROM rg;
+SELECT create_inverted_index('rgp', partitions => 2);
+
+CREATE TABLE starts AS SELECT DISTINCT ('N#' || (g * 37 % 300))::adjkey AS s FROM generate_series(1, 25) g;
+
+-- the reference: BFS depths by a recursive CTE, per direction
+CREATE FUNCTION pg_temp.ref_depths(start adjkey, maxd int, dir text)
+RETURNS TABLE (node adjkey, depth int) LANGUAGE sql AS $$
+	WITH RECURSIVE e(a, b) AS (
+		SELECT pk, key_tail(sk, 1) FROM rg WHERE sk ^@ 'E#' AND dir IN ('out', 'both')
+		UNION ALL
+		SELECT key_tail(sk, 1), pk FROM rg WHERE sk ^@ 'E#' AND dir IN ('in', 'both')),
+	r(node, depth) AS (
+		SELECT start, 0
+		UNION
+		SELECT e.b, r.depth + 1 FROM r JOIN e ON e.a = r.node WHERE r.depth < maxd)
+	SELECT node, min(depth) FROM r WHERE node <> start GROUP BY node
+$$;
+
+-- traverse = the recursive CTE, for every start, direction and both paths
+SELECT dir, tbl, count(*) AS starts,
+	   sum((SELECT count(*) FROM pg_temp.ref_depths(s, 3, dir))) AS reached,
+	   count(*) FILTER (WHERE
+		   EXISTS (SELECT node, depth FROM traverse(tbl, s, 'E#', 3, dir)
+				   EXCEPT SELECT * FROM pg_temp.ref_depths(s, 3, dir))
+		OR EXISTS (SELECT * FROM pg_temp.ref_depths(s, 3, dir)
+				   EXCEPT SELECT node, depth FROM traverse(tbl, s, 'E#', 3, dir))) AS wrong,
+	   count(*) FILTER (WHERE reachable_count(tbl, s, 'E#', 3, dir)
+						<> (SELECT count(*) FROM pg_temp.ref_depths(s, 3, dir))) AS wrong_count
+FROM starts, (VALUES ('out'), ('in'), ('both')) d(dir), (VALUES ('rg'::regclass), ('rgp')) t(tbl)
+GROUP BY dir, tbl ORDER BY dir, tbl::text;
+
+-- paths returned by traverse are real paths of the right length
+SELECT count(*) AS paths,
+	   count(*) FILTER (WHERE cardinality(path) <> depth + 1
+						   OR path[1] <> s OR path[cardinality(path)] <> node
+						   OR EXISTS (SELECT 1 FROM generate_series(1, cardinality(path) - 1) i
+									  WHERE NOT has_edge('rg', path[i], path[i + 1], 'E#'))) AS bad
+FROM starts, traverse('rg', s, 'E#', 3, with_path => true);
+
+-- shortest_path: its length is the BFS distance; NULL exactly when the
+-- target is not within max_depth; every step is an edge
+CREATE TEMP TABLE pairs AS
+SELECT s, ('N#' || (h * 53 % 300))::adjkey AS t FROM starts, generate_series(1, 8) h;
+SELECT tbl, dir, count(*) AS pairs,
+	   count(*) FILTER (WHERE p IS NOT NULL) AS found,
+	   count(*) FILTER (WHERE (p IS NULL) <> (d IS NULL AND s <> t)) AS wrong_existence,
+	   count(*) FILTER (WHERE p IS NOT NULL AND s <> t AND cardinality(p) - 1 <> d) AS wrong_length,
+	   count(*) FILTER (WHERE p IS NOT NULL AND (p[1] <> s OR p[cardinality(p)] <> t
+		   OR EXISTS (SELECT 1 FROM generate_series(1, cardinality(p) - 1) i
+					  WHERE NOT CASE dir WHEN 'out' THEN has_edge('rg', p[i], p[i + 1], 'E#')
+										 WHEN 'in' THEN has_edge('rg', p[i + 1], p[i], 'E#')
+										 ELSE has_edge('rg', p[i], p[i + 1], 'E#')
+											  OR has_edge('rg', p[i + 1], p[i], 'E#') END))) AS bad_steps
+FROM pairs, (VALUES ('out'), ('in'), ('both')) d(dir), (VALUES ('rg'::regclass), ('rgp')) x(tbl),
+	 LATERAL (SELECT shortest_path(tbl, s, t, 'E#', 4, dir) AS p) sp,
+	 LATERAL (SELECT depth AS d FROM pg_temp.ref_depths(s, 4, dir) r WHERE r.node = t) rd
+	 RIGHT JOIN LATERAL (SELECT 1) one ON true
+GROUP BY tbl, dir ORDER BY tbl::text, dir;
+
+-- common_neighbors = INTERSECT
+SELECT count(*) AS pairs,
+	   count(*) FILTER (WHERE
+		   EXISTS (SELECT * FROM common_neighbors('rg', s, t, 'E#')
+				   EXCEPT (SELECT key_tail(sk, 1) FROM rg WHERE pk = s AND sk ^@ 'E#'
+						   INTERSECT SELECT key_tail(sk, 1) FROM rg WHERE pk = t AND sk ^@ 'E#'))
+		OR EXISTS ((SELECT key_tail(sk, 1) FROM rg WHERE pk = s AND sk ^@ 'E#'
+					INTERSECT SELECT key_tail(sk, 1) FROM rg WHERE pk = t AND sk ^@ 'E#')
+				   EXCEPT SELECT * FROM common_neighbors('rg', s, t, 'E#'))) AS wrong,
+	   count(*) FILTER (WHERE EXISTS (SELECT * FROM common_neighbors('rg', s, t, 'E#'))) AS nonempty,
+	   count(*) FILTER (WHERE
+		   ARRAY(SELECT * FROM common_neighbors('rg', s, t, 'E#', 'in'))
+		   <> ARRAY(SELECT pk FROM rg WHERE sk = ('E#' || s::text)::adjkey
+					INTERSECT SELECT pk FROM rg WHERE sk = ('E#' || t::text)::adjkey ORDER BY 1)) AS wrong_in
+FROM pairs;
+
+-- pagination: pages of 3 concatenated equal the unpaginated result, in
+-- both orders, out and in, on both paths
+CREATE FUNCTION pg_temp.paged(tbl regclass, node adjkey, rev boolean, back boolean)
+RETURNS adjkey[] LANGUAGE plpgsql AS $$
+DECLARE
+	result adjkey[] := '{}';
+	last adjkey := NULL;
+	page adjkey[];
+BEGIN
+	LOOP
+		IF rev THEN
+			SELECT array_agg(pk), array_agg(pk)
+			  INTO page, page FROM reverse_neighbors(tbl, node, 'E#', 3, last, back);
+		ELSE
+			SELECT array_agg(sk) INTO page FROM neighbors(tbl, node, 'E#', 3, last, back);
+		END IF;
+		EXIT WHEN page IS NULL;
+		result := result || page;
+		last := page[cardinality(page)];
+	END LOOP;
+	RETURN result;
+END $$;
+SELECT tbl, rev, back, count(*) AS nodes,
+	   count(*) FILTER (WHERE pg_temp.paged(tbl, s, rev, back) IS DISTINCT FROM
+		   coalesce(CASE WHEN rev THEN
+			   ARRAY(SELECT pk FROM rg WHERE sk = ('E#' || s::text)::adjkey ORDER BY
+					 CASE WHEN back THEN convert_to(pk::text, 'UTF8') END DESC,
+					 convert_to(pk::text, 'UTF8'))
+		   ELSE
+			   ARRAY(SELECT sk FROM rg WHERE pk = s AND sk ^@ 'E#' ORDER BY
+					 CASE WHEN back THEN convert_to(sk::text, 'UTF8') END DESC,
+					 convert_to(sk::text, 'UTF8'))
+		   END, '{}')) AS wrong
+FROM starts, (VALUES (false), (true)) r(rev), (VALUES (false), (true)) b(back),
+	 (VALUES ('rg'::regclass), ('rgp')) x(tbl)
+GROUP BY tbl, rev, back ORDER BY tbl::text, rev, back;
+
+-- query(): pages through a partition the same way
+CREATE FUNCTION pg_temp.query_paged(node adjkey, back boolean) RETURNS adjkey[] LANGUAGE plpgsql AS $$
+DECLARE
+	result adjkey[] := '{}';
+	last jsonb := NULL;
+	r record;
+	n int;
+BEGIN
+	LOOP
+		n := 0;
+		FOR r IN SELECT * FROM query('rg', node, 'begins_with', 'E#', NULL, back, 2, last) LOOP
+			result := result || r.sort_key;
+			last := r.key;
+			n := n + 1;
+		END LOOP;
+		EXIT WHEN n = 0;
+	END LOOP;
+	RETURN result;
+END $$;
+SELECT count(*) AS nodes,
+	   count(*) FILTER (WHERE pg_temp.query_paged(s, false)
+						<> ARRAY(SELECT sk FROM neighbors('rg', s, 'E#'))) AS wrong_forward,
+	   count(*) FILTER (WHERE pg_temp.query_paged(s, true)
+						<> ARRAY(SELECT sk FROM neighbors('rg', s, 'E#', backward => true))) AS wrong_backward
+FROM starts;
