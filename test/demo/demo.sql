@@ -113,3 +113,45 @@ DELETE FROM graph WHERE pk = 'USER#Gandalf' AND sk = 'FOLLOWS#USER#bob';
 
 \echo '== verify_inverted_index: no rows means the index is exact'
 SELECT count(*) AS problems FROM verify_inverted_index('graph_inverted');
+
+\echo '== Graph functions: Alice''s friends, with the edge data'
+SELECT neighbor, data FROM neighbors('graph', 'USER#alice', 'FRIEND#');
+
+\echo '== Bob''s followers, through the inverted index'
+SELECT neighbor FROM reverse_neighbors('graph', 'USER#bob', 'FOLLOWS#');
+
+\echo '== Degrees and edge existence'
+SELECT degree('graph', 'USER#bob', 'FOLLOWS#', 'in') AS bob_followers,
+       degree('graph', 'USER#alice', 'FOLLOWS#', 'out') AS alice_follows,
+       has_edge('graph', 'USER#alice', 'USER#bob', 'FOLLOWS#') AS alice_follows_bob;
+
+\echo '== Everyone within two friendships of Charlie, breadth first'
+SELECT node, depth, path FROM traverse('graph', 'USER#charlie', 'FRIEND#', 2, with_path => true);
+
+\echo '== The shortest chain of friends from Charlie to David'
+SELECT shortest_path('graph', 'USER#charlie', 'USER#david', 'FRIEND#');
+
+\echo '== Mutual friends of Alice and David'
+SELECT * FROM common_neighbors('graph', 'USER#alice', 'USER#david', 'FRIEND#');
+
+\echo '== People Alice may know (friends of friends, by mutual friends)'
+SELECT * FROM people_you_may_know('graph', 'USER#alice');
+
+\echo '== Users who liked what Alice liked also liked'
+SELECT * FROM also_liked('graph', 'USER#alice');
+
+\echo '== Places visited by people who visited a place Frodo visited'
+SELECT * FROM walk_ranked('graph', 'USER#Frodo', ARRAY['VISITED#', 'VISITED#', 'VISITED#'],
+                          ARRAY['out', 'in', 'out']);
+
+\echo '== DynamoDB Query: a page of Alice''s item collection, then the next one'
+SELECT sort_key, key FROM query('graph', 'USER#alice', lim => 3);
+SELECT sort_key FROM query('graph', 'USER#alice', lim => 3,
+                           exclusive_start_key => '{"pk": "USER#alice", "sk": "FOLLOWS#USER#david"}');
+
+\echo '== Bob''s neighbourhood as a Mermaid flowchart (paste into any Mermaid viewer)'
+\pset format unaligned
+\pset tuples_only on
+SELECT to_mermaid('graph', 'USER#bob', 'FOLLOWS#');
+\echo '== ... and as Graphviz DOT (pipe into dot -Tpng)'
+SELECT to_dot('graph', 'USER#bob', 'FOLLOWS#');
