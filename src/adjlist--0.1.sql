@@ -271,6 +271,11 @@ CREATE TABLE adjlist_inverted_indexes (
 	-- degree counters: their table, and how many rows per node they spread over
 	counterrel regclass,
 	counter_shards integer NOT NULL DEFAULT 0 CHECK (counter_shards >= 0),
+	-- the columns that identify a row of the base table (its primary key,
+	-- or what create_inverted_index was told where it has none)
+	base_key name[] NOT NULL,
+	-- 'trigger': kept by triggers; 'api': kept by put_edge() and friends
+	mode text NOT NULL DEFAULT 'trigger' CHECK (mode IN ('trigger', 'api')),
 	created timestamptz NOT NULL DEFAULT pg_catalog.now(),
 	CHECK ((counterrel IS NULL) = (counter_shards = 0))
 );
@@ -345,7 +350,7 @@ BEGIN
 	SELECT string_agg(DISTINCT format('%I', col), ', ')
 	  INTO cols
 	  FROM @extschema@.adjlist_inverted_indexes r, unnest(r.columns) col
-	 WHERE r.baserel = base;
+	 WHERE r.baserel = base AND r.mode = 'trigger';
 	IF cols IS NULL THEN
 		RETURN;
 	END IF;
@@ -437,6 +442,24 @@ END $$;
 COMMENT ON FUNCTION edge_count(regclass, adjkey, text, text) IS
 	'number of out- or in-edges of a node with an edge type, from the maintained counters';
 
+-- Is a table distributed by Citus?  (Citus keeps pg_dist_partition.)
+CREATE FUNCTION adjlist_is_citus_table(tbl regclass) RETURNS boolean
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	found boolean;
+BEGIN
+	IF to_regclass('pg_catalog.pg_dist_partition') IS NULL THEN
+		RETURN false;
+	END IF;
+	EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_dist_partition WHERE logicalrelid = $1)'
+		INTO found USING tbl;
+	RETURN found;
+END $$;
+COMMENT ON FUNCTION adjlist_is_citus_table(regclass) IS
+	'internal: true if Citus distributes the table';
+
 -- Backfill and repair read the base table once and must see every row
 -- committed before they locked it: only READ COMMITTED takes a new
 -- snapshot after the lock.
@@ -463,7 +486,10 @@ CREATE FUNCTION create_inverted_index(
 	include name[] DEFAULT '{}',
 	index_name text DEFAULT NULL,
 	partitions integer DEFAULT 0,
-	counters integer DEFAULT 0)
+	counters integer DEFAULT 0,
+	base_key name[] DEFAULT NULL,
+	existing boolean DEFAULT false,
+	mode text DEFAULT 'trigger')
 RETURNS regclass
 	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
@@ -489,7 +515,7 @@ DECLARE
 	n bigint;
 BEGIN
 	IF tbl IS NULL OR partition_key IS NULL OR sort_key IS NULL OR include IS NULL
-	   OR partitions IS NULL OR counters IS NULL THEN
+	   OR partitions IS NULL OR counters IS NULL OR existing IS NULL OR mode IS NULL THEN
 		RAISE EXCEPTION 'arguments of create_inverted_index must not be null'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
@@ -498,13 +524,23 @@ BEGIN
 	  INTO base_ns, base_name, base_owner, base_kind
 	  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 	 WHERE c.oid = tbl;
-	IF base_kind NOT IN ('r', 'p') THEN
+	IF mode NOT IN ('trigger', 'api') THEN
+		RAISE EXCEPTION 'mode must be ''trigger'' or ''api'', not %', quote_literal(mode)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF base_kind NOT IN ('r', 'p', 'f') THEN
 		RAISE EXCEPTION '"%" is not a table', base_name
 			USING ERRCODE = 'wrong_object_type';
 	END IF;
 	IF NOT pg_has_role(base_owner, 'USAGE') THEN
 		RAISE EXCEPTION 'must be owner of table %', base_name
 			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+	-- Citus refuses triggers that write a table distributed by another key
+	IF mode = 'trigger' AND @extschema@.adjlist_is_citus_table(tbl) THEN
+		RAISE EXCEPTION 'table "%" is distributed by Citus: trigger mode cannot keep its index', base_name
+			USING ERRCODE = 'feature_not_supported',
+				  HINT = 'Use mode => ''api'' and write with put_edge(), delete_edge() and delete_node().';
 	END IF;
 	-- writers wait from here on; the backfill below sees all they committed
 	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', @extschema@.adjlist_qualified(tbl));
@@ -528,17 +564,34 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 
-	-- the base table's primary key
-	SELECT array_agg(a.attname ORDER BY k.ord)
-	  INTO pkcols
-	  FROM pg_index i
-	  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
-	  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-	 WHERE i.indrelid = tbl AND i.indisprimary;
+	-- the base table's primary key, or the key we are told (a partitioned
+	-- table with foreign partitions can have no primary key)
+	IF base_key IS NOT NULL THEN
+		IF cardinality(base_key) = 0 THEN
+			RAISE EXCEPTION 'base_key must name at least one column'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		FOREACH col IN ARRAY base_key LOOP
+			IF NOT EXISTS (SELECT 1 FROM pg_attribute
+						   WHERE attrelid = tbl AND attname = col AND attnum > 0 AND NOT attisdropped) THEN
+				RAISE EXCEPTION 'column "%" of table "%" does not exist', col, base_name
+					USING ERRCODE = 'undefined_column';
+			END IF;
+		END LOOP;
+		pkcols := base_key;
+	ELSE
+		SELECT array_agg(a.attname ORDER BY k.ord)
+		  INTO pkcols
+		  FROM pg_index i
+		  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY k(attnum, ord)
+		  JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+		 WHERE i.indrelid = tbl AND i.indisprimary;
+	END IF;
 	IF pkcols IS NULL THEN
 		RAISE EXCEPTION 'table "%" has no primary key', base_name
 			USING ERRCODE = 'invalid_table_definition',
-				  HINT = 'An inverted index maps each row by its primary key, for example PRIMARY KEY (pk, sk).';
+				  HINT = 'An inverted index maps each row by its primary key, for example PRIMARY KEY (pk, sk); '
+						 'a table that cannot have one (foreign partitions) names its key with base_key => ''{pk,sk}''.';
 	END IF;
 
 	-- the key: partition key, sort key, then the rest of the primary key
@@ -571,39 +624,68 @@ BEGIN
 
 	-- the index table: same schema, same owner, the base table's columns
 	idx_name := coalesce(index_name, base_name || '_inverted');
-	IF to_regclass(format('%I.%I', base_ns, idx_name)) IS NOT NULL THEN
+	IF existing THEN
+		-- a table the caller made (for example hash-partitioned over foreign
+		-- partitions on other servers): it must have the columns, same types
+		idx := to_regclass(format('%I.%I', base_ns, idx_name));
+		IF idx IS NULL THEN
+			RAISE EXCEPTION 'relation "%" does not exist', idx_name
+				USING ERRCODE = 'undefined_table',
+					  HINT = 'With existing => true, create the index table in the schema of the base table first.';
+		END IF;
+		FOREACH col IN ARRAY cols || inc LOOP
+			IF NOT EXISTS (SELECT 1 FROM pg_attribute a JOIN pg_attribute b
+							 ON b.attrelid = tbl AND b.attname = a.attname AND b.atttypid = a.atttypid
+						   WHERE a.attrelid = idx AND a.attname = col AND a.attnum > 0 AND NOT a.attisdropped) THEN
+				RAISE EXCEPTION 'table "%" has no column "%" of the type it has in "%"', idx_name, col, base_name
+					USING ERRCODE = 'datatype_mismatch';
+			END IF;
+		END LOOP;
+		IF NOT pg_has_role((SELECT relowner FROM pg_class WHERE oid = idx), 'USAGE') THEN
+			RAISE EXCEPTION 'must be owner of table %', idx_name
+				USING ERRCODE = 'insufficient_privilege';
+		END IF;
+		IF partitions <> 0 THEN
+			RAISE EXCEPTION 'partitions cannot be given with existing => true'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		qidx := @extschema@.adjlist_qualified(idx);
+		EXECUTE format('DELETE FROM %s', qidx);		-- the backfill below fills it
+	ELSIF to_regclass(format('%I.%I', base_ns, idx_name)) IS NOT NULL THEN
 		RAISE EXCEPTION 'relation "%" already exists', idx_name
 			USING ERRCODE = 'duplicate_table',
 				  HINT = 'Pass index_name to choose another name, or drop_inverted_index() the old one.';
 	END IF;
-	SELECT string_agg(format('%I %s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
-							 CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
-								  THEN ' COLLATE ' || a.attcollation::regcollation::text ELSE '' END,
-							 CASE WHEN u.ord <= cardinality(cols) THEN ' NOT NULL' ELSE '' END),
-					  ', ' ORDER BY u.ord)
-	  INTO coldefs
-	  FROM unnest(cols || inc) WITH ORDINALITY u(col, ord)
-	  JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = u.col
-	  JOIN pg_type t ON t.oid = a.atttypid;
-	IF partitions < 0 OR partitions = 1 OR partitions > 1024 THEN
-		RAISE EXCEPTION 'partitions must be 0 (a plain table) or between 2 and 1024'
-			USING ERRCODE = 'invalid_parameter_value';
+	IF NOT existing THEN
+		SELECT string_agg(format('%I %s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+								 CASE WHEN a.attcollation <> 0 AND a.attcollation <> t.typcollation
+									  THEN ' COLLATE ' || a.attcollation::regcollation::text ELSE '' END,
+								 CASE WHEN u.ord <= cardinality(cols) THEN ' NOT NULL' ELSE '' END),
+						  ', ' ORDER BY u.ord)
+		  INTO coldefs
+		  FROM unnest(cols || inc) WITH ORDINALITY u(col, ord)
+		  JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = u.col
+		  JOIN pg_type t ON t.oid = a.atttypid;
+		IF partitions < 0 OR partitions = 1 OR partitions > 1024 THEN
+			RAISE EXCEPTION 'partitions must be 0 (a plain table) or between 2 and 1024'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		EXECUTE format('CREATE TABLE %I.%I (%s, PRIMARY KEY (%s))%s', base_ns, idx_name, coldefs,
+					   (SELECT string_agg(format('%I', c), ', ') FROM unnest(cols) c),
+					   CASE WHEN partitions > 0 THEN format(' PARTITION BY HASH (%I)', partition_key) ELSE '' END);
+		idx := format('%I.%I', base_ns, idx_name)::regclass;
+		FOR i IN 0 .. partitions - 1 LOOP
+			EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES WITH (MODULUS %s, REMAINDER %s)',
+						   base_ns, idx_name || '_' || i, @extschema@.adjlist_qualified(idx), partitions, i);
+			EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', base_ns, idx_name || '_' || i,
+						   pg_get_userbyid(base_owner));
+		END LOOP;
+		qidx := @extschema@.adjlist_qualified(idx);
+		EXECUTE format('ALTER TABLE %s OWNER TO %I', qidx, pg_get_userbyid(base_owner));
+		EXECUTE format('COMMENT ON TABLE %s IS %L', qidx,
+					   format('adjlist inverted index of %s (partition key %s, sort key %s)',
+							  @extschema@.adjlist_qualified(tbl), partition_key, sort_key));
 	END IF;
-	EXECUTE format('CREATE TABLE %I.%I (%s, PRIMARY KEY (%s))%s', base_ns, idx_name, coldefs,
-				   (SELECT string_agg(format('%I', c), ', ') FROM unnest(cols) c),
-				   CASE WHEN partitions > 0 THEN format(' PARTITION BY HASH (%I)', partition_key) ELSE '' END);
-	idx := format('%I.%I', base_ns, idx_name)::regclass;
-	FOR i IN 0 .. partitions - 1 LOOP
-		EXECUTE format('CREATE TABLE %I.%I PARTITION OF %s FOR VALUES WITH (MODULUS %s, REMAINDER %s)',
-					   base_ns, idx_name || '_' || i, @extschema@.adjlist_qualified(idx), partitions, i);
-		EXECUTE format('ALTER TABLE %I.%I OWNER TO %I', base_ns, idx_name || '_' || i,
-					   pg_get_userbyid(base_owner));
-	END LOOP;
-	qidx := @extschema@.adjlist_qualified(idx);
-	EXECUTE format('ALTER TABLE %s OWNER TO %I', qidx, pg_get_userbyid(base_owner));
-	EXECUTE format('COMMENT ON TABLE %s IS %L', qidx,
-				   format('adjlist inverted index of %s (partition key %s, sort key %s)',
-						  @extschema@.adjlist_qualified(tbl), partition_key, sort_key));
 
 	-- degree counters, spread over several rows per node and edge
 	IF counters < 0 OR counters > 1024 THEN
@@ -628,8 +710,8 @@ BEGIN
 	END IF;
 
 	INSERT INTO @extschema@.adjlist_inverted_indexes (indexrel, baserel, columns, nkeys,
-													  counterrel, counter_shards)
-	VALUES (idx, tbl, cols || inc, cardinality(cols), cnt, counters);
+													  counterrel, counter_shards, base_key, mode)
+	VALUES (idx, tbl, cols || inc, cardinality(cols), cnt, counters, pkcols, mode);
 	PERFORM @extschema@.adjlist_install_triggers(tbl);
 
 	-- backfill; a large plain table is read in chunks of blocks, with progress
@@ -657,7 +739,7 @@ BEGIN
 	EXECUTE format('ANALYZE %s', qidx);
 	RETURN idx;
 END $$;
-COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer) IS
+COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept in sync by triggers';
 
 CREATE FUNCTION drop_inverted_index(index regclass) RETURNS void
@@ -1227,3 +1309,207 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
 	'DynamoDB Query with Select COUNT: the number of matching items';
+
+-- ---------------------------------------------------------------------
+-- The write API: base table and inverted indexes in one transaction,
+-- without triggers (Citus, or any engine where triggers cannot write
+-- another table).  Indexes in trigger mode are left to their triggers.
+-- ---------------------------------------------------------------------
+
+-- Remove the index rows of the base rows a WHERE clause selects, for
+-- every index of tbl in API mode.  $1 and $2 of the clause are bound to
+-- the caller's values.
+CREATE FUNCTION adjlist_api_unindex(tbl regclass, base_where text, v1 adjkey, v2 adjkey)
+RETURNS void
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT * FROM @extschema@.adjlist_inverted_indexes
+			  WHERE baserel = tbl AND mode = 'api' ORDER BY indexrel::oid
+	LOOP
+		EXECUTE format('DELETE FROM %s i USING (SELECT %s FROM %s b WHERE %s) o WHERE %s',
+					   @extschema@.adjlist_qualified(r.indexrel),
+					   (SELECT string_agg(format('b.%I', c), ', ') FROM unnest(r.columns[1:r.nkeys]) c),
+					   @extschema@.adjlist_qualified(tbl), base_where,
+					   (SELECT string_agg(format('i.%1$I %2$s o.%1$I', c,
+							@extschema@.adjlist_eq_operator(
+								(SELECT atttypid FROM pg_attribute WHERE attrelid = r.indexrel AND attname = c))),
+							' AND ')
+						  FROM unnest(r.columns[1:r.nkeys]) c))
+			USING v1, v2;
+		IF r.counterrel IS NOT NULL THEN
+			RAISE EXCEPTION 'degree counters are kept by triggers only'
+				USING ERRCODE = 'feature_not_supported';
+		END IF;
+	END LOOP;
+END $$;
+COMMENT ON FUNCTION adjlist_api_unindex(regclass, text, adjkey, adjkey) IS
+	'internal: delete the index rows of base rows (write API)';
+
+CREATE FUNCTION adjlist_api_index(tbl regclass, base_where text, v1 adjkey, v2 adjkey)
+RETURNS void
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT * FROM @extschema@.adjlist_inverted_indexes
+			  WHERE baserel = tbl AND mode = 'api' ORDER BY indexrel::oid
+	LOOP
+		EXECUTE format('INSERT INTO %s %s AND %s ON CONFLICT DO NOTHING',
+					   @extschema@.adjlist_qualified(r.indexrel),
+					   @extschema@.adjlist_index_select(r.indexrel, 'b'), base_where)
+			USING v1, v2;
+	END LOOP;
+END $$;
+COMMENT ON FUNCTION adjlist_api_index(regclass, text, adjkey, adjkey) IS
+	'internal: insert the index rows of base rows (write API)';
+
+-- The WHERE clause that selects one base row by its first two key columns.
+CREATE FUNCTION adjlist_api_key_where(tbl regclass) RETURNS text
+	LANGUAGE plpgsql STABLE STRICT
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k name[];
+BEGIN
+	SELECT base_key INTO k FROM @extschema@.adjlist_inverted_indexes
+	 WHERE baserel = tbl ORDER BY created LIMIT 1;
+	IF k IS NULL THEN
+		RAISE EXCEPTION 'table % has no inverted index', tbl
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'The write API keeps the inverted indexes of a table; create one first.';
+	END IF;
+	IF cardinality(k) <> 2 THEN
+		RAISE EXCEPTION 'the write API needs a table keyed by two columns (pk, sk), not %', k
+			USING ERRCODE = 'feature_not_supported';
+	END IF;
+	RETURN format('b.%I OPERATOR(@extschema@.=) $1 AND b.%I OPERATOR(@extschema@.=) $2', k[1], k[2]);
+END $$;
+COMMENT ON FUNCTION adjlist_api_key_where(regclass) IS
+	'internal: the key condition of the write API';
+
+CREATE FUNCTION put_edge(tbl regclass, pk adjkey, sk adjkey, data jsonb DEFAULT NULL)
+RETURNS void
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k name[];
+	w text := @extschema@.adjlist_api_key_where(tbl);
+	has_data boolean;
+BEGIN
+	IF tbl IS NULL OR pk IS NULL OR sk IS NULL THEN
+		RAISE EXCEPTION 'put_edge needs a table, a pk and an sk' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT base_key INTO k FROM @extschema@.adjlist_inverted_indexes
+	 WHERE baserel = tbl ORDER BY created LIMIT 1;
+	has_data := EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = tbl AND attname = 'data'
+						AND atttypid = 'jsonb'::regtype AND NOT attisdropped);
+	IF data IS NOT NULL AND NOT has_data THEN
+		RAISE EXCEPTION 'table % has no jsonb column "data"', tbl USING ERRCODE = 'undefined_column';
+	END IF;
+	-- an upsert that also works where the table can have no unique index
+	-- (foreign partitions): remove what is there, then write
+	PERFORM @extschema@.adjlist_api_unindex(tbl, w, pk, sk);
+	EXECUTE format('DELETE FROM %s b WHERE %s', @extschema@.adjlist_qualified(tbl), w) USING pk, sk;
+	EXECUTE format('INSERT INTO %s (%I, %I%s) VALUES ($1, $2%s)', @extschema@.adjlist_qualified(tbl),
+				   k[1], k[2], CASE WHEN has_data THEN ', data' ELSE '' END,
+				   CASE WHEN has_data THEN ', $3' ELSE '' END)
+		USING pk, sk, data;
+	PERFORM @extschema@.adjlist_api_index(tbl, w, pk, sk);
+END $$;
+COMMENT ON FUNCTION put_edge(regclass, adjkey, adjkey, jsonb) IS
+	'write an item (insert or replace) and its inverted index rows in one transaction';
+
+CREATE FUNCTION put_edges(tbl regclass, edges jsonb) RETURNS bigint
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	e jsonb;
+	n bigint := 0;
+BEGIN
+	IF jsonb_typeof(edges) <> 'array' THEN
+		RAISE EXCEPTION 'edges must be a JSON array of {"pk": ..., "sk": ..., "data": ...}'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR e IN SELECT * FROM jsonb_array_elements(edges) LOOP
+		PERFORM @extschema@.put_edge(tbl, (e ->> 'pk')::@extschema@.adjkey,
+									 (e ->> 'sk')::@extschema@.adjkey, e -> 'data');
+		n := n + 1;
+	END LOOP;
+	RETURN n;
+END $$;
+COMMENT ON FUNCTION put_edges(regclass, jsonb) IS
+	'put_edge for each element of a JSON array, all in one transaction; returns how many';
+
+CREATE FUNCTION delete_edge(tbl regclass, pk adjkey, sk adjkey) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	w text := @extschema@.adjlist_api_key_where(tbl);
+	n bigint;
+BEGIN
+	PERFORM @extschema@.adjlist_api_unindex(tbl, w, pk, sk);
+	EXECUTE format('DELETE FROM %s b WHERE %s', @extschema@.adjlist_qualified(tbl), w) USING pk, sk;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	RETURN n > 0;
+END $$;
+COMMENT ON FUNCTION delete_edge(regclass, adjkey, adjkey) IS
+	'delete an item and its inverted index rows in one transaction; true if it existed';
+
+-- Delete a node: its item collection (pk = node) and every edge that
+-- points at it, found through the inverted index: for each edge prefix,
+-- the rows whose sk is prefix || node.
+CREATE FUNCTION delete_node(tbl regclass, node adjkey, edge_prefixes text[] DEFAULT '{}')
+RETURNS bigint
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k name[];
+	p text;
+	src @extschema@.adjkey;
+	n bigint := 0;
+	m bigint;
+	idx regclass;
+BEGIN
+	IF tbl IS NULL OR node IS NULL OR edge_prefixes IS NULL THEN
+		RAISE EXCEPTION 'delete_node needs a table, a node and edge prefixes'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT base_key INTO k FROM @extschema@.adjlist_inverted_indexes
+	 WHERE baserel = tbl ORDER BY created LIMIT 1;
+	PERFORM @extschema@.adjlist_api_key_where(tbl);		-- checks k
+	-- the edges pointing at the node
+	SELECT indexrel INTO idx FROM @extschema@.adjlist_inverted_indexes
+	 WHERE baserel = tbl AND columns[1] = k[2] AND columns[2] = k[1] ORDER BY created LIMIT 1;
+	FOREACH p IN ARRAY edge_prefixes LOOP
+		IF idx IS NULL THEN
+			RAISE EXCEPTION 'table % has no inverted index on (%, %)', tbl, k[2], k[1]
+				USING ERRCODE = 'undefined_object';
+		END IF;
+		FOR src IN EXECUTE format('SELECT %I FROM %s WHERE %I OPERATOR(@extschema@.=) $1',
+								  k[1], @extschema@.adjlist_qualified(idx), k[2])
+			USING (p || node::text)::@extschema@.adjkey
+		LOOP
+			IF @extschema@.delete_edge(tbl, src, (p || node::text)::@extschema@.adjkey) THEN
+				n := n + 1;
+			END IF;
+		END LOOP;
+	END LOOP;
+	-- the item collection
+	PERFORM @extschema@.adjlist_api_unindex(tbl, format('b.%I OPERATOR(@extschema@.=) $1', k[1]), node, NULL);
+	EXECUTE format('DELETE FROM %s b WHERE b.%I OPERATOR(@extschema@.=) $1',
+				   @extschema@.adjlist_qualified(tbl), k[1]) USING node;
+	GET DIAGNOSTICS m = ROW_COUNT;
+	RETURN n + m;
+END $$;
+COMMENT ON FUNCTION delete_node(regclass, adjkey, text[]) IS
+	'delete a node''s item collection and every edge pointing at it; returns the rows deleted';

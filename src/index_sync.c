@@ -51,7 +51,9 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/partition.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
@@ -86,6 +88,7 @@ typedef struct SyncIndex
 	Oid			owner;			/* writes run as this role */
 	int			ncols;			/* columns of the index table */
 	int			nkeys;			/* leading columns that form its key */
+	bool		has_unique;		/* a unique index on exactly the key */
 	AttrNumber *attnos;			/* column i in the firing relation */
 	Oid		   *types;
 	int16	   *typlens;
@@ -264,6 +267,47 @@ build_counter_sql(SyncIndex *ix, Oid counterrelid, Oid extnsp, char **colnames)
 	ix->counter_truncate_sql = psprintf("TRUNCATE %s", qcnt);
 }
 
+/* Does the index table have a unique index on exactly its key columns? */
+static bool
+has_unique_key(Oid relid, char **colnames, int nkeys)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	bool		result = false;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+		int			matched = 0;
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		if (idx->indisunique && idx->indnkeyatts == nkeys)
+		{
+			for (int i = 0; i < nkeys; i++)
+			{
+				AttrNumber	a = get_attnum(relid, colnames[i]);
+
+				for (int j = 0; j < idx->indnkeyatts; j++)
+					if (idx->indkey.values[j] == a)
+						matched++;
+			}
+		}
+		ReleaseSysCache(tp);
+		if (matched == nkeys)
+		{
+			result = true;
+			break;
+		}
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
 static void
 build_index_sql(SyncIndex *ix, char **colnames)
 {
@@ -278,17 +322,30 @@ build_index_sql(SyncIndex *ix, char **colnames)
 	appendStringInfoString(&buf, ") VALUES (");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
-	appendStringInfoString(&buf, ") ON CONFLICT (");
-	for (int i = 0; i < ix->nkeys; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	if (ix->ncols == ix->nkeys)
-		appendStringInfoString(&buf, ") DO NOTHING");
+	if (!ix->has_unique)
+	{
+		/*
+		 * No unique index to name (a partitioned table over foreign
+		 * partitions cannot have one): ON CONFLICT DO NOTHING without a
+		 * target still lets a remote primary key make the write idempotent,
+		 * and a change of projected columns deletes and re-inserts.
+		 */
+		appendStringInfoString(&buf, ") ON CONFLICT DO NOTHING");
+	}
 	else
 	{
-		appendStringInfoString(&buf, ") DO UPDATE SET ");
-		for (int i = ix->nkeys; i < ix->ncols; i++)
-			appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > ix->nkeys ? ", " : "",
-							 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+		appendStringInfoString(&buf, ") ON CONFLICT (");
+		for (int i = 0; i < ix->nkeys; i++)
+			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+		if (ix->ncols == ix->nkeys)
+			appendStringInfoString(&buf, ") DO NOTHING");
+		else
+		{
+			appendStringInfoString(&buf, ") DO UPDATE SET ");
+			for (int i = ix->nkeys; i < ix->ncols; i++)
+				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > ix->nkeys ? ", " : "",
+								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+		}
 	}
 	ix->insert_sql = buf.data;
 
@@ -432,6 +489,7 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 			ix->types[i] = get_atttype(relid, ix->attnos[i]);
 			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
 		}
+		ix->has_unique = has_unique_key(ix->indexrelid, colnames, ix->nkeys);
 		build_index_sql(ix, colnames);
 
 		ix->counter_shards = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
@@ -741,7 +799,8 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				/* same key: rewrite the row only if a projection changed */
 				if (columns_equal(ix, ix->nkeys, ix->ncols, ov, on, nv, nn))
 					continue;
-				old_indexed = false;	/* the upsert below updates it */
+				/* the upsert below updates it; without one, delete first */
+				old_indexed = !ix->has_unique;
 				rewrite_only = true;
 			}
 		}
@@ -750,7 +809,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 		{
 			run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
 						 ov, on, SPI_OK_DELETE);
-			if (ix->counter_shards > 0)
+			if (ix->counter_shards > 0 && !rewrite_only)
 				count_edge(ix, ov, -1);
 		}
 		if (new_indexed)

@@ -1,0 +1,59 @@
+--
+-- API mode: no triggers; put_edge, put_edges, delete_edge and delete_node
+-- write the table and its inverted indexes in one transaction.  Also an
+-- index table the caller made (existing => true) on a table without a
+-- primary key (base_key => ...), as with foreign partitions.
+--
+\set SHOW_CONTEXT never
+CREATE FUNCTION pg_temp.drift(idx regclass) RETURNS bigint LANGUAGE sql AS
+	$$ SELECT count(*) FROM verify_inverted_index(idx) $$;
+
+CREATE TABLE api (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO api VALUES ('USER#alice', 'FOLLOWS#USER#bob', NULL);
+SELECT create_inverted_index('api', include => '{data}', mode => 'api');
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'api'::regclass;		-- none
+SELECT mode, base_key FROM adjlist_inverted_indexes WHERE indexrel = 'api_inverted'::regclass;
+
+SELECT put_edge('api', 'USER#carol', 'FOLLOWS#USER#bob', '{"since": 2024}');
+SELECT put_edge('api', 'USER#carol', 'FOLLOWS#USER#bob', '{"since": 2025}');	-- replaces
+SELECT put_edges('api', '[{"pk": "USER#dave", "sk": "FOLLOWS#USER#bob"},
+						  {"pk": "USER#dave", "sk": "FOLLOWS#USER#carol", "data": {"x": 1}},
+						  {"pk": "USER#bob", "sk": "FOLLOWS#USER#carol"}]');
+SELECT * FROM api_inverted ORDER BY 1, 2;
+SELECT pg_temp.drift('api_inverted');
+SELECT delete_edge('api', 'USER#dave', 'FOLLOWS#USER#bob') AS deleted,
+	   delete_edge('api', 'USER#dave', 'FOLLOWS#USER#bob') AS again;
+SELECT pg_temp.drift('api_inverted');
+-- a node and every edge pointing at it
+SELECT delete_node('api', 'USER#carol', ARRAY['FOLLOWS#']);
+SELECT * FROM api ORDER BY 1, 2;
+SELECT * FROM api_inverted ORDER BY 1, 2;
+SELECT pg_temp.drift('api_inverted');
+-- one transaction: a failure leaves nothing behind
+BEGIN;
+SELECT put_edge('api', 'USER#erin', 'FOLLOWS#USER#bob');
+SELECT put_edge('api', 'USER#erin', NULL);
+ROLLBACK;
+SELECT count(*) FROM api_inverted WHERE pk = 'USER#erin';
+SELECT put_edge('api', 'USER#erin', 'FOLLOWS#USER#bob', '{}');
+SELECT put_edge('nowhere', 'USER#erin', 'FOLLOWS#USER#bob');
+CREATE TABLE api_noidx (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT put_edge('api_noidx', 'USER#erin', 'FOLLOWS#USER#bob');
+SELECT create_inverted_index('api', mode => 'sometimes', index_name => 'x');
+
+-- a table without a primary key, and an index table made by the caller
+CREATE TABLE nopk (pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb);
+CREATE TABLE nopk_rev (sk adjkey NOT NULL, pk adjkey NOT NULL);	-- no unique index either
+INSERT INTO nopk VALUES ('USER#a', 'FOLLOWS#USER#b', NULL);
+SELECT create_inverted_index('nopk');
+SELECT create_inverted_index('nopk', base_key => '{pk,nope}', index_name => 'nopk_rev', existing => true);
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_x', existing => true);
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_rev', existing => true);
+SELECT * FROM nopk_rev;
+INSERT INTO nopk VALUES ('USER#c', 'FOLLOWS#USER#b', NULL), ('USER#c', 'FOLLOWS#USER#d', NULL);
+UPDATE nopk SET sk = 'FOLLOWS#USER#e' WHERE pk = 'USER#c' AND sk = 'FOLLOWS#USER#d';
+DELETE FROM nopk WHERE pk = 'USER#a';
+SELECT * FROM nopk_rev ORDER BY 1, 2;
+SELECT pg_temp.drift('nopk_rev');
+CREATE TABLE wrong_rev (sk text, pk adjkey);
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'wrong_rev', existing => true);
