@@ -57,3 +57,7 @@ SELECT * FROM nopk_rev ORDER BY 1, 2;
 SELECT pg_temp.drift('nopk_rev');
 CREATE TABLE wrong_rev (sk text, pk adjkey);
 SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'wrong_rev', existing => true);
+-- graph functions read a table without a primary key by its registered key
+SELECT neighbor FROM neighbors('nopk', 'USER#c', 'FOLLOWS#');
+SELECT neighbor FROM reverse_neighbors('nopk', 'USER#b', 'FOLLOWS#');
+SELECT shortest_path('nopk', 'USER#c', 'USER#e', 'FOLLOWS#');

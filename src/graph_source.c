@@ -17,7 +17,8 @@
  *	- the SPI path runs SQL as the caller.  It serves what the direct path
  *	  cannot: tables with row-level security active for the caller (a plain
  *	  SELECT must give the same answer), partitioned and foreign tables (no
- *	  single btree to scan).  In reverse with row-level security, candidate
+ *	  single btree to scan), and tables without a primary key whose key was
+ *	  given to create_inverted_index (base_key).  In reverse with row-level security, candidate
  *	  sources are read from the index and then confirmed through the base
  *	  table as the caller, so the index never shows a row the caller could
  *	  not SELECT.
@@ -125,14 +126,19 @@ extension_namespace(void)
 	return nsp;
 }
 
-/* The first two columns of a relation's primary key. */
+/*
+ * The first two columns of a relation's primary key, and the primary key's
+ * index; InvalidOid when there is none and missing_ok.
+ */
 static Oid
-key_columns(Relation rel, AttrNumber *first, AttrNumber *second)
+key_columns(Relation rel, AttrNumber *first, AttrNumber *second, bool missing_ok)
 {
 	Oid			pkindex = RelationGetPrimaryKeyIndex(rel);
 	HeapTuple	tp;
 	Form_pg_index idx;
 
+	if (!OidIsValid(pkindex) && missing_ok)
+		return InvalidOid;
 	if (!OidIsValid(pkindex))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
@@ -207,6 +213,36 @@ find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt)
 }
 
 /*
+ * The key a table without a primary key was registered with (base_key of
+ * create_inverted_index, for tables over foreign partitions): its first two
+ * columns, or false when the table has no registered index.
+ */
+static bool
+registered_base_key(Oid relid, Oid extnsp, AttrNumber *first, AttrNumber *second)
+{
+	char	   *sql;
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	int			ret;
+
+	args[0] = ObjectIdGetDatum(relid);
+	sql = psprintf("SELECT r.base_key[1]::pg_catalog.text, r.base_key[2]::pg_catalog.text "
+				   "FROM %s.adjlist_inverted_indexes r "
+				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+				   "AND pg_catalog.cardinality(r.base_key) OPERATOR(pg_catalog.>=) 2 "
+				   "ORDER BY r.created LIMIT 1",
+				   quote_identifier(get_namespace_name(extnsp)));
+	ret = registry_query(sql, 1, argtypes, args);
+	if (ret != SPI_OK_SELECT)
+		elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
+	if (SPI_processed != 1)
+		return false;
+	*first = get_attnum(relid, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	*second = get_attnum(relid, SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2));
+	return *first != InvalidAttrNumber && *second != InvalidAttrNumber;
+}
+
+/*
  * Build the metadata of a table.  The SPI queries run first: SPI leaves
  * CurrentMemoryContext in its own procedure context, so everything kept is
  * allocated afterwards, in graph_cxt.
@@ -225,10 +261,17 @@ graph_table_build(Oid relid)
 	AttrNumber	skatt;
 	Oid			inv_rel;
 
-	rel = table_open(relid, AccessShareLock);
-	(void) key_columns(rel, &pkatt, &skatt);
-	table_close(rel, AccessShareLock);
+	Oid			keyindex;
+
 	extnsp = extension_namespace();
+	rel = table_open(relid, AccessShareLock);
+	keyindex = key_columns(rel, &pkatt, &skatt, true);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(keyindex) && !registered_base_key(relid, extnsp, &pkatt, &skatt))
+	{
+		rel = table_open(relid, AccessShareLock);
+		(void) key_columns(rel, &pkatt, &skatt, false);	/* reports the error */
+	}
 	inv_rel = find_inverted_index(relid, extnsp, pkatt, skatt);
 
 	MemoryContextSwitchTo(graph_cxt);
@@ -241,7 +284,9 @@ graph_table_build(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
-	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
+	g->base_keyindex = keyindex;
+	g->base_pk = pkatt;
+	g->base_sk = skatt;
 	table_close(rel, AccessShareLock);
 
 	g->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
@@ -279,8 +324,14 @@ graph_table_build(Oid relid)
 		g->inv_rel = inv_rel;
 		g->inv_relkind = inv->rd_rel->relkind;
 		g->inv_owner = inv->rd_rel->relowner;
-		g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk);
+		g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk, true);
 		table_close(inv, AccessShareLock);
+		if (!OidIsValid(g->inv_keyindex))
+		{
+			/* no primary key (foreign partitions): the columns by name */
+			g->inv_sk = get_attnum(inv_rel, get_attname(relid, g->base_sk, false));
+			g->inv_pk = get_attnum(inv_rel, get_attname(relid, g->base_pk, false));
+		}
 		g->inv_name = qualified_name(g->inv_rel);
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -832,7 +883,8 @@ graph_scan(GraphTable *g, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 		return 0;
 	rls = (check_enable_rls(g->baserel, InvalidOid, false) == RLS_ENABLED);
 	kind = req->reverse ? g->inv_relkind : g->relkind;
-	if (!rls && kind == RELKIND_RELATION)
+	if (!rls && kind == RELKIND_RELATION &&
+		OidIsValid(req->reverse ? g->inv_keyindex : g->base_keyindex))
 		return scan_direct(g, req, part, partlen, cb, arg);
 	return scan_spi(g, req, part, partlen, rls, cb, arg);
 }
