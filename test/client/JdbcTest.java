@@ -1,0 +1,506 @@
+/*
+ * adjlist from JDBC (pgjdbc from the Debian package libpostgresql-jdbc-java).
+ *
+ *   java -cp /usr/share/java/postgresql.jar test/client/JdbcTest.java test/client/edges.tsv
+ *
+ * Connects over TCP to PGHOST (127.0.0.1 when PGHOST is a socket directory;
+ * JDBC_HOST overrides), PGPORT, PGUSER, PGDATABASE, with prepareThreshold=1
+ * (server-side prepared statements from the first execution) and
+ * stringtype=unspecified (setString parameters are untyped and resolve to
+ * adjkey).  Exits 0 when every check passes; otherwise prints "FAIL: ..."
+ * and exits 1.  The checks are the same in every client of test/client
+ * (see run.sh).
+ */
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+import org.postgresql.util.PGobject;
+
+public class JdbcTest {
+    static final String TBL = "jdbc_graph";
+    static final String START = "USER#alice";
+    static final String PREFIX = "FOLLOWS#";
+    static final String TARGET = "USER#中文";
+    static final int LIM = 4;
+
+    static class Fail extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Fail(String msg) { super(msg); }
+    }
+
+    record Edge(String pk, String sk, String data) {}
+
+    static Connection conn;
+    static List<Edge> edges = new ArrayList<>();
+    static int nchecks = 0;
+    static Map<String, String> jsonCache = new HashMap<>();
+
+    static void check(boolean cond, String msg) {
+        if (!cond)
+            throw new Fail(msg);
+    }
+
+    static void ok(String what) {
+        nchecks++;
+        System.out.println("ok " + nchecks + " - " + what);
+    }
+
+    static byte[] utf8(String s) { return s.getBytes(StandardCharsets.UTF_8); }
+
+    /* adjkey order: the UTF-8 bytes, unsigned */
+    static int byBytes(String a, String b) { return Arrays.compareUnsigned(utf8(a), utf8(b)); }
+
+    static byte[] binkey(String s) {
+        byte[] u = utf8(s);
+        byte[] r = new byte[u.length + 1];
+        r[0] = 1;
+        System.arraycopy(u, 0, r, 1, u.length);
+        return r;
+    }
+
+    static void exec(String sql) throws SQLException {
+        try (Statement st = conn.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    static List<List<String>> rows(PreparedStatement ps) throws SQLException {
+        List<List<String>> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 1; i <= n; i++)
+                    row.add(rs.getString(i));
+                out.add(row);
+            }
+        }
+        return out;
+    }
+
+    static List<List<String>> rows(String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++)
+                ps.setObject(i + 1, params[i]);
+            return rows(ps);
+        }
+    }
+
+    /* jsonb's text form of a JSON document, as the server prints it */
+    static String normJson(String j) throws SQLException {
+        if (j == null)
+            return null;
+        if (!jsonCache.containsKey(j))
+            jsonCache.put(j, rows("SELECT CAST(? AS jsonb)::text", j).get(0).get(0));
+        return jsonCache.get(j);
+    }
+
+    static void readEdges(String path) throws Exception {
+        for (String line : Files.readAllLines(Paths.get(path), StandardCharsets.UTF_8)) {
+            if (line.isEmpty())
+                continue;
+            String[] f = line.split("\t", -1);
+            check(f.length == 3, path + ": bad line " + line);
+            edges.add(new Edge(f[0], f[1], f[2].isEmpty() ? null : f[2]));
+        }
+        check(edges.size() >= 24, path + ": only " + edges.size() + " edges");
+        edges.sort((x, y) -> {
+            int c = byBytes(x.pk(), y.pk());
+            return c != 0 ? c : byBytes(x.sk(), y.sk());
+        });
+    }
+
+    static List<Edge> expectedOut(String node, String prefix) {
+        List<Edge> r = new ArrayList<>();
+        for (Edge e : edges)
+            if (e.pk().equals(node) && e.sk().startsWith(prefix))
+                r.add(e);
+        return r;
+    }
+
+    static List<String> expectedIn(String node, String prefix) {
+        List<String> r = new ArrayList<>();
+        for (Edge e : edges)
+            if (e.sk().equals(prefix + node))
+                r.add(e.pk());
+        r.sort(JdbcTest::byBytes);
+        return r;
+    }
+
+    static Map<String, Integer> expectedBfs(String start, String prefix, int maxDepth, boolean reverse) {
+        Map<String, List<String>> adj = new HashMap<>();
+        for (Edge e : edges) {
+            if (!e.sk().startsWith(prefix))
+                continue;
+            String t = e.sk().substring(prefix.length());
+            String from = reverse ? t : e.pk(), to = reverse ? e.pk() : t;
+            adj.computeIfAbsent(from, k -> new ArrayList<>()).add(to);
+        }
+        Map<String, Integer> depth = new LinkedHashMap<>();
+        depth.put(start, 0);
+        ArrayDeque<String> queue = new ArrayDeque<>(List.of(start));
+        while (!queue.isEmpty()) {
+            String u = queue.poll();
+            int d = depth.get(u);
+            if (d == maxDepth)
+                continue;
+            for (String v : adj.getOrDefault(u, List.of()))
+                if (!depth.containsKey(v)) {
+                    depth.put(v, d + 1);
+                    queue.add(v);
+                }
+        }
+        depth.remove(start);
+        return depth;
+    }
+
+    /* the server-side name and plan counts of the statement whose text contains marker */
+    static String[] serverStatement(String marker) throws SQLException {
+        List<List<String>> r = rows("SELECT name, generic_plans::text, custom_plans::text "
+                                    + "FROM pg_prepared_statements WHERE statement LIKE '%' || ? || '%' "
+                                    + "AND NOT from_sql", marker);
+        check(r.size() == 1, "expected one server-side prepared statement containing " + marker
+              + ", found " + r);
+        return r.get(0).toArray(new String[0]);
+    }
+
+    static void setup() throws SQLException {
+        exec("SET client_min_messages = warning");
+        exec("DROP TABLE IF EXISTS " + TBL + ", " + TBL + "_copy, " + TBL + "_bad CASCADE");
+        exec("CREATE TABLE " + TBL + " (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))");
+        rows("SELECT create_inverted_index(?::regclass)", TBL);
+        // even rows: setString (untyped by stringtype=unspecified); odd rows: setObject(..., Types.OTHER)
+        try (PreparedStatement ps = conn.prepareStatement("INSERT INTO " + TBL + " VALUES (?, ?, ?)")) {
+            for (int i = 0; i < edges.size(); i++) {
+                Edge e = edges.get(i);
+                if (i % 2 == 0) {
+                    ps.setString(1, e.pk());
+                    ps.setString(2, e.sk());
+                } else {
+                    ps.setObject(1, e.pk(), Types.OTHER);
+                    ps.setObject(2, e.sk(), Types.OTHER);
+                }
+                ps.setString(3, e.data());
+                ps.addBatch();
+            }
+            int[] counts = ps.executeBatch();
+            check(counts.length == edges.size(), "batch insert: " + counts.length + " results");
+        }
+        exec("INSERT INTO " + TBL + " SELECT 'NODE#' || (i % 300), 'FOLLOWS#NODE#' || i, NULL "
+             + "FROM generate_series(1, 3000) i");
+        exec("ANALYZE " + TBL);
+        exec("ANALYZE " + TBL + "_inverted");
+        List<String> c = rows("SELECT (SELECT count(*) FROM " + TBL + " WHERE pk ^@ 'USER#'::text)::text, "
+                              + "(SELECT count(*) FROM " + TBL + ")::text, (SELECT count(*) FROM " + TBL + "_inverted)::text, "
+                              + "(SELECT count(*) FROM verify_inverted_index('" + TBL + "_inverted'))::text").get(0);
+        check(Integer.parseInt(c.get(0)) == edges.size(), "table has " + c.get(0) + " edges, expected " + edges.size());
+        check(c.get(1).equals(c.get(2)), "inverted index has " + c.get(2) + " rows, table " + c.get(1));
+        check(c.get(3).equals("0"), "verify_inverted_index reports " + c.get(3) + " problems");
+        ok("table, inverted index, edges batch-inserted with setString and setObject(Types.OTHER)");
+    }
+
+    static void checkText() throws SQLException {
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT pk, sk, data FROM " + TBL + " WHERE pk ^@ ?::text ORDER BY pk, sk")) {
+            ps.setString(1, "USER#");
+            try (ResultSet rs = ps.executeQuery()) {
+                check(rs.getMetaData().getColumnTypeName(1).equals("adjkey"),
+                      "pk column type " + rs.getMetaData().getColumnTypeName(1));
+                int i = 0;
+                while (rs.next()) {
+                    check(i < edges.size(), "more rows than edges");
+                    Edge e = edges.get(i);
+                    check(rs.getString(1).equals(e.pk()) && rs.getString(2).equals(e.sk())
+                          && Objects.equals(rs.getString(3), normJson(e.data())),
+                          "row " + i + ": (" + rs.getString(1) + ", " + rs.getString(2) + "), expected " + e);
+                    Object o = rs.getObject(2);
+                    check(o instanceof PGobject && ((PGobject) o).getType().equals("adjkey")
+                          && ((PGobject) o).getValue().equals(e.sk()),
+                          "getObject of adjkey: " + o + " (" + (o == null ? null : o.getClass()) + ")");
+                    i++;
+                }
+                check(i == edges.size(), i + " rows, expected " + edges.size());
+            }
+        }
+        ok("text results in UTF-8 byte order; getObject gives a PGobject of type adjkey");
+
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT adjkey_send(pk), adjkey_send(sk) FROM " + TBL + " WHERE pk ^@ ?::text ORDER BY pk, sk")) {
+            ps.setString(1, "USER#");
+            try (ResultSet rs = ps.executeQuery()) {
+                for (int i = 0; rs.next(); i++) {
+                    check(Arrays.equals(rs.getBytes(1), binkey(edges.get(i).pk()))
+                          && Arrays.equals(rs.getBytes(2), binkey(edges.get(i).sk())),
+                          "adjkey_send row " + i + ": " + Arrays.toString(rs.getBytes(2)));
+                }
+            }
+        }
+        ok("adjkey_send: version byte 1 + UTF-8 bytes");
+    }
+
+    static void checkPlan(String stmtName) throws SQLException {
+        List<String> plan = new ArrayList<>();
+        try (Statement st = conn.createStatement();
+             ResultSet rs = st.executeQuery("EXPLAIN (COSTS OFF) EXECUTE \"" + stmtName + "\"('" + START + "', '"
+                                            + PREFIX + "', '" + PREFIX + "', " + LIM + ")")) {
+            while (rs.next())
+                plan.add(rs.getString(1));
+        }
+        String shown = "\n  " + String.join("\n  ", plan);
+        check(plan.stream().noneMatch(l -> l.contains("Seq Scan")), "generic plan is a sequential scan:" + shown);
+        check(plan.stream().anyMatch(l -> l.contains("Index Cond:") && l.contains("(sk >= adjkey_prefix_lower($2))")
+                                          && l.contains("(sk < adjkey_prefix_upper($2))")),
+              "the generic plan has no Index Cond on sk with adjkey_prefix_lower/upper($2):" + shown);
+    }
+
+    static void checkPaging(String suffix, boolean forceGeneric) throws SQLException {
+        List<Edge> want = expectedOut(START, PREFIX);
+        String nbAlias = "nb_page" + suffix, sqAlias = "sql_page" + suffix;
+        if (forceGeneric)
+            exec("SET plan_cache_mode = force_generic_plan");
+
+        List<List<String>> full = rows("SELECT neighbor, sk, data FROM neighbors(?::regclass, ?, ?)", TBL, START, PREFIX);
+        check(full.size() == want.size(), "neighbors: " + full.size() + " rows, expected " + want.size());
+        for (int i = 0; i < want.size(); i++) {
+            Edge e = want.get(i);
+            check(full.get(i).equals(Arrays.asList(e.sk().substring(PREFIX.length()), e.sk(), normJson(e.data()))),
+                  "neighbors row " + i + ": " + full.get(i) + ", expected " + e);
+        }
+
+        // neighbors() paginated by one PreparedStatement (server-prepared from the first execution)
+        List<List<String>> pages = new ArrayList<>();
+        int execs = 0;
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT neighbor, sk, data FROM neighbors('" + TBL + "', ?, ?, lim => ?, after => ?) " + nbAlias)) {
+            String after = null;
+            for (;;) {
+                ps.setString(1, START);
+                ps.setString(2, PREFIX);
+                ps.setLong(3, LIM);
+                ps.setString(4, after);
+                List<List<String>> r = rows(ps);
+                execs++;
+                check(r.size() <= LIM, "page of " + r.size() + " rows with lim " + LIM);
+                if (r.isEmpty())
+                    break;
+                pages.addAll(r);
+                after = r.get(r.size() - 1).get(1);
+                check(execs < 100, "neighbors paging does not end");
+            }
+            check(pages.equals(full), "neighbors pages differ from one call: " + pages);
+            check(execs >= 6, "only " + execs + " executions");
+            String[] s = serverStatement(" " + nbAlias);
+            check(Long.parseLong(s[1]) >= 1, nbAlias + " (" + s[0] + "): no generic plan after " + execs
+                  + " executions (custom " + s[2] + ")");
+            check(!forceGeneric || s[2].equals("0"), s[0] + ": " + s[2] + " custom plans under force_generic_plan");
+            ok("neighbors() paged by a PreparedStatement (server-side " + s[0] + "): " + execs + " executions, "
+               + s[1] + " generic plans, equals one call");
+        }
+
+        // plain SQL; its generic plan must keep the index range
+        List<String> got = new ArrayList<>();
+        execs = 0;
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT sk FROM " + TBL + " " + sqAlias + " WHERE pk = ? AND sk ^@ ?::text AND sk > ? ORDER BY sk LIMIT ?")) {
+            String after = PREFIX; // no key equals the bare prefix
+            for (;;) {
+                ps.setString(1, START);
+                ps.setString(2, PREFIX);
+                ps.setString(3, after);
+                ps.setLong(4, LIM);
+                List<List<String>> r = rows(ps);
+                execs++;
+                for (List<String> row : r)
+                    got.add(row.get(0));
+                if (r.size() < LIM)
+                    break;
+                after = r.get(r.size() - 1).get(0);
+            }
+            List<String> wantSk = new ArrayList<>();
+            for (Edge e : want)
+                wantSk.add(e.sk());
+            check(got.equals(wantSk), "sql pages: " + got);
+            check(execs >= 6, "only " + execs + " executions");
+            String[] s = serverStatement(" " + sqAlias + " ");
+            check(Long.parseLong(s[1]) >= 1, sqAlias + " (" + s[0] + "): no generic plan after " + execs
+                  + " executions (custom " + s[2] + ")");
+            check(!forceGeneric || s[2].equals("0"), s[0] + ": " + s[2] + " custom plans under force_generic_plan");
+            checkPlan(s[0]);
+            if (forceGeneric)
+                check(serverStatement(" " + sqAlias + " ")[2].equals("0"), s[0] + ": EXPLAIN used a custom plan");
+            ok("SQL paged by a PreparedStatement (server-side " + s[0] + ", "
+               + (forceGeneric ? "force_generic_plan" : "auto") + "): " + execs
+               + " executions, generic plan has Index Cond with adjkey_prefix_lower/upper");
+        }
+        if (forceGeneric)
+            exec("RESET plan_cache_mode");
+    }
+
+    static void checkReverse() throws SQLException {
+        List<String> want = expectedIn(TARGET, PREFIX);
+        check(want.size() >= 5, "too few in-edges in the edge list");
+        List<List<String>> r = rows("SELECT neighbor, pk, sk FROM reverse_neighbors(?::regclass, ?, ?)", TBL, TARGET, PREFIX);
+        check(r.size() == want.size(), "reverse_neighbors: " + r + ", expected " + want);
+        for (int i = 0; i < want.size(); i++)
+            check(r.get(i).equals(Arrays.asList(want.get(i), want.get(i), PREFIX + TARGET)),
+                  "reverse_neighbors row " + i + ": " + r.get(i) + ", expected " + want.get(i));
+        List<String> got = new ArrayList<>();
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT neighbor FROM reverse_neighbors('" + TBL + "', ?, ?, lim => 2, after => ?)")) {
+            String after = null;
+            for (int i = 0; i < 100; i++) {
+                ps.setString(1, TARGET);
+                ps.setString(2, PREFIX);
+                ps.setString(3, after);
+                List<List<String>> page = rows(ps);
+                if (page.isEmpty())
+                    break;
+                for (List<String> row : page)
+                    got.add(row.get(0));
+                after = got.get(got.size() - 1);
+            }
+        }
+        check(got.equals(want), "reverse pages: " + got);
+        ok("reverse_neighbors of " + TARGET + ": sources in byte order, paged equals one call");
+    }
+
+    static void checkTraverse(String start, String direction, boolean reverse) throws SQLException {
+        Map<String, Integer> want = expectedBfs(start, PREFIX, 2, reverse);
+        List<List<String>> r = rows("SELECT node, depth::text FROM traverse(?::regclass, ?, ?, 2, ?)",
+                                    TBL, start, PREFIX, direction);
+        check(r.size() == want.size(), "traverse(" + start + ", 2, " + direction + "): " + r.size()
+              + " nodes, expected " + want.size());
+        for (List<String> row : r)
+            check(Objects.equals(want.get(row.get(0)), Integer.valueOf(row.get(1))),
+                  "traverse: " + row.get(0) + " at depth " + row.get(1) + ", expected " + want.get(row.get(0)));
+        ok("traverse(" + start + ", depth 2, " + direction + "): " + want.size() + " nodes with their depths");
+    }
+
+    static List<byte[][]> parseBinaryCopy(byte[] data) {
+        byte[] sig = "PGCOPY\n\377\r\n\0".getBytes(StandardCharsets.ISO_8859_1);
+        check(Arrays.equals(Arrays.copyOf(data, 11), sig), "binary COPY: bad signature");
+        ByteBuffer buf = ByteBuffer.wrap(data);
+        buf.position(15);
+        buf.position(19 + buf.getInt());
+        List<byte[][]> tuples = new ArrayList<>();
+        for (;;) {
+            short nf = buf.getShort();
+            if (nf == -1)
+                break;
+            byte[][] fields = new byte[nf][];
+            for (int i = 0; i < nf; i++) {
+                int fl = buf.getInt();
+                if (fl >= 0) {
+                    fields[i] = new byte[fl];
+                    buf.get(fields[i]);
+                }
+            }
+            tuples.add(fields);
+        }
+        check(!buf.hasRemaining(), "binary COPY: " + buf.remaining() + " trailing bytes");
+        return tuples;
+    }
+
+    static void checkCopy() throws Exception {
+        CopyManager cm = conn.unwrap(PGConnection.class).getCopyAPI();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        long n = cm.copyOut("COPY (SELECT pk, sk, data FROM " + TBL + " WHERE pk ^@ 'USER#'::text ORDER BY pk, sk) "
+                            + "TO STDOUT (FORMAT binary)", out);
+        byte[] data = out.toByteArray();
+        check(n == edges.size(), "COPY TO STDOUT: " + n + " rows");
+        List<byte[][]> tuples = parseBinaryCopy(data);
+        check(tuples.size() == edges.size(), "binary COPY: " + tuples.size() + " rows, expected " + edges.size());
+        for (int i = 0; i < tuples.size(); i++) {
+            byte[][] t = tuples.get(i);
+            check(t.length == 3, "binary COPY row " + i + ": " + t.length + " fields");
+            check(Arrays.equals(t[0], binkey(edges.get(i).pk())) && Arrays.equals(t[1], binkey(edges.get(i).sk())),
+                  "binary COPY row " + i + ": keys are not version byte 1 + UTF-8 of " + edges.get(i));
+        }
+        ok("COPY TO STDOUT (FORMAT binary) via CopyManager: version byte 1 + UTF-8 bytes in every key");
+
+        exec("CREATE TABLE " + TBL + "_copy (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))");
+        n = cm.copyIn("COPY " + TBL + "_copy FROM STDIN (FORMAT binary)", new ByteArrayInputStream(data), 97);
+        check(n == edges.size(), "COPY FROM STDIN: " + n + " rows");
+        List<String> c = rows("SELECT (SELECT count(*) FROM " + TBL + "_copy)::text, "
+                              + "(SELECT count(*) FROM (SELECT pk, sk, data FROM " + TBL + " WHERE pk ^@ 'USER#'::text "
+                              + " EXCEPT SELECT pk, sk, data FROM " + TBL + "_copy) d)::text, "
+                              + "(SELECT count(*) FROM (SELECT pk, sk, data FROM " + TBL + "_copy "
+                              + " EXCEPT SELECT pk, sk, data FROM " + TBL + ") d)::text").get(0);
+        check(c.equals(Arrays.asList(String.valueOf(edges.size()), "0", "0")),
+              "binary COPY round trip differs: " + c.get(0) + " rows, " + c.get(1) + " missing, " + c.get(2) + " extra");
+        ok("COPY FROM STDIN (FORMAT binary) via CopyManager into another table: same rows");
+
+        byte[] bad = data.clone();
+        bad[19 + 2 + 4] = 2; // the version byte of the first key
+        exec("CREATE TABLE " + TBL + "_bad (pk adjkey, sk adjkey, data jsonb)");
+        String state = null;
+        try {
+            cm.copyIn("COPY " + TBL + "_bad FROM STDIN (FORMAT binary)", new ByteArrayInputStream(bad));
+        } catch (SQLException e) {
+            state = e.getSQLState();
+        }
+        check("22P03".equals(state), "binary COPY with version 2: " + (state == null ? "accepted" : state) + ", expected 22P03");
+        check(rows("SELECT count(*)::text FROM " + TBL + "_bad").get(0).get(0).equals("0"), "failed binary COPY wrote rows");
+        ok("binary COPY with an unknown version byte: 22P03, nothing written");
+    }
+
+    static String env(String name, String dflt) {
+        String v = System.getenv(name);
+        return v == null || v.isEmpty() ? dflt : v;
+    }
+
+    public static void main(String[] args) throws Exception {
+        try {
+            readEdges(args.length > 0 ? args[0] : "edges.tsv");
+            String host = env("JDBC_HOST", env("PGHOST", "127.0.0.1"));
+            if (host.startsWith("/"))
+                host = "127.0.0.1";
+            String url = "jdbc:postgresql://" + host + ":" + env("PGPORT", "5432") + "/" + env("PGDATABASE", "postgres")
+                + "?prepareThreshold=1&stringtype=unspecified&ApplicationName=adjlist-jdbc-test";
+            conn = DriverManager.getConnection(url, env("PGUSER", System.getProperty("user.name")), env("PGPASSWORD", ""));
+            conn.setAutoCommit(true);
+            System.out.println("# java " + System.getProperty("java.version") + ", pgjdbc "
+                               + conn.getMetaData().getDriverVersion() + ", server "
+                               + conn.getMetaData().getDatabaseProductVersion() + ", " + url);
+            setup();
+            checkText();
+            checkPaging("_a", false);
+            checkPaging("_g", true);
+            checkReverse();
+            checkTraverse(START, "out", false);
+            checkTraverse(TARGET, "in", true);
+            checkCopy();
+            conn.close();
+            System.out.println("# " + nchecks + " checks passed");
+        } catch (Fail e) {
+            System.err.println("FAIL: " + e.getMessage());
+            System.exit(1);
+        } catch (Exception e) {
+            e.printStackTrace();
+            System.err.println("FAIL: " + e);
+            System.exit(1);
+        }
+    }
+}

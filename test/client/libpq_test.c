@@ -1,0 +1,892 @@
+/*
+ * adjlist from libpq: text and binary formats, prepared statements under
+ * generic plans, graph functions, binary COPY.
+ *
+ *   gcc -o libpq_test libpq_test.c -I$(pg_config --includedir) -lpq
+ *   ./libpq_test test/client/edges.tsv     (server from PGHOST, PGPORT, ...)
+ *
+ * Exits 0 when every check passes; otherwise prints "FAIL: ..." and exits 1.
+ * The checks are the same in every client of test/client (see run.sh).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#define TBL		"libpq_graph"
+#define START	"USER#alice"
+#define PREFIX	"FOLLOWS#"
+#define TARGET	"USER#中文"
+#define LIM		4
+#define MAXE	256
+
+typedef struct Edge
+{
+	char	   *pk;
+	char	   *sk;
+	char	   *data;			/* NULL for SQL NULL */
+} Edge;
+
+static PGconn *conn;
+static Edge edges[MAXE];
+static int	nedges;
+static int	nchecks;
+
+static void
+fail(const char *fmt,...)
+{
+	va_list		ap;
+
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	if (conn)
+		PQfinish(conn);
+	exit(1);
+}
+
+static void
+ok(const char *what)
+{
+	nchecks++;
+	printf("ok %d - %s\n", nchecks, what);
+	fflush(stdout);
+}
+
+static void
+check_res(PGresult *res, ExecStatusType want, const char *what)
+{
+	if (PQresultStatus(res) != want)
+		fail("%s: %s (%s)", what, PQresStatus(PQresultStatus(res)),
+			 PQresultErrorMessage(res));
+}
+
+static PGresult *
+q(const char *sql)
+{
+	PGresult   *res = PQexec(conn, sql);
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK)
+		fail("%s: %s", sql, PQresultErrorMessage(res));
+	return res;
+}
+
+static void
+cmd(const char *sql)
+{
+	PQclear(q(sql));
+}
+
+static char *
+xstrdup(const char *s)
+{
+	char	   *r = strdup(s);
+
+	if (!r)
+		fail("out of memory");
+	return r;
+}
+
+static int
+starts_with(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+/* byte order of UTF-8 (strcmp compares as unsigned char), like adjkey */
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static int
+cmp_edge(const void *a, const void *b)
+{
+	const Edge *x = a,
+			   *y = b;
+	int			c = strcmp(x->pk, y->pk);
+
+	return c ? c : strcmp(x->sk, y->sk);
+}
+
+static void
+read_edges(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	char		line[4096];
+
+	if (!f)
+		fail("cannot open %s", path);
+	while (fgets(line, sizeof line, f))
+	{
+		char	   *t1,
+				   *t2;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '\0')
+			continue;
+		t1 = strchr(line, '\t');
+		t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t1 || !t2)
+			fail("%s: bad line '%s'", path, line);
+		*t1 = *t2 = '\0';
+		if (nedges == MAXE)
+			fail("too many edges");
+		edges[nedges].pk = xstrdup(line);
+		edges[nedges].sk = xstrdup(t1 + 1);
+		edges[nedges].data = t2[1] ? xstrdup(t2 + 1) : NULL;
+		nedges++;
+	}
+	fclose(f);
+	if (nedges < 24)
+		fail("%s: only %d edges", path, nedges);
+}
+
+/* --- the expected answers, computed here from the edge list --- */
+
+/* out-edges of node with prefix, in sk byte order: indexes into edges[] */
+static int
+expected_out(const char *node, const char *prefix, int *idx)
+{
+	int			n = 0;
+
+	for (int i = 0; i < nedges; i++)
+		if (strcmp(edges[i].pk, node) == 0 && starts_with(edges[i].sk, prefix))
+			idx[n++] = i;
+	/* edges[] is sorted by (pk, sk) already */
+	return n;
+}
+
+/* sources of in-edges of node with prefix, in byte order */
+static int
+expected_in(const char *node, const char *prefix, char **out)
+{
+	int			n = 0;
+
+	for (int i = 0; i < nedges; i++)
+		if (starts_with(edges[i].sk, prefix) &&
+			strcmp(edges[i].sk + strlen(prefix), node) == 0)
+			out[n++] = edges[i].pk;
+	qsort(out, n, sizeof(char *), cmp_str);
+	return n;
+}
+
+/* BFS to max_depth; nodes[] and depths[] exclude the start; returns count */
+static int
+expected_bfs(const char *start, const char *prefix, int max_depth, int reverse,
+			 char **nodes, int *depths)
+{
+	char	   *seen[MAXE * 2];
+	int			seendepth[MAXE * 2];
+	int			nseen = 0,
+				head = 0,
+				nout = 0;
+	size_t		plen = strlen(prefix);
+
+	seen[nseen] = (char *) start;
+	seendepth[nseen++] = 0;
+	while (head < nseen)
+	{
+		char	   *u = seen[head];
+		int			d = seendepth[head++];
+
+		if (d == max_depth)
+			continue;
+		for (int i = 0; i < nedges; i++)
+		{
+			const char *from,
+					   *to;
+			int			known = 0;
+
+			if (!starts_with(edges[i].sk, prefix))
+				continue;
+			from = reverse ? edges[i].sk + plen : edges[i].pk;
+			to = reverse ? edges[i].pk : edges[i].sk + plen;
+			if (strcmp(from, u) != 0)
+				continue;
+			for (int j = 0; j < nseen; j++)
+				if (strcmp(seen[j], to) == 0)
+					known = 1;
+			if (known)
+				continue;
+			seen[nseen] = (char *) to;
+			seendepth[nseen++] = d + 1;
+			nodes[nout] = (char *) to;
+			depths[nout++] = d + 1;
+		}
+	}
+	return nout;
+}
+
+/* --- helpers on results --- */
+
+static const char *
+val(PGresult *res, int r, int c)
+{
+	return PQgetisnull(res, r, c) ? NULL : PQgetvalue(res, r, c);
+}
+
+static int
+same_json(const char *a, const char *b)
+{
+	PGresult   *res;
+	const char *params[2] = {a, b};
+	int			same;
+
+	if (!a || !b)
+		return !a && !b;
+	res = PQexecParams(conn, "SELECT $1::jsonb = $2::jsonb", 2, NULL, params,
+					   NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "compare jsonb");
+	same = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	return same;
+}
+
+static void
+plan_counts(const char *name, long *generic, long *custom)
+{
+	const char *params[1] = {name};
+	PGresult   *res = PQexecParams(conn,
+								   "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1",
+								   1, NULL, params, NULL, NULL, 0);
+
+	check_res(res, PGRES_TUPLES_OK, "pg_prepared_statements");
+	if (PQntuples(res) != 1)
+		fail("prepared statement %s not in pg_prepared_statements", name);
+	*generic = atol(PQgetvalue(res, 0, 0));
+	*custom = atol(PQgetvalue(res, 0, 1));
+	PQclear(res);
+}
+
+static Oid
+adjkey_oid(void)
+{
+	PGresult   *res = q("SELECT 'adjkey'::regtype::oid");
+	Oid			oid = (Oid) strtoul(PQgetvalue(res, 0, 0), NULL, 10);
+
+	PQclear(res);
+	return oid;
+}
+
+/* --- the checks --- */
+
+static Oid	ADJKEY;
+
+/* the binary form of a key: version byte 1 and the UTF-8 bytes */
+static char *
+binkey(const char *key, int *len)
+{
+	size_t		n = strlen(key);
+	char	   *b = malloc(n + 1);
+
+	if (!b)
+		fail("out of memory");
+	b[0] = 1;
+	memcpy(b + 1, key, n);
+	*len = (int) n + 1;
+	return b;
+}
+
+static void
+setup(void)
+{
+	const char *ins = "INSERT INTO " TBL " (pk, sk, data) VALUES ($1, $2, $3::jsonb)";
+	PGresult   *res;
+	char		buf[256];
+
+	cmd("SET client_min_messages = warning");
+	cmd("DROP TABLE IF EXISTS " TBL ", " TBL "_copy, " TBL "_bad CASCADE");
+	cmd("CREATE TABLE " TBL " (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))");
+	cmd("SELECT create_inverted_index('" TBL "')");
+	ADJKEY = adjkey_oid();
+
+	/* even rows: text parameters; odd rows: binary adjkey parameters */
+	for (int i = 0; i < nedges; i++)
+	{
+		if (i % 2 == 0)
+		{
+			const char *params[3] = {edges[i].pk, edges[i].sk, edges[i].data};
+
+			res = PQexecParams(conn, ins, 3, NULL, params, NULL, NULL, 0);
+		}
+		else
+		{
+			Oid			types[3] = {ADJKEY, ADJKEY, 0};
+			int			l1,
+						l2;
+			char	   *b1 = binkey(edges[i].pk, &l1),
+					   *b2 = binkey(edges[i].sk, &l2);
+			const char *params[3] = {b1, b2, edges[i].data};
+			int			lens[3] = {l1, l2, 0};
+			int			fmts[3] = {1, 1, 0};
+
+			res = PQexecParams(conn, ins, 3, types, params, lens, fmts, 0);
+			free(b1);
+			free(b2);
+		}
+		snprintf(buf, sizeof buf, "insert edge %d", i);
+		check_res(res, PGRES_COMMAND_OK, buf);
+		PQclear(res);
+	}
+	/* filler in other partitions, so that an index scan is the right plan */
+	cmd("INSERT INTO " TBL " SELECT 'NODE#' || (i % 300), 'FOLLOWS#NODE#' || i, NULL "
+		"FROM generate_series(1, 3000) i");
+	cmd("ANALYZE " TBL);
+	cmd("ANALYZE " TBL "_inverted");
+
+	res = q("SELECT (SELECT count(*) FROM " TBL " WHERE pk ^@ 'USER#'::text), "
+			"(SELECT count(*) FROM " TBL "), (SELECT count(*) FROM " TBL "_inverted), "
+			"(SELECT count(*) FROM verify_inverted_index('" TBL "_inverted'))");
+	if (atoi(PQgetvalue(res, 0, 0)) != nedges)
+		fail("table has %s edges, expected %d", PQgetvalue(res, 0, 0), nedges);
+	if (strcmp(PQgetvalue(res, 0, 1), PQgetvalue(res, 0, 2)) != 0)
+		fail("inverted index has %s rows, table %s", PQgetvalue(res, 0, 2), PQgetvalue(res, 0, 1));
+	if (strcmp(PQgetvalue(res, 0, 3), "0") != 0)
+		fail("verify_inverted_index reports %s problems", PQgetvalue(res, 0, 3));
+	PQclear(res);
+	ok("table, inverted index, edges inserted with text and binary parameters");
+}
+
+static void
+check_text_and_binary(void)
+{
+	const char *sql = "SELECT pk, sk, data FROM " TBL " WHERE pk ^@ 'USER#'::text ORDER BY pk, sk";
+	PGresult   *res;
+	int			l;
+	char	   *b;
+
+	/* text format, in adjkey order = UTF-8 byte order */
+	res = PQexecParams(conn, sql, 0, NULL, NULL, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "text select");
+	if (PQntuples(res) != nedges)
+		fail("text select: %d rows, expected %d", PQntuples(res), nedges);
+	for (int i = 0; i < nedges; i++)
+	{
+		if (strcmp(val(res, i, 0), edges[i].pk) != 0 || strcmp(val(res, i, 1), edges[i].sk) != 0)
+			fail("text row %d: got (%s, %s), expected (%s, %s)", i,
+				 val(res, i, 0), val(res, i, 1), edges[i].pk, edges[i].sk);
+		if (!same_json(val(res, i, 2), edges[i].data))
+			fail("text row %d: data %s, expected %s", i,
+				 val(res, i, 2) ? val(res, i, 2) : "NULL", edges[i].data ? edges[i].data : "NULL");
+	}
+	PQclear(res);
+	ok("text results in UTF-8 byte order");
+
+	/* binary format: version byte 1 and the UTF-8 bytes */
+	res = PQexecParams(conn, sql, 0, NULL, NULL, NULL, NULL, 1);
+	check_res(res, PGRES_TUPLES_OK, "binary select");
+	if (PQntuples(res) != nedges)
+		fail("binary select: %d rows", PQntuples(res));
+	if (PQftype(res, 0) != ADJKEY || PQftype(res, 1) != ADJKEY || PQfformat(res, 0) != 1)
+		fail("binary select: column type %u format %d, expected adjkey (%u) binary",
+			 PQftype(res, 0), PQfformat(res, 0), ADJKEY);
+	for (int i = 0; i < nedges; i++)
+		for (int c = 0; c < 2; c++)
+		{
+			const char *want = c == 0 ? edges[i].pk : edges[i].sk;
+			const char *got = PQgetvalue(res, i, c);
+			int			len = PQgetlength(res, i, c);
+
+			if (len < 1 || got[0] != 1)
+				fail("binary row %d col %d: version byte %d, expected 1", i, c,
+					 len ? (unsigned char) got[0] : -1);
+			if ((size_t) len != strlen(want) + 1 || memcmp(got + 1, want, len - 1) != 0)
+				fail("binary row %d col %d: bytes '%.*s', expected '%s'", i, c, len - 1, got + 1, want);
+		}
+	PQclear(res);
+	ok("binary results: version byte 1 + UTF-8 bytes");
+
+	/* binary output does not depend on client_encoding; text output does */
+	cmd("SET client_encoding = 'LATIN1'");
+	{
+		const char *params[1];
+		int			lens[1],
+					fmts[1] = {1};
+		Oid			types[1];
+		const char *latin1 = "FOLLOWS#USER#\xe9";	/* é in LATIN1 */
+
+		types[0] = ADJKEY;
+		b = binkey("FOLLOWS#USER#é", &l);
+		params[0] = b;
+		lens[0] = l;
+		res = PQexecParams(conn, "SELECT sk, sk FROM " TBL " WHERE pk = 'USER#alice' AND sk = $1",
+						   1, types, params, lens, fmts, 1);
+		check_res(res, PGRES_TUPLES_OK, "binary select under LATIN1");
+		if (PQntuples(res) != 1 || PQgetlength(res, 0, 0) != l || memcmp(PQgetvalue(res, 0, 0), b, l) != 0)
+			fail("binary adjkey under client_encoding LATIN1 is not the UTF-8 form");
+		PQclear(res);
+		res = PQexecParams(conn, "SELECT sk FROM " TBL " WHERE pk = 'USER#alice' AND sk = $1",
+						   1, types, params, lens, fmts, 0);
+		check_res(res, PGRES_TUPLES_OK, "text select under LATIN1");
+		if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), latin1) != 0)
+			fail("text adjkey under client_encoding LATIN1 is not converted");
+		PQclear(res);
+		free(b);
+	}
+	cmd("RESET client_encoding");
+	ok("binary format is UTF-8 whatever client_encoding; text is converted");
+
+	/* a binary key with an unknown version is rejected */
+	{
+		Oid			types[1];
+		const char *params[1] = {"\x02USER#x"};
+		int			lens[1] = {7},
+					fmts[1] = {1};
+		const char *state;
+
+		types[0] = ADJKEY;
+		res = PQexecParams(conn, "SELECT $1", 1, types, params, lens, fmts, 0);
+		state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		if (PQresultStatus(res) != PGRES_FATAL_ERROR || !state || strcmp(state, "22P03") != 0)
+			fail("binary adjkey with version 2: expected error 22P03, got %s %s",
+				 PQresStatus(PQresultStatus(res)), state ? state : "");
+		PQclear(res);
+		params[0] = "\x01USER#\xff";
+		res = PQexecParams(conn, "SELECT $1", 1, types, params, lens, fmts, 0);
+		state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		if (PQresultStatus(res) != PGRES_FATAL_ERROR || !state || strcmp(state, "22021") != 0)
+			fail("binary adjkey with invalid UTF-8: expected error 22021, got %s %s",
+				 PQresStatus(PQresultStatus(res)), state ? state : "");
+		PQclear(res);
+	}
+	ok("binary input: bad version 22P03, bad UTF-8 22021");
+}
+
+static void
+check_plan(const char *explain_sql)
+{
+	PGresult   *res = q(explain_sql);
+	int			found = 0;
+
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		const char *line = PQgetvalue(res, i, 0);
+
+		if (strstr(line, "Seq Scan"))
+			fail("generic plan is a sequential scan: %s", line);
+		if (strstr(line, "Index Cond:") &&
+			strstr(line, "(sk >= adjkey_prefix_lower($2))") &&
+			strstr(line, "(sk < adjkey_prefix_upper($2))"))
+			found = 1;
+	}
+	if (!found)
+	{
+		fprintf(stderr, "plan of %s:\n", explain_sql);
+		for (int i = 0; i < PQntuples(res); i++)
+			fprintf(stderr, "  %s\n", PQgetvalue(res, i, 0));
+		fail("the generic plan has no Index Cond on sk with adjkey_prefix_lower/upper($2)");
+	}
+	PQclear(res);
+}
+
+/*
+ * Page through the out-edges of START twice with prepared statements:
+ * neighbors() with lim/after, and plain SQL with sk ^@ $2::text; compare
+ * with one unpaginated call; check the plans went generic and keep the
+ * index range.
+ */
+static void
+check_paging(const char *suffix, int force_generic)
+{
+	int			idx[MAXE],
+				n = expected_out(START, PREFIX, idx);
+	char		nb[64],
+				sq[64],
+				buf[512];
+	PGresult   *full,
+			   *res;
+	int			got = 0,
+				execs = 0;
+	char		after[1024];
+	long		generic,
+				custom;
+	char		limtxt[16];
+
+	snprintf(limtxt, sizeof limtxt, "%d", LIM);
+	snprintf(nb, sizeof nb, "nb_page%s", suffix);
+	snprintf(sq, sizeof sq, "sql_page%s", suffix);
+	if (force_generic)
+		cmd("SET plan_cache_mode = force_generic_plan");
+
+	/* unpaginated */
+	{
+		const char *params[2] = {START, PREFIX};
+
+		full = PQexecParams(conn, "SELECT neighbor, sk, data FROM neighbors('" TBL "', $1, $2)",
+							2, NULL, params, NULL, NULL, 0);
+		check_res(full, PGRES_TUPLES_OK, "neighbors unpaginated");
+	}
+	if (PQntuples(full) != n)
+		fail("neighbors: %d rows, expected %d", PQntuples(full), n);
+	for (int i = 0; i < n; i++)
+	{
+		const Edge *e = &edges[idx[i]];
+
+		if (strcmp(val(full, i, 1), e->sk) != 0 ||
+			strcmp(val(full, i, 0), e->sk + strlen(PREFIX)) != 0 ||
+			!same_json(val(full, i, 2), e->data))
+			fail("neighbors row %d: (%s, %s), expected (%s, %s)", i,
+				 val(full, i, 0), val(full, i, 1), e->sk + strlen(PREFIX), e->sk);
+	}
+
+	/* neighbors() paginated by a prepared statement */
+	res = PQprepare(conn, nb,
+					"SELECT neighbor, sk, data FROM neighbors('" TBL "', $1, $2, lim => $3, after => $4)",
+					4, NULL);
+	check_res(res, PGRES_COMMAND_OK, "prepare neighbors page");
+	PQclear(res);
+	after[0] = '\0';
+	for (;;)
+	{
+		const char *params[4] = {START, PREFIX, limtxt, after[0] ? after : NULL};
+		int			rows;
+
+		res = PQexecPrepared(conn, nb, 4, params, NULL, NULL, 0);
+		check_res(res, PGRES_TUPLES_OK, "execute neighbors page");
+		execs++;
+		rows = PQntuples(res);
+		if (rows > LIM)
+			fail("neighbors page of %d rows with lim %d", rows, LIM);
+		for (int i = 0; i < rows; i++, got++)
+		{
+			if (got >= n)
+				fail("neighbors pages return more than %d rows", n);
+			if (strcmp(val(res, i, 0), val(full, got, 0)) != 0 ||
+				strcmp(val(res, i, 1), val(full, got, 1)) != 0 ||
+				!same_json(val(res, i, 2), val(full, got, 2)))
+				fail("neighbors page row %d: %s, expected %s", got, val(res, i, 1), val(full, got, 1));
+		}
+		if (rows > 0)
+			snprintf(after, sizeof after, "%s", val(res, rows - 1, 1));
+		PQclear(res);
+		if (rows == 0)
+			break;
+		if (execs > 100)
+			fail("neighbors paging does not end");
+	}
+	if (got != n)
+		fail("neighbors pages returned %d rows, expected %d", got, n);
+	if (execs < 6)
+		fail("only %d executions of %s", execs, nb);
+	plan_counts(nb, &generic, &custom);
+	if (generic < 1)
+		fail("%s: no generic plan after %d executions (custom %ld)", nb, execs, custom);
+	if (force_generic && custom != 0)
+		fail("%s: %ld custom plans under force_generic_plan", nb, custom);
+	snprintf(buf, sizeof buf, "neighbors() paged by prepared %s: %d executions, %ld generic plans, equals one call",
+			 nb, execs, generic);
+	ok(buf);
+
+	/* plain SQL paginated by a prepared statement; its plan must keep the index */
+	res = PQprepare(conn, sq,
+					"SELECT sk FROM " TBL " WHERE pk = $1 AND sk ^@ $2::text AND sk > $3 "
+					"ORDER BY sk LIMIT $4", 4, NULL);
+	check_res(res, PGRES_COMMAND_OK, "prepare sql page");
+	PQclear(res);
+	snprintf(after, sizeof after, "%s", PREFIX);	/* no key equals the bare prefix */
+	got = execs = 0;
+	for (;;)
+	{
+		const char *params[4] = {START, PREFIX, after, limtxt};
+		int			rows;
+
+		res = PQexecPrepared(conn, sq, 4, params, NULL, NULL, 0);
+		check_res(res, PGRES_TUPLES_OK, "execute sql page");
+		execs++;
+		rows = PQntuples(res);
+		for (int i = 0; i < rows; i++, got++)
+			if (got >= n || strcmp(val(res, i, 0), edges[idx[got]].sk) != 0)
+				fail("sql page row %d: %s", got, val(res, i, 0));
+		if (rows > 0)
+			snprintf(after, sizeof after, "%s", val(res, rows - 1, 0));
+		PQclear(res);
+		if (rows < LIM)
+			break;
+	}
+	if (got != n || execs < 6)
+		fail("sql paging: %d rows in %d executions, expected %d rows in >= 6", got, execs, n);
+	plan_counts(sq, &generic, &custom);
+	if (generic < 1)
+		fail("%s: no generic plan after %d executions (custom %ld)", sq, execs, custom);
+	if (force_generic && custom != 0)
+		fail("%s: %ld custom plans under force_generic_plan", sq, custom);
+	snprintf(buf, sizeof buf, "EXPLAIN (COSTS OFF) EXECUTE %s('" START "', '" PREFIX "', '" PREFIX "', %d)",
+			 sq, LIM);
+	check_plan(buf);
+	plan_counts(sq, &generic, &custom);
+	if (force_generic && custom != 0)
+		fail("%s: EXPLAIN used a custom plan", sq);
+	snprintf(buf, sizeof buf, "SQL paged by prepared %s (%s): %d executions, generic plan has Index Cond with adjkey_prefix_lower/upper",
+			 sq, force_generic ? "force_generic_plan" : "auto", execs);
+	ok(buf);
+
+	PQclear(full);
+	if (force_generic)
+		cmd("RESET plan_cache_mode");
+}
+
+static void
+check_reverse(void)
+{
+	char	   *want[MAXE];
+	int			n = expected_in(TARGET, PREFIX, want),
+				got = 0,
+				execs = 0;
+	PGresult   *res;
+	char		after[1024] = "";
+
+	{
+		const char *params[2] = {TARGET, PREFIX};
+
+		res = PQexecParams(conn, "SELECT neighbor, pk, sk FROM reverse_neighbors('" TBL "', $1, $2)",
+						   2, NULL, params, NULL, NULL, 0);
+	}
+	check_res(res, PGRES_TUPLES_OK, "reverse_neighbors");
+	if (PQntuples(res) != n || n < 5)
+		fail("reverse_neighbors: %d rows, expected %d", PQntuples(res), n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(val(res, i, 0), want[i]) != 0 || strcmp(val(res, i, 1), want[i]) != 0 ||
+			strcmp(val(res, i, 2), PREFIX TARGET) != 0)
+			fail("reverse_neighbors row %d: %s, expected %s", i, val(res, i, 0), want[i]);
+	PQclear(res);
+
+	/* paginated, after = the last source */
+	res = PQprepare(conn, "rev_page",
+					"SELECT neighbor FROM reverse_neighbors('" TBL "', $1, $2, lim => 2, after => $3)", 3, NULL);
+	check_res(res, PGRES_COMMAND_OK, "prepare reverse page");
+	PQclear(res);
+	for (;;)
+	{
+		const char *params[3] = {TARGET, PREFIX, after[0] ? after : NULL};
+		int			rows;
+
+		res = PQexecPrepared(conn, "rev_page", 3, params, NULL, NULL, 0);
+		check_res(res, PGRES_TUPLES_OK, "reverse page");
+		rows = PQntuples(res);
+		for (int i = 0; i < rows; i++, got++)
+			if (got >= n || strcmp(val(res, i, 0), want[got]) != 0)
+				fail("reverse page row %d: %s", got, val(res, i, 0));
+		if (rows)
+			snprintf(after, sizeof after, "%s", val(res, rows - 1, 0));
+		PQclear(res);
+		if (rows == 0 || ++execs > 100)
+			break;
+	}
+	if (got != n)
+		fail("reverse pages: %d rows, expected %d", got, n);
+	ok("reverse_neighbors of " TARGET ": sources in byte order, paged equals one call");
+}
+
+static void
+check_traverse(const char *start, const char *dir, int reverse)
+{
+	char	   *nodes[MAXE * 2];
+	int			depths[MAXE * 2];
+	int			n = expected_bfs(start, PREFIX, 2, reverse, nodes, depths);
+	const char *params[3] = {start, PREFIX, dir};
+	PGresult   *res = PQexecParams(conn,
+								   "SELECT node, depth FROM traverse('" TBL "', $1, $2, 2, $3)",
+								   3, NULL, params, NULL, NULL, 0);
+	char		buf[256];
+
+	check_res(res, PGRES_TUPLES_OK, "traverse");
+	if (PQntuples(res) != n)
+		fail("traverse(%s, depth 2, %s): %d nodes, expected %d", start, dir, PQntuples(res), n);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		int			found = 0;
+
+		for (int j = 0; j < n; j++)
+			if (strcmp(nodes[j], val(res, i, 0)) == 0)
+			{
+				if (depths[j] != atoi(val(res, i, 1)))
+					fail("traverse: %s at depth %s, expected %d", nodes[j], val(res, i, 1), depths[j]);
+				found = 1;
+			}
+		if (!found)
+			fail("traverse: unexpected node %s", val(res, i, 0));
+	}
+	PQclear(res);
+	snprintf(buf, sizeof buf, "traverse(%s, depth 2, %s): %d nodes with their depths", start, dir, n);
+	ok(buf);
+}
+
+/* --- binary COPY --- */
+
+static unsigned
+get32(const unsigned char *p)
+{
+	return ((unsigned) p[0] << 24) | ((unsigned) p[1] << 16) | ((unsigned) p[2] << 8) | p[3];
+}
+
+static void
+copy_in(const char *sql, const char *data, int len)
+{
+	PGresult   *res = PQexec(conn, sql);
+
+	check_res(res, PGRES_COPY_IN, sql);
+	PQclear(res);
+	/* in odd-sized pieces, so rows span messages */
+	for (int off = 0; off < len; off += 97)
+		if (PQputCopyData(conn, data + off, len - off < 97 ? len - off : 97) != 1)
+			fail("PQputCopyData: %s", PQerrorMessage(conn));
+	if (PQputCopyEnd(conn, NULL) != 1)
+		fail("PQputCopyEnd: %s", PQerrorMessage(conn));
+}
+
+static void
+check_copy(void)
+{
+	const char *out = "COPY (SELECT pk, sk, data FROM " TBL " WHERE pk ^@ 'USER#'::text ORDER BY pk, sk) "
+		"TO STDOUT (FORMAT binary)";
+	PGresult   *res = PQexec(conn, out);
+	char	   *data = NULL,
+			   *buf;
+	int			len = 0,
+				n,
+				row = 0;
+	const unsigned char *p,
+			   *end;
+	static const char sig[] = "PGCOPY\n\377\r\n\0";
+
+	check_res(res, PGRES_COPY_OUT, "COPY TO STDOUT");
+	PQclear(res);
+	while ((n = PQgetCopyData(conn, &buf, 0)) > 0)
+	{
+		data = realloc(data, len + n);
+		if (!data)
+			fail("out of memory");
+		memcpy(data + len, buf, n);
+		len += n;
+		PQfreemem(buf);
+	}
+	if (n != -1)
+		fail("PQgetCopyData: %s", PQerrorMessage(conn));
+	res = PQgetResult(conn);
+	check_res(res, PGRES_COMMAND_OK, "end of COPY TO STDOUT");
+	PQclear(res);
+	while ((res = PQgetResult(conn)) != NULL)
+		PQclear(res);
+
+	/* parse: signature, flags, header extension, tuples, trailer */
+	p = (const unsigned char *) data;
+	end = p + len;
+	if (len < 21 || memcmp(p, sig, 11) != 0)
+		fail("binary COPY: bad signature");
+	p += 15;
+	p += 4 + get32(p);
+	for (;;)
+	{
+		int			nf;
+
+		if (p + 2 > end)
+			fail("binary COPY: truncated");
+		nf = (p[0] << 8) | p[1];
+		p += 2;
+		if (nf == 0xffff)
+			break;
+		if (nf != 3)
+			fail("binary COPY: tuple with %d fields", nf);
+		if (row >= nedges)
+			fail("binary COPY: more than %d rows", nedges);
+		for (int c = 0; c < 3; c++)
+		{
+			int			fl = (int) get32(p);
+
+			p += 4;
+			if (c < 2)
+			{
+				const char *want = c == 0 ? edges[row].pk : edges[row].sk;
+
+				if (fl < 1 || p[0] != 1)
+					fail("binary COPY row %d col %d: version byte %d, expected 1", row, c, fl > 0 ? p[0] : -1);
+				if ((size_t) fl != strlen(want) + 1 || memcmp(p + 1, want, fl - 1) != 0)
+					fail("binary COPY row %d col %d: '%.*s', expected '%s'", row, c, fl - 1, p + 1, want);
+			}
+			if (fl > 0)
+				p += fl;
+		}
+		row++;
+	}
+	if (row != nedges || p != end)
+		fail("binary COPY: %d rows, expected %d (%ld trailing bytes)", row, nedges, (long) (end - p));
+	ok("COPY TO STDOUT (FORMAT binary): version byte 1 + UTF-8 bytes in every key");
+
+	cmd("CREATE TABLE " TBL "_copy (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))");
+	copy_in("COPY " TBL "_copy FROM STDIN (FORMAT binary)", data, len);
+	res = PQgetResult(conn);
+	check_res(res, PGRES_COMMAND_OK, "COPY FROM STDIN");
+	if (strcmp(PQcmdTuples(res), "") != 0 && atoi(PQcmdTuples(res)) != nedges)
+		fail("COPY FROM STDIN copied %s rows", PQcmdTuples(res));
+	PQclear(res);
+	while ((res = PQgetResult(conn)) != NULL)
+		PQclear(res);
+	res = q("SELECT (SELECT count(*) FROM " TBL "_copy), "
+			"(SELECT count(*) FROM (SELECT pk, sk, data FROM " TBL " WHERE pk ^@ 'USER#'::text "
+			" EXCEPT SELECT pk, sk, data FROM " TBL "_copy) d), "
+			"(SELECT count(*) FROM (SELECT pk, sk, data FROM " TBL "_copy "
+			" EXCEPT SELECT pk, sk, data FROM " TBL ") d)");
+	if (atoi(PQgetvalue(res, 0, 0)) != nedges || strcmp(PQgetvalue(res, 0, 1), "0") != 0 ||
+		strcmp(PQgetvalue(res, 0, 2), "0") != 0)
+		fail("binary COPY round trip differs: %s rows, %s missing, %s extra",
+			 PQgetvalue(res, 0, 0), PQgetvalue(res, 0, 1), PQgetvalue(res, 0, 2));
+	PQclear(res);
+	ok("COPY FROM STDIN (FORMAT binary) into another table: same rows");
+
+	/* a key with a bad version byte in binary COPY input is rejected */
+	{
+		/* first key of the first tuple: 19 header bytes, 2 field count, 4 length */
+		const char *state;
+
+		data[19 + 2 + 4] = 2;
+		cmd("CREATE TABLE " TBL "_bad (pk adjkey, sk adjkey, data jsonb)");
+		copy_in("COPY " TBL "_bad FROM STDIN (FORMAT binary)", data, len);
+		res = PQgetResult(conn);
+		state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		if (PQresultStatus(res) != PGRES_FATAL_ERROR || !state || strcmp(state, "22P03") != 0)
+			fail("binary COPY with version 2: expected 22P03, got %s %s",
+				 PQresStatus(PQresultStatus(res)), state ? state : "");
+		PQclear(res);
+		while ((res = PQgetResult(conn)) != NULL)
+			PQclear(res);
+		res = q("SELECT count(*) FROM " TBL "_bad");
+		if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+			fail("failed binary COPY wrote rows");
+		PQclear(res);
+	}
+	ok("binary COPY with an unknown version byte: 22P03, nothing written");
+	free(data);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "edges.tsv";
+
+	read_edges(path);
+	qsort(edges, nedges, sizeof(Edge), cmp_edge);
+
+	conn = PQconnectdb("");
+	if (PQstatus(conn) != CONNECTION_OK)
+		fail("connection: %s", PQerrorMessage(conn));
+	printf("# libpq %d, server %d\n", PQlibVersion(), PQserverVersion(conn));
+
+	setup();
+	check_text_and_binary();
+	check_paging("", 0);
+	check_paging("_g", 1);
+	check_reverse();
+	check_traverse(START, "out", 0);
+	check_traverse(TARGET, "in", 1);
+	check_copy();
+
+	PQfinish(conn);
+	printf("# %d checks passed\n", nchecks);
+	return 0;
+}

@@ -1,0 +1,395 @@
+'use strict'
+// adjlist from Node.js with pg (node-postgres) and pg-copy-streams from npm.
+//
+//   cd test/client/node && npm ci && node pg_test.js ../edges.tsv
+//
+// The server comes from PGHOST, PGPORT, PGUSER, PGDATABASE (PGHOST may be a
+// socket directory).  Exits 0 when every check passes; otherwise prints
+// "FAIL: ..." and exits 1.  The checks are the same in every client of
+// test/client (see run.sh).
+
+const fs = require('fs')
+const { Readable, Writable } = require('stream')
+const { pipeline } = require('stream/promises')
+const pg = require('pg')
+const { to: copyTo, from: copyFrom } = require('pg-copy-streams')
+
+const TBL = 'node_graph'
+const START = 'USER#alice'
+const PREFIX = 'FOLLOWS#'
+const TARGET = 'USER#中文'
+const LIM = 4
+
+let nchecks = 0
+
+class Fail extends Error {}
+
+function check (cond, msg) {
+  if (!cond) throw new Fail(msg)
+}
+
+function ok (what) {
+  nchecks++
+  console.log(`ok ${nchecks} - ${what}`)
+}
+
+const utf8 = (s) => Buffer.from(s, 'utf8')
+// adjkey order: the UTF-8 bytes
+const byBytes = (a, b) => Buffer.compare(utf8(a), utf8(b))
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b)
+const show = (v) => JSON.stringify(v)
+
+function readEdges (path) {
+  const edges = []
+  for (const line of fs.readFileSync(path, 'utf8').split(/\r?\n/)) {
+    if (!line) continue
+    const f = line.split('\t')
+    check(f.length === 3, `${path}: bad line ${show(line)}`)
+    edges.push({ pk: f[0], sk: f[1], data: f[2] ? JSON.parse(f[2]) : null })
+  }
+  check(edges.length >= 24, `${path}: only ${edges.length} edges`)
+  edges.sort((x, y) => byBytes(x.pk, y.pk) || byBytes(x.sk, y.sk))
+  return edges
+}
+
+const expectedOut = (edges, node, prefix) =>
+  edges.filter((e) => e.pk === node && e.sk.startsWith(prefix))
+
+const expectedIn = (edges, node, prefix) =>
+  edges.filter((e) => e.sk === prefix + node).map((e) => e.pk).sort(byBytes)
+
+function expectedBfs (edges, start, prefix, maxDepth, reverse) {
+  const adj = new Map()
+  for (const e of edges) {
+    if (!e.sk.startsWith(prefix)) continue
+    const t = e.sk.slice(prefix.length)
+    const [from, to] = reverse ? [t, e.pk] : [e.pk, t]
+    if (!adj.has(from)) adj.set(from, [])
+    adj.get(from).push(to)
+  }
+  const depth = new Map([[start, 0]])
+  let frontier = [start]
+  for (let d = 1; d <= maxDepth; d++) {
+    const next = []
+    for (const u of frontier) {
+      for (const v of adj.get(u) || []) {
+        if (!depth.has(v)) {
+          depth.set(v, d)
+          next.push(v)
+        }
+      }
+    }
+    frontier = next
+  }
+  depth.delete(start)
+  return depth
+}
+
+async function planCounts (client, name) {
+  const r = await client.query(
+    'SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = $1',
+    [name])
+  check(r.rows.length === 1, `prepared statement ${name} not in pg_prepared_statements`)
+  return r.rows[0]
+}
+
+async function setup (client, edges) {
+  await client.query('SET client_min_messages = warning')
+  await client.query(`DROP TABLE IF EXISTS ${TBL}, ${TBL}_copy, ${TBL}_bad CASCADE`)
+  await client.query(`CREATE TABLE ${TBL} (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))`)
+  await client.query('SELECT create_inverted_index($1)', [TBL])
+  // even rows: text parameters; odd rows: Buffers, which pg sends in binary
+  // format (adjkey_recv: version byte 1 and the UTF-8 bytes)
+  for (let i = 0; i < edges.length; i++) {
+    const e = edges[i]
+    const key = (s) => i % 2 ? Buffer.concat([Buffer.from([1]), utf8(s)]) : s
+    await client.query({
+      name: 'insert_edge',
+      text: `INSERT INTO ${TBL} (pk, sk, data) VALUES ($1, $2, $3)`,
+      values: [key(e.pk), key(e.sk), e.data === null ? null : JSON.stringify(e.data)]
+    })
+  }
+  await client.query(`INSERT INTO ${TBL} SELECT 'NODE#' || (i % 300), 'FOLLOWS#NODE#' || i, NULL ` +
+    'FROM generate_series(1, 3000) i')
+  await client.query(`ANALYZE ${TBL}`)
+  await client.query(`ANALYZE ${TBL}_inverted`)
+  const r = await client.query(`SELECT (SELECT count(*)::int FROM ${TBL} WHERE pk ^@ 'USER#'::text) AS nuser,
+    (SELECT count(*)::int FROM ${TBL}) AS nall, (SELECT count(*)::int FROM ${TBL}_inverted) AS ninv,
+    (SELECT count(*)::int FROM verify_inverted_index('${TBL}_inverted')) AS nproblems`)
+  const c = r.rows[0]
+  check(c.nuser === edges.length, `table has ${c.nuser} edges, expected ${edges.length}`)
+  check(c.nall === c.ninv, `inverted index has ${c.ninv} rows, table ${c.nall}`)
+  check(c.nproblems === 0, `verify_inverted_index reports ${c.nproblems} problems`)
+  ok('table, inverted index, edges inserted with text and binary (Buffer) parameters')
+}
+
+async function checkTextAndBinary (client, edges, adjkeyOid) {
+  const sql = `SELECT pk, sk FROM ${TBL} WHERE pk ^@ $1::text ORDER BY pk, sk`
+  let r = await client.query(`SELECT pk, sk, data FROM ${TBL} WHERE pk ^@ 'USER#'::text ORDER BY pk, sk`)
+  check(r.fields[0].dataTypeID === adjkeyOid, `pk has type ${r.fields[0].dataTypeID}, expected adjkey ${adjkeyOid}`)
+  check(r.rows.length === edges.length, `${r.rows.length} rows, expected ${edges.length}`)
+  r.rows.forEach((row, i) => {
+    const e = edges[i]
+    check(row.pk === e.pk && row.sk === e.sk && same(row.data, e.data),
+      `text row ${i}: ${show(row)}, expected ${show(e)}`)
+  })
+  ok('text results in UTF-8 byte order')
+
+  // binary result format with a custom type parser on the adjkey OID.  pg
+  // hands a binary field to the parser as a UTF-8-decoded string, which is
+  // lossless here because adjkey's binary form (0x01 + UTF-8) is valid UTF-8.
+  // (Errors are collected, not thrown: the parser runs in pg's socket handler.)
+  const parsed = []
+  const problems = []
+  const types = {
+    getTypeParser: (oid, format) => {
+      if (oid !== adjkeyOid || format !== 'binary') problems.push(`column type ${oid} in format ${format}`)
+      return (value) => {
+        const raw = Buffer.isBuffer(value) ? value : utf8(value)
+        if (raw[0] !== 1) problems.push(`binary adjkey version byte ${raw[0]}, expected 1`)
+        parsed.push(raw)
+        return raw.subarray(1).toString('utf8')
+      }
+    }
+  }
+  // with a parameter, so that pg uses the extended protocol (binary needs it)
+  r = await client.query({ text: sql, values: ['USER#'], binary: true, types })
+  check(problems.length === 0, 'binary results: ' + problems.join('; '))
+  check(r.fields.every((f) => f.format === 'binary'), 'binary query returned text fields')
+  check(r.rows.length === edges.length, `binary: ${r.rows.length} rows`)
+  r.rows.forEach((row, i) => {
+    const e = edges[i]
+    check(row.pk === e.pk && row.sk === e.sk, `binary row ${i}: ${show(row)}, expected ${show(e)}`)
+    check(parsed[2 * i].equals(Buffer.concat([Buffer.from([1]), utf8(e.pk)])) &&
+      parsed[2 * i + 1].equals(Buffer.concat([Buffer.from([1]), utf8(e.sk)])),
+    `binary row ${i}: bytes ${parsed[2 * i].toString('hex')} ${parsed[2 * i + 1].toString('hex')}`)
+  })
+  ok('binary results (binary: true, custom type parser): version byte 1 + UTF-8 bytes')
+
+  // also through adjkey_send as bytea in text format
+  r = await client.query(`SELECT adjkey_send(sk) AS b FROM ${TBL} WHERE pk ^@ 'USER#'::text ORDER BY pk, sk`)
+  r.rows.forEach((row, i) => {
+    check(Buffer.isBuffer(row.b) && row.b.equals(Buffer.concat([Buffer.from([1]), utf8(edges[i].sk)])),
+      `adjkey_send row ${i}: ${row.b && row.b.toString('hex')}`)
+  })
+  ok('adjkey_send: version byte 1 + UTF-8 bytes')
+
+  // a binary parameter with an unknown version is rejected
+  let err = null
+  try {
+    await client.query('SELECT $1::adjkey', [Buffer.concat([Buffer.from([2]), utf8('USER#x')])])
+  } catch (e) {
+    err = e
+  }
+  check(err && err.code === '22P03', `binary adjkey with version 2: ${err ? err.code + ' ' + err.message : 'accepted'}, expected 22P03`)
+  ok('binary parameter with an unknown version byte: 22P03')
+}
+
+async function checkPaging (client, edges, suffix, forceGeneric) {
+  const want = expectedOut(edges, START, PREFIX)
+  const nb = 'nb_page' + suffix
+  const sq = 'sql_page' + suffix
+  if (forceGeneric) await client.query('SET plan_cache_mode = force_generic_plan')
+
+  let r = await client.query(`SELECT neighbor, sk, data FROM neighbors('${TBL}', $1, $2)`, [START, PREFIX])
+  const full = r.rows
+  check(same(full, want.map((e) => ({ neighbor: e.sk.slice(PREFIX.length), sk: e.sk, data: e.data }))),
+    `neighbors unpaginated: ${show(full)}`)
+
+  // neighbors() paginated by a named (server-side prepared) query
+  let pages = []
+  let after = null
+  let execs = 0
+  for (;;) {
+    r = await client.query({
+      name: nb,
+      text: `SELECT neighbor, sk, data FROM neighbors('${TBL}', $1, $2, lim => $3, after => $4)`,
+      values: [START, PREFIX, LIM, after]
+    })
+    execs++
+    check(r.rows.length <= LIM, `page of ${r.rows.length} rows with lim ${LIM}`)
+    if (r.rows.length === 0) break
+    pages = pages.concat(r.rows)
+    after = r.rows[r.rows.length - 1].sk
+    check(execs < 100, 'neighbors paging does not end')
+  }
+  check(same(pages, full), `neighbors pages differ from one call: ${show(pages)}`)
+  check(execs >= 6, `only ${execs} executions of ${nb}`)
+  let pc = await planCounts(client, nb)
+  check(pc.generic >= 1, `${nb}: no generic plan after ${execs} executions (custom ${pc.custom})`)
+  check(!forceGeneric || pc.custom === 0, `${nb}: ${pc.custom} custom plans under force_generic_plan`)
+  ok(`neighbors() paged by named query ${nb}: ${execs} executions, ${pc.generic} generic plans, equals one call`)
+
+  // plain SQL; its generic plan must keep the index range
+  const got = []
+  after = PREFIX // no key equals the bare prefix
+  execs = 0
+  for (;;) {
+    r = await client.query({
+      name: sq,
+      text: `SELECT sk FROM ${TBL} WHERE pk = $1 AND sk ^@ $2::text AND sk > $3 ORDER BY sk LIMIT $4`,
+      values: [START, PREFIX, after, LIM]
+    })
+    execs++
+    for (const row of r.rows) got.push(row.sk)
+    if (r.rows.length < LIM) break
+    after = r.rows[r.rows.length - 1].sk
+  }
+  check(same(got, want.map((e) => e.sk)), `sql pages: ${show(got)}`)
+  check(execs >= 6, `only ${execs} executions of ${sq}`)
+  pc = await planCounts(client, sq)
+  check(pc.generic >= 1, `${sq}: no generic plan after ${execs} executions (custom ${pc.custom})`)
+  check(!forceGeneric || pc.custom === 0, `${sq}: ${pc.custom} custom plans under force_generic_plan`)
+  // a utility statement takes no parameters: literals
+  const lit = (v) => client.escapeLiteral(v)
+  r = await client.query(`EXPLAIN (COSTS OFF) EXECUTE ${sq}(${lit(START)}, ${lit(PREFIX)}, ${lit(PREFIX)}, ${LIM})`)
+  const plan = r.rows.map((row) => row['QUERY PLAN'])
+  check(!plan.some((l) => l.includes('Seq Scan')), 'generic plan is a sequential scan:\n  ' + plan.join('\n  '))
+  check(plan.some((l) => l.includes('Index Cond:') && l.includes('(sk >= adjkey_prefix_lower($2))') &&
+    l.includes('(sk < adjkey_prefix_upper($2))')),
+  'the generic plan has no Index Cond on sk with adjkey_prefix_lower/upper($2):\n  ' + plan.join('\n  '))
+  if (forceGeneric) check((await planCounts(client, sq)).custom === 0, `${sq}: EXPLAIN used a custom plan`)
+  ok(`SQL paged by named query ${sq} (${forceGeneric ? 'force_generic_plan' : 'auto'}): ${execs} executions, ` +
+    'generic plan has Index Cond with adjkey_prefix_lower/upper')
+  if (forceGeneric) await client.query('RESET plan_cache_mode')
+}
+
+async function checkReverse (client, edges) {
+  const want = expectedIn(edges, TARGET, PREFIX)
+  check(want.length >= 5, 'too few in-edges in the edge list')
+  let r = await client.query(`SELECT neighbor, pk, sk FROM reverse_neighbors('${TBL}', $1, $2)`, [TARGET, PREFIX])
+  check(same(r.rows, want.map((s) => ({ neighbor: s, pk: s, sk: PREFIX + TARGET }))),
+    `reverse_neighbors: ${show(r.rows)}, expected ${show(want)}`)
+  const got = []
+  let after = null
+  for (let i = 0; i < 100; i++) {
+    r = await client.query({
+      name: 'rev_page',
+      text: `SELECT neighbor FROM reverse_neighbors('${TBL}', $1, $2, lim => 2, after => $3)`,
+      values: [TARGET, PREFIX, after]
+    })
+    if (r.rows.length === 0) break
+    for (const row of r.rows) got.push(row.neighbor)
+    after = got[got.length - 1]
+  }
+  check(same(got, want), `reverse pages: ${show(got)}`)
+  ok(`reverse_neighbors of ${TARGET}: sources in byte order, paged equals one call`)
+}
+
+async function checkTraverse (client, edges, start, direction, reverse) {
+  const want = expectedBfs(edges, start, PREFIX, 2, reverse)
+  const r = await client.query(`SELECT node, depth FROM traverse('${TBL}', $1, $2, 2, $3)`,
+    [start, PREFIX, direction])
+  check(r.rows.length === want.size, `traverse(${start}, 2, ${direction}): ${r.rows.length} nodes, expected ${want.size}`)
+  for (const row of r.rows) {
+    check(want.get(row.node) === row.depth,
+      `traverse(${start}, 2, ${direction}): ${row.node} at depth ${row.depth}, expected ${want.get(row.node)}`)
+  }
+  ok(`traverse(${start}, depth 2, ${direction}): ${want.size} nodes with their depths`)
+}
+
+function parseBinaryCopy (data) {
+  check(data.subarray(0, 11).equals(Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1')), 'binary COPY: bad signature')
+  let pos = 19 + data.readUInt32BE(15)
+  const tuples = []
+  for (;;) {
+    const nf = data.readInt16BE(pos)
+    pos += 2
+    if (nf === -1) break
+    const fields = []
+    for (let i = 0; i < nf; i++) {
+      const fl = data.readInt32BE(pos)
+      pos += 4
+      if (fl < 0) {
+        fields.push(null)
+      } else {
+        fields.push(data.subarray(pos, pos + fl))
+        pos += fl
+      }
+    }
+    tuples.push(fields)
+  }
+  check(pos === data.length, `binary COPY: ${data.length - pos} trailing bytes`)
+  return tuples
+}
+
+async function copyIn (client, sql, data) {
+  const pieces = []
+  for (let off = 0; off < data.length; off += 97) pieces.push(data.subarray(off, off + 97))
+  await pipeline(Readable.from(pieces), client.query(copyFrom(sql)))
+}
+
+async function checkCopy (client, edges) {
+  const chunks = []
+  await pipeline(
+    client.query(copyTo(`COPY (SELECT pk, sk, data FROM ${TBL} WHERE pk ^@ 'USER#'::text ORDER BY pk, sk) ` +
+      'TO STDOUT (FORMAT binary)')),
+    new Writable({ write (chunk, _enc, cb) { chunks.push(chunk); cb() } }))
+  const data = Buffer.concat(chunks)
+  const tuples = parseBinaryCopy(data)
+  check(tuples.length === edges.length, `binary COPY: ${tuples.length} rows, expected ${edges.length}`)
+  tuples.forEach((t, i) => {
+    check(t.length === 3, `binary COPY row ${i}: ${t.length} fields`)
+    for (const [got, want] of [[t[0], edges[i].pk], [t[1], edges[i].sk]]) {
+      check(got[0] === 1, `binary COPY row ${i}: version byte ${got[0]}`)
+      check(got.subarray(1).equals(utf8(want)), `binary COPY row ${i}: ${got.subarray(1).toString('hex')}, expected ${want}`)
+    }
+  })
+  ok('COPY TO STDOUT (FORMAT binary) via pg-copy-streams: version byte 1 + UTF-8 bytes in every key')
+
+  await client.query(`CREATE TABLE ${TBL}_copy (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))`)
+  await copyIn(client, `COPY ${TBL}_copy FROM STDIN (FORMAT binary)`, data)
+  const r = await client.query(`SELECT (SELECT count(*)::int FROM ${TBL}_copy) AS n,
+    (SELECT count(*)::int FROM (SELECT pk, sk, data FROM ${TBL} WHERE pk ^@ 'USER#'::text
+      EXCEPT SELECT pk, sk, data FROM ${TBL}_copy) d) AS missing,
+    (SELECT count(*)::int FROM (SELECT pk, sk, data FROM ${TBL}_copy
+      EXCEPT SELECT pk, sk, data FROM ${TBL}) d) AS extra`)
+  const c = r.rows[0]
+  check(c.n === edges.length && c.missing === 0 && c.extra === 0,
+    `binary COPY round trip differs: ${c.n} rows, ${c.missing} missing, ${c.extra} extra`)
+  ok('COPY FROM STDIN (FORMAT binary) via pg-copy-streams into another table: same rows')
+
+  const bad = Buffer.from(data)
+  bad[19 + 2 + 4] = 2 // the version byte of the first key
+  await client.query(`CREATE TABLE ${TBL}_bad (pk adjkey, sk adjkey, data jsonb)`)
+  let err = null
+  try {
+    await copyIn(client, `COPY ${TBL}_bad FROM STDIN (FORMAT binary)`, bad)
+  } catch (e) {
+    err = e
+  }
+  check(err && err.code === '22P03', `binary COPY with version 2: ${err ? err.code + ' ' + err.message : 'accepted'}, expected 22P03`)
+  const n = (await client.query(`SELECT count(*)::int AS n FROM ${TBL}_bad`)).rows[0].n
+  check(n === 0, 'failed binary COPY wrote rows')
+  ok('binary COPY with an unknown version byte: 22P03, nothing written')
+}
+
+async function main () {
+  const edges = readEdges(process.argv[2] || '../edges.tsv')
+  const client = new pg.Client() // PGHOST, PGPORT, PGUSER, PGDATABASE
+  await client.connect()
+  try {
+    const v = await client.query('SHOW server_version')
+    console.log(`# node ${process.version}, pg ${require('pg/package.json').version}, ` +
+      `pg-copy-streams ${require('pg-copy-streams/package.json').version}, server ${v.rows[0].server_version}`)
+    const adjkeyOid = (await client.query("SELECT 'adjkey'::regtype::oid::int AS oid")).rows[0].oid
+
+    await setup(client, edges)
+    await checkTextAndBinary(client, edges, adjkeyOid)
+    await checkPaging(client, edges, '', false)
+    await checkPaging(client, edges, '_g', true)
+    await checkReverse(client, edges)
+    await checkTraverse(client, edges, START, 'out', false)
+    await checkTraverse(client, edges, TARGET, 'in', true)
+    await checkCopy(client, edges)
+  } finally {
+    await client.end()
+  }
+  console.log(`# ${nchecks} checks passed`)
+}
+
+main().catch((e) => {
+  if (!(e instanceof Fail)) console.error(e)
+  console.error(`FAIL: ${e instanceof Fail ? '' : (e.code ? e.code + ' ' : '')}${e.message}`)
+  process.exit(1)
+})
