@@ -42,6 +42,7 @@ demo_suite() {
 run_suite regress make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" installcheck
 run_suite isolation bash "$REPO/test/isolation/run.sh"
 run_suite tap bash "$REPO/test/t/run.sh"
+run_suite client bash "$REPO/test/client/run.sh"
 run_suite readme bash "$REPO/test/readme_examples.sh"
 run_suite package bash "$REPO/test/package.sh"
 run_suite demo demo_suite
