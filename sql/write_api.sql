@@ -61,3 +61,13 @@ SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'wrong
 SELECT neighbor FROM neighbors('nopk', 'USER#c', 'FOLLOWS#');
 SELECT neighbor FROM reverse_neighbors('nopk', 'USER#b', 'FOLLOWS#');
 SELECT shortest_path('nopk', 'USER#c', 'USER#e', 'FOLLOWS#');
+-- a table may have indexes of both modes: the trigger keeps only its own
+CREATE TABLE mixed (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('mixed');
+SELECT create_inverted_index('mixed', index_name => 'mixed_api', mode => 'api');
+INSERT INTO mixed VALUES ('USER#a', 'FOLLOWS#USER#b', NULL);
+SELECT (SELECT count(*) FROM mixed_inverted) AS by_trigger, (SELECT count(*) FROM mixed_api) AS by_api;
+SELECT put_edge('mixed', 'USER#c', 'FOLLOWS#USER#b');
+SELECT (SELECT count(*) FROM mixed_inverted) AS by_trigger, (SELECT count(*) FROM mixed_api) AS by_api;
+-- the plain INSERT above bypassed the API-mode index: verify says so
+SELECT problem, key FROM verify_inverted_index('mixed_api');

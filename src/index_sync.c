@@ -432,6 +432,7 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 				   "FROM %s.adjlist_inverted_indexes r "
 				   "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.indexrel::pg_catalog.oid "
 				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
+				   "AND r.mode OPERATOR(pg_catalog.=) 'trigger' "
 				   "ORDER BY 1",
 				   quote_identifier(get_namespace_name(extnsp)));
 	/*
