@@ -220,13 +220,25 @@ expand_edge(void *arg, const GraphEdge *edge)
 	return st->cb(st->arg, nb, nblen, st->reverse, edge);
 }
 
-/* Hand every neighbor of a node in the given direction(s) to cb. */
+/*
+ * Hand every neighbor of a node in the given direction(s) to cb.  What a
+ * scan allocates (scan keys, bounds) goes into a context reset after each
+ * expansion, so a traversal's memory is its node sets, whatever the number
+ * of scans; the callbacks allocate what they keep in those sets' contexts.
+ */
 static void
 expand(GraphTable *g, const EdgeConvention *conv, Direction dir,
 	   const char *node, int nodelen, NeighborCallback cb, void *arg)
 {
+	static MemoryContext scancxt = NULL;
+	MemoryContext oldcxt;
 	GraphScan	req;
 	ExpandState st;
+
+	if (scancxt == NULL)
+		scancxt = AllocSetContextCreate(TopMemoryContext, "adjlist expansion",
+										ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(scancxt);
 
 	memset(&req, 0, sizeof(req));
 	req.node = node;
@@ -248,6 +260,8 @@ expand(GraphTable *g, const EdgeConvention *conv, Direction dir,
 		st.reverse = true;
 		graph_scan(g, &req, expand_edge, &st);
 	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(scancxt);
 }
 
 static GraphTable *
