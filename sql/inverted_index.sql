@@ -121,6 +121,20 @@ SELECT count(*) FROM net_inverted;
 ROLLBACK;
 SELECT pg_temp.drift('net_inverted');
 
+-- truncating the table and its index in one statement, or while a cursor
+-- reads the index
+BEGIN;
+TRUNCATE net, net_inverted;
+SELECT count(*) FROM net_inverted;
+ROLLBACK;
+BEGIN;
+DECLARE c CURSOR FOR SELECT * FROM net_inverted;
+FETCH 1 FROM c;
+TRUNCATE net;
+SELECT count(*) FROM net_inverted;
+ROLLBACK;
+SELECT pg_temp.drift('net_inverted');
+
 -- projections: KEYS_ONLY (default), INCLUDE, ALL
 CREATE TABLE items (pk adjkey, sk adjkey, data jsonb, status text, amount numeric,
 					PRIMARY KEY (pk, sk));

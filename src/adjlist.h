@@ -79,6 +79,42 @@ extern int	adjkey_prefix_successor(const char *p, int len, char *out);
 extern struct varlena *adjkey_upper_sentinel(void);
 extern int	adjkey_first_part_len(const char *s, int len);
 
+/* index_direct.c: writing an index table without SQL */
+typedef struct DirectInfo
+{
+	bool		ok;				/* may the table be written directly? */
+	int			ncols;
+	int			nkeys;
+	AttrNumber *relattnos;		/* registry column i -> attribute number */
+	Oid			keyindex;		/* unique index on exactly the key */
+	AttrNumber *keypos;			/* key column i -> its position in keyindex */
+	RegProcedure *eqprocs;		/* equality of key column i */
+} DirectInfo;
+
+#define DIRECT_BATCH 1000			/* rows buffered per heap_multi_insert */
+
+typedef struct DirectWriter
+{
+	const DirectInfo *d;
+	struct RelationData *rel;
+	int			natts;
+	int			nindexes;
+	struct RelationData **indexes;
+	struct IndexInfo **infos;
+	uint32		cid;
+	struct TupleTableSlot **slots;	/* the batch */
+	int			nbuffered;
+	MemoryContext batchcxt;		/* the batch's copied values */
+	struct BulkInsertStateData *bistate;
+} DirectWriter;
+
+extern bool direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys,
+								 DirectInfo *d);
+extern DirectWriter *direct_begin(const DirectInfo *d, Oid relid);
+extern void direct_insert(DirectWriter *w, Datum *values, const char *nulls);
+extern void direct_end(DirectWriter *w);
+extern bool direct_delete(const DirectInfo *d, Oid relid, Datum *keyvalues);
+
 /* index_sync.c */
 extern void adjlist_sync_init(void);
 extern int	registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args);

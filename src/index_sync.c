@@ -27,8 +27,10 @@
  * are found by name in the firing relation, whose attribute numbers may
  * differ from its parent's.
  *
- * Writes go through SPI with plans prepared once per (firing relation,
- * index) and kept for the session, as core's ri_triggers.c does.  The SQL
+ * Index tables that adjlist created and nobody changed are written without
+ * SQL (index_direct.c).  Otherwise writes go through SPI with plans
+ * prepared once per (firing relation, index) and kept for the session, as
+ * core's ri_triggers.c does.  The SQL
  * is built from the catalogs with every name schema-qualified and quoted,
  * and equality is spelled OPERATOR(schema.=), so search_path plays no
  * part.  A plan is thrown away and rebuilt from the catalogs when a
@@ -59,6 +61,7 @@
 #include "common/hashfn.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
+#include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -72,6 +75,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
 #include "adjlist.h"
@@ -89,6 +93,7 @@ typedef struct SyncIndex
 	int			ncols;			/* columns of the index table */
 	int			nkeys;			/* leading columns that form its key */
 	bool		has_unique;		/* a unique index on exactly the key */
+	DirectInfo	direct;			/* may be written without SQL (index_direct.c) */
 	AttrNumber *attnos;			/* column i in the firing relation */
 	Oid		   *types;
 	int16	   *typlens;
@@ -102,6 +107,7 @@ typedef struct SyncIndex
 	SPIPlanPtr	bulk_insert_plan;
 	/* degree counters, when counter_shards > 0 */
 	int			counter_shards;
+	Oid			counterrelid;
 	char	   *counter_sql;
 	char	   *counter_truncate_sql;
 	char	   *bulk_counter_sql;	/* from the transition table */
@@ -492,6 +498,7 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 		}
 		ix->has_unique = has_unique_key(ix->indexrelid, colnames, ix->nkeys);
 		build_index_sql(ix, colnames);
+		direct_write_prepare(ix->indexrelid, colnames, ncols, ix->nkeys, &ix->direct);
 
 		ix->counter_shards = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
 		if (ix->counter_shards > 0)
@@ -500,6 +507,7 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 
 			if (isnull || ix->types[0] != ix->types[1])
 				elog(ERROR, "inverted index %u has inconsistent counter settings", ix->indexrelid);
+			ix->counterrelid = counterrel;
 			build_counter_sql(ix, counterrel, extnsp, colnames);
 		}
 	}
@@ -632,30 +640,77 @@ run_as_owner(SyncIndex *ix, SPIPlanPtr plan, Datum *values, char *nulls,
 		elog(ERROR, "inverted index write failed: %s", SPI_result_code_string(ret));
 }
 
-/* Insert a statement's transition table into the index (and counters). */
+/*
+ * Insert a statement's transition table into the index (and counters):
+ * directly, row by row, when the index table allows it, else with one
+ * INSERT ... SELECT.
+ */
 static void
-bulk_insert(SyncIndex *ix)
+bulk_insert(SyncIndex *ix, TriggerData *trigdata)
 {
-	run_as_owner(ix, prepared_with(&ix->bulk_insert_plan, ix->bulk_insert_sql, 0, NULL),
-				 NULL, NULL, SPI_OK_INSERT);
+	if (ix->direct.ok)
+	{
+		Tuplestorestate *ts = trigdata->tg_newtable;
+		TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(trigdata->tg_relation),
+														&TTSOpsMinimalTuple);
+		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist bulk row",
+													 ALLOCSET_DEFAULT_SIZES);
+		DirectWriter *w = direct_begin(&ix->direct, ix->indexrelid);
+		int			readptr = tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND);
+		Datum	   *values = palloc(sizeof(Datum) * ix->ncols);
+		char	   *nulls = palloc(ix->ncols);
+
+		tuplestore_select_read_pointer(ts, readptr);
+		tuplestore_rescan(ts);
+		while (tuplestore_gettupleslot(ts, true, false, slot))
+		{
+			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+			CHECK_FOR_INTERRUPTS();
+			if (index_row(ix, slot, values, nulls))
+				direct_insert(w, values, nulls);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+		direct_end(w);
+		ExecDropSingleTupleTableSlot(slot);
+		MemoryContextDelete(rowcxt);
+	}
+	else
+		run_as_owner(ix, prepared_with(&ix->bulk_insert_plan, ix->bulk_insert_sql, 0, NULL),
+					 NULL, NULL, SPI_OK_INSERT);
 	if (ix->counter_shards > 0)
 		run_as_owner(ix, prepared_with(&ix->bulk_counter_plan, ix->bulk_counter_sql, 0, NULL),
 					 NULL, NULL, SPI_OK_INSERT);
 }
 
+/*
+ * Empty an index (or counter) table when its base table is truncated.
+ * TRUNCATE is the fast way, but it refuses a table this session already
+ * has open: "TRUNCATE base, base_inverted" (the statement holds the index
+ * table; it is empty by now anyway) or a query still reading it.  Then
+ * DELETE does the same job.
+ */
 static void
-truncate_as_owner(SyncIndex *ix, const char *sql)
+truncate_as_owner(SyncIndex *ix, Oid relid, const char *sql)
 {
 	Oid			save_userid;
 	int			save_sec_context;
 	int			ret;
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		in_use = RelationIsValid(rel) && rel->rd_refcnt > 1;
+
+	if (RelationIsValid(rel))
+		RelationClose(rel);
+	if (in_use)
+		sql = psprintf("DELETE FROM %s", sql + strlen("TRUNCATE "));
 
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);
 	SetUserIdAndSecContext(ix->owner, save_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
 	ret = SPI_execute(sql, false, 0);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
-	if (ret != SPI_OK_UTILITY)
+	if (ret != (in_use ? SPI_OK_DELETE : SPI_OK_UTILITY))
 		elog(ERROR, "inverted index truncate failed: %s", SPI_result_code_string(ret));
 }
 
@@ -776,14 +831,14 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 
 		if (TRIGGER_FIRED_FOR_STATEMENT(event) && TRIGGER_FIRED_BY_INSERT(event))
 		{
-			bulk_insert(ix);
+			bulk_insert(ix, trigdata);
 			continue;
 		}
 		if (TRIGGER_FIRED_BY_TRUNCATE(event))
 		{
-			truncate_as_owner(ix, ix->truncate_sql);
+			truncate_as_owner(ix, ix->indexrelid, ix->truncate_sql);
 			if (ix->counter_shards > 0)
-				truncate_as_owner(ix, ix->counter_truncate_sql);
+				truncate_as_owner(ix, ix->counterrelid, ix->counter_truncate_sql);
 			continue;
 		}
 		if (TRIGGER_FIRED_BY_INSERT(event))
@@ -801,22 +856,33 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				if (columns_equal(ix, ix->nkeys, ix->ncols, ov, on, nv, nn))
 					continue;
 				/* the upsert below updates it; without one, delete first */
-				old_indexed = !ix->has_unique;
+				old_indexed = !ix->has_unique || ix->direct.ok;
 				rewrite_only = true;
 			}
 		}
 
 		if (old_indexed)
 		{
-			run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
-						 ov, on, SPI_OK_DELETE);
+			if (ix->direct.ok)
+				direct_delete(&ix->direct, ix->indexrelid, ov);
+			else
+				run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
+							 ov, on, SPI_OK_DELETE);
 			if (ix->counter_shards > 0 && !rewrite_only)
 				count_edge(ix, ov, -1);
 		}
 		if (new_indexed)
 		{
-			run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
-						 nv, nn, SPI_OK_INSERT);
+			if (ix->direct.ok)
+			{
+				DirectWriter *w = direct_begin(&ix->direct, ix->indexrelid);
+
+				direct_insert(w, nv, nn);
+				direct_end(w);
+			}
+			else
+				run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
+							 nv, nn, SPI_OK_INSERT);
 			if (ix->counter_shards > 0 && !rewrite_only)
 				count_edge(ix, nv, +1);
 		}
