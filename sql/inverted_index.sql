@@ -135,6 +135,25 @@ SELECT count(*) FROM net_inverted;
 ROLLBACK;
 SELECT pg_temp.drift('net_inverted');
 
+-- an undecorated index table is written without SQL; one with a trigger
+-- or a CHECK constraint of its own is written through SQL, so they apply
+CREATE TABLE net_log (pk adjkey);
+CREATE FUNCTION net_inverted_log() RETURNS trigger LANGUAGE plpgsql AS
+	$$ BEGIN INSERT INTO net_log VALUES (NEW.pk); RETURN NEW; END $$;
+CREATE TRIGGER log_it AFTER INSERT ON net_inverted FOR EACH ROW EXECUTE FUNCTION net_inverted_log();
+INSERT INTO net VALUES ('USER#logged', 'FOLLOWS#USER#bob', NULL);
+DROP TRIGGER log_it ON net_inverted;
+INSERT INTO net VALUES ('USER#unlogged', 'FOLLOWS#USER#bob', NULL);
+SELECT pk FROM net_log;
+ALTER TABLE net_inverted ADD CONSTRAINT no_evil CHECK (pk <> 'USER#evil');
+INSERT INTO net VALUES ('USER#evil', 'FOLLOWS#USER#bob', NULL);
+ALTER TABLE net_inverted DROP CONSTRAINT no_evil;
+INSERT INTO net VALUES ('USER#evil', 'FOLLOWS#USER#bob', NULL);
+DELETE FROM net WHERE pk IN ('USER#logged', 'USER#unlogged', 'USER#evil');
+SELECT pg_temp.drift('net_inverted');
+DROP TABLE net_log;
+DROP FUNCTION net_inverted_log();
+
 -- projections: KEYS_ONLY (default), INCLUDE, ALL
 CREATE TABLE items (pk adjkey, sk adjkey, data jsonb, status text, amount numeric,
 					PRIMARY KEY (pk, sk));
