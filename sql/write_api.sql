@@ -71,3 +71,4 @@ SELECT put_edge('mixed', 'USER#c', 'FOLLOWS#USER#b');
 SELECT (SELECT count(*) FROM mixed_inverted) AS by_trigger, (SELECT count(*) FROM mixed_api) AS by_api;
 -- the plain INSERT above bypassed the API-mode index: verify says so
 SELECT problem, key FROM verify_inverted_index('mixed_api');
+SELECT create_inverted_index('api', index_name => 'api_counted', mode => 'api', counters => 4);

@@ -162,8 +162,9 @@ adjkey_abbrev_convert(Datum original, SortSupport ssup)
 		abbr_hash = hash_uint32((uint32) res);
 #endif
 		addHyperLogLog(&state->abbr_card, abbr_hash);
+		/* like core's text: the first cache line is enough for the estimate */
 		addHyperLogLog(&state->full_card,
-					   hash_bytes((const unsigned char *) data, len));
+					   hash_bytes((const unsigned char *) data, Min(len, PG_CACHE_LINE_SIZE)));
 	}
 
 	if ((Pointer) key != DatumGetPointer(original))

@@ -333,6 +333,22 @@ $$;
 COMMENT ON FUNCTION adjlist_eq_operator(regtype) IS
 	'internal: schema-qualified equality operator of a type';
 
+-- "l.k1 = r.k1 AND ..." over the key columns of an index, with each
+-- type's own equality spelled OPERATOR(schema.=).
+CREATE FUNCTION adjlist_key_match(idx regclass, l text, r text) RETURNS text
+	LANGUAGE sql STABLE STRICT PARALLEL SAFE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT string_agg(format('%s.%I %s %s.%I', l, c,
+							 @extschema@.adjlist_eq_operator(a.atttypid), r, c), ' AND ' ORDER BY u.ord)
+	FROM @extschema@.adjlist_inverted_indexes x
+	CROSS JOIN LATERAL unnest(x.columns[1:x.nkeys]) WITH ORDINALITY u(c, ord)
+	JOIN pg_catalog.pg_attribute a ON a.attrelid = x.indexrel AND a.attname = u.c
+	WHERE x.indexrel = idx
+$$;
+COMMENT ON FUNCTION adjlist_key_match(regclass, text, text) IS
+	'internal: the join condition on the key columns of an inverted index';
+
 -- (Re)install the triggers of a base table so that they cover all its
 -- registered indexes; drop them when none is left.
 CREATE FUNCTION adjlist_install_triggers(base regclass) RETURNS void
@@ -692,6 +708,11 @@ BEGIN
 		RAISE EXCEPTION 'counters must be between 0 (none) and 1024'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	IF counters > 0 AND mode = 'api' THEN
+		RAISE EXCEPTION 'degree counters are kept by triggers only'
+			USING ERRCODE = 'feature_not_supported',
+				  HINT = 'Use mode => ''trigger'', or count with degree().';
+	END IF;
 	IF counters > 0 THEN
 		IF to_regclass(format('%I.%I', base_ns, idx_name || '_degree')) IS NOT NULL THEN
 			RAISE EXCEPTION 'relation "%" already exists', idx_name || '_degree'
@@ -809,13 +830,10 @@ BEGIN
 	IF NOT FOUND THEN
 		RAISE EXCEPTION '"%" is not an inverted index', index USING ERRCODE = 'undefined_object';
 	END IF;
-	SELECT string_agg(format('%L, coalesce(e.%I, a.%I)', c, c, c), ', '),
-		   string_agg(format('e.%I %s a.%I', c,
-							 @extschema@.adjlist_eq_operator(
-								 (SELECT atttypid FROM pg_attribute WHERE attrelid = index AND attname = c)), c),
-					  ' AND ')
-	  INTO keyjson, join_on
+	SELECT string_agg(format('%L, coalesce(e.%I, a.%I)', c, c, c), ', ')
+	  INTO keyjson
 	  FROM unnest(r.columns[1:r.nkeys]) c;
+	join_on := @extschema@.adjlist_key_match(index, 'e', 'a');
 	RETURN QUERY EXECUTE format(
 		'WITH e AS (%s), a AS (SELECT %s FROM %s) '
 		'SELECT CASE WHEN a IS NULL THEN ''missing'' WHEN e IS NULL THEN ''extra'' ELSE ''stale'' END, '
@@ -854,13 +872,9 @@ BEGIN
 	-- keep concurrent writers out while comparing; readers go on
 	PERFORM @extschema@.adjlist_require_read_committed('rebuild_inverted_index');
 	EXECUTE format('LOCK TABLE %s IN SHARE ROW EXCLUSIVE MODE', @extschema@.adjlist_qualified(r.baserel));
-	SELECT string_agg(format('x.%I %s a.%I', c,
-							 @extschema@.adjlist_eq_operator(
-								 (SELECT atttypid FROM pg_attribute WHERE attrelid = index AND attname = c)), c),
-					  ' AND ')
-		   || format(' AND x::text OPERATOR(pg_catalog.=) ROW(%s)::text',
-					 (SELECT string_agg(format('a.%I', c), ', ') FROM unnest(r.columns) c))
-	  INTO match FROM unnest(r.columns[1:r.nkeys]) c;
+	match := @extschema@.adjlist_key_match(index, 'x', 'a')
+		|| format(' AND x::text OPERATOR(pg_catalog.=) ROW(%s)::text',
+				  (SELECT string_agg(format('a.%I', c), ', ') FROM unnest(r.columns) c));
 	-- what is wrong, counted once per row or counter group
 	SELECT count(*) INTO total FROM @extschema@.verify_inverted_index(index);
 	IF total = 0 THEN
@@ -1330,20 +1344,16 @@ BEGIN
 	FOR r IN SELECT * FROM @extschema@.adjlist_inverted_indexes
 			  WHERE baserel = tbl AND mode = 'api' ORDER BY indexrel::oid
 	LOOP
-		EXECUTE format('DELETE FROM %s i USING (SELECT %s FROM %s b WHERE %s) o WHERE %s',
-					   @extschema@.adjlist_qualified(r.indexrel),
-					   (SELECT string_agg(format('b.%I', c), ', ') FROM unnest(r.columns[1:r.nkeys]) c),
-					   @extschema@.adjlist_qualified(tbl), base_where,
-					   (SELECT string_agg(format('i.%1$I %2$s o.%1$I', c,
-							@extschema@.adjlist_eq_operator(
-								(SELECT atttypid FROM pg_attribute WHERE attrelid = r.indexrel AND attname = c))),
-							' AND ')
-						  FROM unnest(r.columns[1:r.nkeys]) c))
-			USING v1, v2;
 		IF r.counterrel IS NOT NULL THEN
 			RAISE EXCEPTION 'degree counters are kept by triggers only'
 				USING ERRCODE = 'feature_not_supported';
 		END IF;
+		EXECUTE format('DELETE FROM %s i USING (SELECT %s FROM %s b WHERE %s) o WHERE %s',
+					   @extschema@.adjlist_qualified(r.indexrel),
+					   (SELECT string_agg(format('b.%I', c), ', ') FROM unnest(r.columns[1:r.nkeys]) c),
+					   @extschema@.adjlist_qualified(tbl), base_where,
+					   @extschema@.adjlist_key_match(r.indexrel, 'i', 'o'))
+			USING v1, v2;
 	END LOOP;
 END $$;
 COMMENT ON FUNCTION adjlist_api_unindex(regclass, text, adjkey, adjkey) IS

@@ -44,8 +44,21 @@
 /* The escape character used by make_key() for separators inside a part. */
 #define ADJKEY_ESC				'\\'
 
-/* Access to a (possibly short-header, never compressed here) key. */
-#define DatumGetAdjkeyPP(X)		((struct varlena *) PG_DETOAST_DATUM_PACKED(X))
+/*
+ * Access to a key, which may have a short header.  Keys are almost never
+ * compressed or toasted (they are at most 2 kB), so the check is inline and
+ * the detoasting call is made only when needed: comparisons run this twice
+ * per call, millions of times in a sort.
+ */
+static inline struct varlena *
+DatumGetAdjkeyPP(Datum d)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_COMPRESSED(p) || VARATT_IS_EXTERNAL(p))
+		return pg_detoast_datum_packed(p);
+	return p;
+}
 #define PG_GETARG_ADJKEY_PP(n)	DatumGetAdjkeyPP(PG_GETARG_DATUM(n))
 #define ADJKEY_DATA(k)			VARDATA_ANY(k)
 #define ADJKEY_LEN(k)			((int) VARSIZE_ANY_EXHDR(k))
@@ -89,6 +102,9 @@ typedef struct DirectInfo
 	Oid			keyindex;		/* unique index on exactly the key */
 	AttrNumber *keypos;			/* key column i -> its position in keyindex */
 	RegProcedure *eqprocs;		/* equality of key column i */
+	int			nindexes;		/* the indexes to maintain */
+	Oid		   *indexoids;
+	struct IndexInfo **indexinfos;
 } DirectInfo;
 
 #define DIRECT_BATCH 1000			/* rows buffered per heap_multi_insert */
@@ -113,6 +129,8 @@ extern bool direct_write_prepare(Oid relid, char **colnames, int ncols, int nkey
 extern DirectWriter *direct_begin(const DirectInfo *d, Oid relid);
 extern void direct_insert(DirectWriter *w, Datum *values, const char *nulls);
 extern void direct_end(DirectWriter *w);
+extern void direct_insert_row(const DirectInfo *d, Oid relid, Datum *values,
+							  const char *nulls);
 extern bool direct_delete(const DirectInfo *d, Oid relid, Datum *keyvalues);
 
 /* index_sync.c */

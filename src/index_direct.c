@@ -133,9 +133,28 @@ direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys, DirectInf
 		}
 		ReleaseSysCache(tp);
 	}
-	list_free(indexes);
 	if (!OidIsValid(d->keyindex))
 		ok = false;
+
+	/* the indexes to maintain, with their IndexInfo, built once */
+	if (ok)
+	{
+		int			n = 0;
+
+		d->indexoids = palloc(sizeof(Oid) * Max(list_length(indexes), 1));
+		d->indexinfos = palloc(sizeof(IndexInfo *) * Max(list_length(indexes), 1));
+		foreach(lc, indexes)
+		{
+			Relation	index = index_open(lfirst_oid(lc), AccessShareLock);
+
+			d->indexoids[n] = lfirst_oid(lc);
+			d->indexinfos[n] = BuildIndexInfo(index);
+			index_close(index, AccessShareLock);
+			n++;
+		}
+		d->nindexes = n;
+	}
+	list_free(indexes);
 
 	if (ok)
 	{
@@ -171,26 +190,18 @@ direct_begin(const DirectInfo *d, Oid relid)
 {
 	DirectWriter *w = palloc0(sizeof(DirectWriter));
 	TupleDesc	desc;
-	List	   *indexes;
-	ListCell   *lc;
-	int			n = 0;
+	int			n;
 
 	w->d = d;
 	w->rel = table_open(relid, RowExclusiveLock);
 	desc = RelationGetDescr(w->rel);
 	w->natts = desc->natts;
-	indexes = RelationGetIndexList(w->rel);
-	w->indexes = palloc(sizeof(Relation) * Max(list_length(indexes), 1));
-	w->infos = palloc(sizeof(IndexInfo *) * Max(list_length(indexes), 1));
-	foreach(lc, indexes)
-	{
-		w->indexes[n] = index_open(lfirst_oid(lc), RowExclusiveLock);
-		w->infos[n] = BuildIndexInfo(w->indexes[n]);
-		n++;
-	}
-	w->nindexes = n;
+	w->indexes = palloc(sizeof(Relation) * Max(d->nindexes, 1));
+	w->infos = d->indexinfos;
+	for (n = 0; n < d->nindexes; n++)
+		w->indexes[n] = index_open(d->indexoids[n], RowExclusiveLock);
+	w->nindexes = d->nindexes;
 	w->cid = GetCurrentCommandId(true);
-	list_free(indexes);
 	w->slots = palloc0(sizeof(TupleTableSlot *) * DIRECT_BATCH);
 	w->batchcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist direct batch",
 										ALLOCSET_DEFAULT_SIZES);
@@ -295,6 +306,64 @@ direct_end(DirectWriter *w)
 	for (int n = 0; n < w->nindexes; n++)
 		index_close(w->indexes[n], RowExclusiveLock);
 	table_close(w->rel, RowExclusiveLock);
+}
+
+/*
+ * Insert one index row, on its own (a row trigger): no batch, no copies,
+ * the tuple straight into the heap and its indexes.
+ */
+void
+direct_insert_row(const DirectInfo *d, Oid relid, Datum *values, const char *nulls)
+{
+	Relation	rel = table_open(relid, RowExclusiveLock);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Datum		relvalues[64];
+	bool		relnulls[lengthof(relvalues)];
+	Datum	   *rv = relvalues;
+	bool	   *rn = relnulls;
+	HeapTuple	tup;
+
+	if (desc->natts > lengthof(relvalues))
+	{
+		rv = palloc(sizeof(Datum) * desc->natts);
+		rn = palloc(sizeof(bool) * desc->natts);
+	}
+	for (int i = 0; i < desc->natts; i++)
+	{
+		rv[i] = (Datum) 0;
+		rn[i] = true;
+	}
+	for (int i = 0; i < d->ncols; i++)
+	{
+		rv[d->relattnos[i] - 1] = values[i];
+		rn[d->relattnos[i] - 1] = (nulls[i] == 'n');
+	}
+	tup = heap_form_tuple(desc, rv, rn);
+	heap_insert(rel, tup, GetCurrentCommandId(true), 0, NULL);
+	for (int n = 0; n < d->nindexes; n++)
+	{
+		IndexInfo  *info = d->indexinfos[n];
+		Relation	index;
+		Datum		ivalues[INDEX_MAX_KEYS];
+		bool		inulls[INDEX_MAX_KEYS];
+
+		if (!info->ii_ReadyForInserts)
+			continue;
+		index = index_open(d->indexoids[n], RowExclusiveLock);
+		for (int k = 0; k < info->ii_NumIndexAttrs; k++)
+		{
+			AttrNumber	a = info->ii_IndexAttrNumbers[k];
+
+			ivalues[k] = rv[a - 1];
+			inulls[k] = rn[a - 1];
+		}
+		index_insert(index, ivalues, inulls, &tup->t_self, rel,
+					 index->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, info);
+		index_close(index, RowExclusiveLock);
+	}
+	heap_freetuple(tup);
+	table_close(rel, RowExclusiveLock);
 }
 
 /* Delete the index row with the given key; false if there is none. */

@@ -127,6 +127,23 @@ typedef struct SyncEntry
 
 static HTAB *sync_cache = NULL;
 
+/*
+ * SPI is connected only when a call needs SQL: the direct path writes an
+ * index without it, and a connection costs two memory contexts per row.
+ */
+static bool spi_connected = false;
+
+static void
+need_spi(void)
+{
+	if (!spi_connected)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		spi_connected = true;
+	}
+}
+
 /* ----------------------------------------------------------------------
  * Invalidation
  * ----------------------------------------------------------------------
@@ -542,6 +559,7 @@ sync_entry_get(Relation rel, Oid extnsp)
 	if (!entry->valid)
 	{
 		sync_entry_release(entry);
+		need_spi();
 		PG_TRY();
 		{
 			sync_entry_build(entry, rel, extnsp);
@@ -605,6 +623,7 @@ prepared(SyncIndex *ix, SPIPlanPtr *plan, const char *sql, int nargs)
 static SPIPlanPtr
 prepared_with(SPIPlanPtr *plan, const char *sql, int nargs, Oid *argtypes)
 {
+	need_spi();
 	if (*plan != NULL && !SPI_plan_is_valid(*plan))
 	{
 		SPI_freeplan(*plan);
@@ -676,7 +695,14 @@ bulk_insert(SyncIndex *ix, TriggerData *trigdata)
 		ExecDropSingleTupleTableSlot(slot);
 		MemoryContextDelete(rowcxt);
 	}
-	else
+	if (!ix->direct.ok || ix->counter_shards > 0)
+	{
+		/* SQL reads the transition table under its name */
+		need_spi();
+		if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
+			elog(ERROR, "SPI_register_trigger_data failed");
+	}
+	if (!ix->direct.ok)
 		run_as_owner(ix, prepared_with(&ix->bulk_insert_plan, ix->bulk_insert_sql, 0, NULL),
 					 NULL, NULL, SPI_OK_INSERT);
 	if (ix->counter_shards > 0)
@@ -700,6 +726,7 @@ truncate_as_owner(SyncIndex *ix, Oid relid, const char *sql)
 	Relation	rel = RelationIdGetRelation(relid);
 	bool		in_use = RelationIsValid(rel) && rel->rd_refcnt > 1;
 
+	need_spi();
 	if (RelationIsValid(rel))
 		RelationClose(rel);
 	if (in_use)
@@ -778,6 +805,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 	TriggerEvent event;
 	SyncEntry  *entry;
 	Oid			extnsp;
+	bool		saved_spi;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -795,16 +823,19 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("adjlist_sync_trigger() fires for each statement only on TRUNCATE, or on INSERT with a transition table")));
 
-	extnsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	entry = sync_entry_get(trigdata->tg_relation, extnsp);
-	if (TRIGGER_FIRED_FOR_STATEMENT(event) && TRIGGER_FIRED_BY_INSERT(event))
+	/* the extension's schema, looked up once per statement */
+	if (fcinfo->flinfo->fn_extra == NULL)
 	{
-		if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-			elog(ERROR, "SPI_register_trigger_data failed");
+		Oid		   *nsp = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
+
+		*nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
+		fcinfo->flinfo->fn_extra = nsp;
 	}
+	extnsp = *(Oid *) fcinfo->flinfo->fn_extra;
+
+	saved_spi = spi_connected;
+	spi_connected = false;
+	entry = sync_entry_get(trigdata->tg_relation, extnsp);
 
 	for (int i = 0; i < entry->nindexes; i++)
 	{
@@ -874,12 +905,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 		if (new_indexed)
 		{
 			if (ix->direct.ok)
-			{
-				DirectWriter *w = direct_begin(&ix->direct, ix->indexrelid);
-
-				direct_insert(w, nv, nn);
-				direct_end(w);
-			}
+				direct_insert_row(&ix->direct, ix->indexrelid, nv, nn);
 			else
 				run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
 							 nv, nn, SPI_OK_INSERT);
@@ -888,6 +914,8 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 		}
 	}
 
-	SPI_finish();
+	if (spi_connected)
+		SPI_finish();
+	spi_connected = saved_spi;
 	return PointerGetDatum(NULL);
 }
