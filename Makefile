@@ -27,3 +27,7 @@ EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies: rebuild everything when a
+# shared header changes
+$(OBJS): src/adjlist.h src/compat.h src/graph.h

@@ -29,6 +29,7 @@
 
 #include "postgres.h"
 #include "fmgr.h"
+#include "access/attnum.h"
 #include "nodes/nodes.h"
 
 #include "compat.h"
