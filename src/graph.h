@@ -62,6 +62,8 @@ typedef struct GraphEdge
 	int			sklen;
 	Datum		data;			/* jsonb, when asked for */
 	bool		data_isnull;
+	Datum		pkdatum;		/* the keys as adjkey datums, or 0 */
+	Datum		skdatum;
 } GraphEdge;
 
 /* Return false to stop the scan. */
@@ -92,7 +94,13 @@ typedef struct GraphScan
 } GraphScan;
 
 /* graph_source.c */
+typedef struct GraphReader GraphReader;
+
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
+extern GraphReader *graph_reader_begin(GraphTable *g);
+extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
+							   GraphEdgeCallback cb, void *arg);
+extern void graph_reader_end(GraphReader *r);
 extern void graph_check_select(GraphTable *g, bool want_data);
 extern int64 graph_scan(GraphTable *g, const GraphScan *req,
 						GraphEdgeCallback cb, void *arg);

@@ -58,9 +58,13 @@ emit_edge(void *arg, const GraphEdge *edge)
 
 	if (graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &buf))
 	{
-		values[0] = PointerGetDatum(adjkey_from_utf8(nb, nblen));
-		values[1] = PointerGetDatum(adjkey_from_utf8(edge->pk, edge->pklen));
-		values[2] = PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
+		/* the scan's own datums when it has them: the tuplestore copies */
+		values[1] = edge->pkdatum ? edge->pkdatum :
+			PointerGetDatum(adjkey_from_utf8(edge->pk, edge->pklen));
+		values[2] = edge->skdatum ? edge->skdatum :
+			PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
+		values[0] = (st->reverse && nb == edge->pk) ? values[1] :
+			PointerGetDatum(adjkey_from_utf8(nb, nblen));
 		values[3] = edge->data;
 		nulls[3] = edge->data_isnull;
 		tuplestore_putvalues(st->ts, st->desc, values, nulls);

@@ -517,10 +517,68 @@ key_datum(const char *p, int len)
 	return PointerGetDatum(adjkey_from_utf8(p, len));
 }
 
+/*
+ * A reader keeps the relations and the index scan of each direction open
+ * across the scans of one call: a traversal expanding thousands of nodes
+ * rescans one index scan with new keys instead of opening the table and
+ * the index and starting a scan for every node.
+ */
+typedef struct DirectScan
+{
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Buffer		vmbuffer;
+	int			nkeys;
+	bool		index_only;
+	AttrNumber	data_att;
+} DirectScan;
+
+struct GraphReader
+{
+	GraphTable *g;
+	DirectScan	dirs[2];		/* forward, reverse */
+	MemoryContext cxt;
+};
+
+GraphReader *
+graph_reader_begin(GraphTable *g)
+{
+	GraphReader *r = palloc0(sizeof(GraphReader));
+
+	r->g = g;
+	r->cxt = CurrentMemoryContext;
+	return r;
+}
+
+static void
+direct_scan_close(DirectScan *ds)
+{
+	if (ds->heap == NULL)
+		return;
+	if (ds->vmbuffer != InvalidBuffer)
+		ReleaseBuffer(ds->vmbuffer);
+	ExecDropSingleTupleTableSlot(ds->slot);
+	index_endscan(ds->scan);
+	index_close(ds->index, AccessShareLock);
+	table_close(ds->heap, AccessShareLock);
+	memset(ds, 0, sizeof(*ds));
+}
+
+void
+graph_reader_end(GraphReader *r)
+{
+	direct_scan_close(&r->dirs[0]);
+	direct_scan_close(&r->dirs[1]);
+}
+
 static int64
-scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 			GraphEdgeCallback cb, void *arg)
 {
+	GraphTable *g = r->g;
+	DirectScan *ds = &r->dirs[req->reverse ? 1 : 0];
 	bool		reverse = req->reverse;
 	Oid			relid = reverse ? g->inv_rel : g->baserel;
 	Oid			indexid = reverse ? g->inv_keyindex : g->base_keyindex;
@@ -530,18 +588,13 @@ scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 	int			plen = reverse ? 0 : req->conv->eplen;
 	ScanKeyData keys[4];
 	int			nkeys = 0;
-	Relation	heap;
-	Relation	index;
 	IndexScanDesc scan;
 	TupleTableSlot *slot;
-	Buffer		vmbuffer = InvalidBuffer;
 	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
 	bool		index_only;
 	int64		n = 0;
 	GraphEdge	edge;
-
-	heap = table_open(relid, AccessShareLock);
-	index = index_open(indexid, AccessShareLock);
+	MemoryContext callercxt;
 
 	if (req->want_data)
 	{
@@ -575,10 +628,36 @@ scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 						key_datum(req->after, req->afterlen));
 	}
 
-	scan = index_beginscan(heap, index, GetActiveSnapshot(), nkeys, 0);
-	scan->xs_want_itup = index_only;
+	/* reuse the open scan of this direction when it has the same shape */
+	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
+							 ds->data_att != data_att))
+		direct_scan_close(ds);
+	if (ds->heap == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(r->cxt);
+
+		ds->heap = table_open(relid, AccessShareLock);
+		ds->index = index_open(indexid, AccessShareLock);
+		ds->scan = index_beginscan(ds->heap, ds->index, GetActiveSnapshot(), nkeys, 0);
+		ds->scan->xs_want_itup = index_only;
+		ds->slot = table_slot_create(ds->heap, NULL);
+		ds->vmbuffer = InvalidBuffer;
+		ds->nkeys = nkeys;
+		ds->index_only = index_only;
+		ds->data_att = data_att;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	scan = ds->scan;
+	slot = ds->slot;
+
+	/*
+	 * The index AM allocates during a scan (btree's list of killed items,
+	 * for one) and frees at the next rescan: it must work in the reader's
+	 * context, which outlives the caller's per-expansion one.  Only the
+	 * callback runs in the caller's context.
+	 */
+	callercxt = MemoryContextSwitchTo(r->cxt);
 	index_rescan(scan, keys, nkeys, NULL, 0);
-	slot = table_slot_create(heap, NULL);
 
 	for (;;)
 	{
@@ -596,7 +675,7 @@ scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 
 			if (tid == NULL)
 				break;
-			if (!VM_ALL_VISIBLE(heap, ItemPointerGetBlockNumber(tid), &vmbuffer))
+			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
 			{
 				if (!index_fetch_heap(scan, slot))
 					continue;
@@ -622,6 +701,8 @@ scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 			edge.sklen = ADJKEY_LEN(pv);
 			edge.pk = ADJKEY_DATA(sv);
 			edge.pklen = ADJKEY_LEN(sv);
+			edge.skdatum = PointerGetDatum(pv);
+			edge.pkdatum = PointerGetDatum(sv);
 		}
 		else
 		{
@@ -629,19 +710,19 @@ scan_direct(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 			edge.pklen = ADJKEY_LEN(pv);
 			edge.sk = ADJKEY_DATA(sv);
 			edge.sklen = ADJKEY_LEN(sv);
+			edge.pkdatum = PointerGetDatum(pv);
+			edge.skdatum = PointerGetDatum(sv);
 		}
 		n++;
+		MemoryContextSwitchTo(callercxt);
 		go_on = cb(arg, &edge);
+		MemoryContextSwitchTo(r->cxt);
 		if (!go_on || (req->limit > 0 && n >= req->limit))
 			break;
 	}
 
-	if (vmbuffer != InvalidBuffer)
-		ReleaseBuffer(vmbuffer);
-	ExecDropSingleTupleTableSlot(slot);
-	index_endscan(scan);
-	index_close(index, AccessShareLock);
-	table_close(heap, AccessShareLock);
+	ExecClearTuple(slot);
+	MemoryContextSwitchTo(callercxt);
 	return n;
 }
 
@@ -693,7 +774,7 @@ emit_spi_rows(GraphTable *g, const GraphScan *req, const char *part, int partlen
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
 		struct varlena *pv = DatumGetAdjkeyPP(SPI_getbinval(tup, desc, pkcol, &isnull));
-		GraphEdge	edge;
+		GraphEdge	edge = {0};
 
 		CHECK_FOR_INTERRUPTS();
 		edge.pk = ADJKEY_DATA(pv);
@@ -827,7 +908,7 @@ scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 			for (uint64 i = 0; i < ncands && j < SPI_processed; i++)
 			{
 				struct varlena *k = DatumGetAdjkeyPP(pks[i]);
-				GraphEdge	edge;
+				GraphEdge	edge = {0};
 				int			c = 1;
 
 				CHECK_FOR_INTERRUPTS();
@@ -874,6 +955,18 @@ scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 int64
 graph_scan(GraphTable *g, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 {
+	GraphReader *r = graph_reader_begin(g);
+	int64		n = graph_reader_scan(r, req, cb, arg);
+
+	graph_reader_end(r);
+	return n;
+}
+
+/* The same, with the reader's open scans. */
+int64
+graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
+{
+	GraphTable *g = r->g;
 	int			partlen;
 	const char *part = scan_partition(req, &partlen);
 	bool		rls;
@@ -885,6 +978,6 @@ graph_scan(GraphTable *g, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 	kind = req->reverse ? g->inv_relkind : g->relkind;
 	if (!rls && kind == RELKIND_RELATION &&
 		OidIsValid(req->reverse ? g->inv_keyindex : g->base_keyindex))
-		return scan_direct(g, req, part, partlen, cb, arg);
+		return scan_direct(r, req, part, partlen, cb, arg);
 	return scan_spi(g, req, part, partlen, rls, cb, arg);
 }

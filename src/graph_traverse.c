@@ -124,15 +124,16 @@ nodeset_find(NodeSet *set, const char *data, int len)
 	return (GNode *) hash_search(set->hash, &k, HASH_FIND, NULL);
 }
 
-/* Add a node; *isnew says whether it was not there yet. */
+/* Add a node; *isnew says whether it was not there yet.  Hashes once. */
 static GNode *
 nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 {
 	NodeKey		k = {data, len};
+	uint32		h = nodekey_hash(&k, sizeof(NodeKey));
 	GNode	   *node;
 	bool		found;
 
-	node = (GNode *) hash_search(set->hash, &k, HASH_FIND, NULL);
+	node = (GNode *) hash_search_with_hash_value(set->hash, &k, h, HASH_FIND, NULL);
 	if (node != NULL)
 	{
 		*isnew = false;
@@ -145,7 +146,7 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 				 errhint("Raise adjlist.max_visited, or lower max_depth or the limit.")));
 	k.data = MemoryContextAlloc(set->cxt, Max(len, 1));
 	memcpy((char *) k.data, data, len);
-	node = (GNode *) hash_search(set->hash, &k, HASH_ENTER, &found);
+	node = (GNode *) hash_search_with_hash_value(set->hash, &k, h, HASH_ENTER, &found);
 	node->id = set->n;
 	node->depth = 0;
 	node->parent = -1;
@@ -227,7 +228,7 @@ expand_edge(void *arg, const GraphEdge *edge)
  * of scans; the callbacks allocate what they keep in those sets' contexts.
  */
 static void
-expand(GraphTable *g, const EdgeConvention *conv, Direction dir,
+expand(GraphReader *rd, const EdgeConvention *conv, Direction dir,
 	   const char *node, int nodelen, NeighborCallback cb, void *arg)
 {
 	static MemoryContext scancxt = NULL;
@@ -252,13 +253,13 @@ expand(GraphTable *g, const EdgeConvention *conv, Direction dir,
 	{
 		req.reverse = false;
 		st.reverse = false;
-		graph_scan(g, &req, expand_edge, &st);
+		graph_reader_scan(rd, &req, expand_edge, &st);
 	}
 	if (dir & DIR_IN)
 	{
 		req.reverse = true;
 		st.reverse = true;
-		graph_scan(g, &req, expand_edge, &st);
+		graph_reader_scan(rd, &req, expand_edge, &st);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(scancxt);
@@ -331,7 +332,7 @@ bfs_visit(void *arg, const char *nb, int nblen, bool reverse, const GraphEdge *e
  * and every node reached within max_depth, in BFS order.
  */
 static void
-bfs(GraphTable *g, const EdgeConvention *conv, Direction dir, struct varlena *start,
+bfs(GraphReader *rd, const EdgeConvention *conv, Direction dir, struct varlena *start,
 	int32 max_depth, int64 limit, NodeSet *set)
 {
 	BfsState	st;
@@ -353,7 +354,7 @@ bfs(GraphTable *g, const EdgeConvention *conv, Direction dir, struct varlena *st
 
 			CHECK_FOR_INTERRUPTS();
 			st.parent = id;
-			expand(g, conv, dir, u->key.data, u->key.len, bfs_visit, &st);
+			expand(rd, conv, dir, u->key.data, u->key.len, bfs_visit, &st);
 			if (limit > 0 && st.found >= limit)
 				return;
 		}
@@ -384,6 +385,7 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	EdgeConvention conv;
 	Direction	dir;
 	GraphTable *g;
+	GraphReader *rd;
 	NodeSet		set;
 	struct varlena *start;
 	int32		max_depth;
@@ -406,8 +408,9 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	g = open_graph(PG_GETARG_OID(0), dir);
+	rd = graph_reader_begin(g);
 	nodeset_init(&set, "traverse");
-	bfs(g, &conv, dir, start, max_depth, limit, &set);
+	bfs(rd, &conv, dir, start, max_depth, limit, &set);
 
 	for (int32 id = 1; id < set.n; id++)
 	{
@@ -420,6 +423,7 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 		values[2] = with_path ? PointerGetDatum(path_array(g, &set, node)) : (Datum) 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	graph_reader_end(rd);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -431,6 +435,7 @@ adjlist_reachable_count(PG_FUNCTION_ARGS)
 	EdgeConvention conv;
 	Direction	dir;
 	GraphTable *g;
+	GraphReader *rd;
 	NodeSet		set;
 	int64		result;
 
@@ -438,9 +443,11 @@ adjlist_reachable_count(PG_FUNCTION_ARGS)
 							   PG_GETARG_BOOL(6));
 	dir = parse_direction(PG_GETARG_TEXT_PP(4));
 	g = open_graph(PG_GETARG_OID(0), dir);
+	rd = graph_reader_begin(g);
 	nodeset_init(&set, "reachable_count");
-	bfs(g, &conv, dir, PG_GETARG_ADJKEY_PP(1), check_depth(PG_GETARG_INT32(3)), 0, &set);
+	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), check_depth(PG_GETARG_INT32(3)), 0, &set);
 	result = set.n - 1;
+	graph_reader_end(rd);
 	SPI_finish();
 	PG_RETURN_INT64(result);
 }
@@ -499,6 +506,7 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 	EdgeConvention conv;
 	Direction	dir;
 	GraphTable *g;
+	GraphReader *rd;
 	NodeSet		fwd;
 	NodeSet		bwd;
 	struct varlena *from = PG_GETARG_ADJKEY_PP(1);
@@ -521,6 +529,7 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 							   PG_GETARG_BOOL(7));
 	dir = parse_direction(PG_GETARG_TEXT_PP(5));
 	g = open_graph(PG_GETARG_OID(0), DIR_BOTH);	/* both sides are read */
+	rd = graph_reader_begin(g);
 
 	nodeset_init(&fwd, "shortest_path");
 	nodeset_init(&bwd, "shortest_path");
@@ -555,7 +564,7 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 
 			CHECK_FOR_INTERRUPTS();
 			st.parent = id;
-			expand(g, &conv, forward ? dir : reverse_direction(dir),
+			expand(rd, &conv, forward ? dir : reverse_direction(dir),
 				   u->key.data, u->key.len, side_visit, &st);
 		}
 		if (forward)
@@ -602,6 +611,7 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 		}
 		result = construct_array(elems, len, g->keytype, -1, false, TYPALIGN_INT);
 	}
+	graph_reader_end(rd);
 	SPI_finish();
 	if (result == NULL)
 		PG_RETURN_NULL();
@@ -668,6 +678,7 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	EdgeConvention conv;
 	Direction	dir;
 	GraphTable *g;
+	GraphReader *rd;
 	NodeSet		of_a;
 	NodeSet		common;
 	CollectState st;
@@ -685,16 +696,17 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 							   PG_GETARG_BOOL(6));
 	dir = parse_direction(PG_GETARG_TEXT_PP(4));
 	g = open_graph(PG_GETARG_OID(0), dir);
+	rd = graph_reader_begin(g);
 
 	nodeset_init(&of_a, "common_neighbors");
 	nodeset_init(&common, "common_neighbors");
 	memset(&st, 0, sizeof(st));
 	st.set = &of_a;
 	st.weight = 1;
-	expand(g, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), collect_visit, &st);
+	expand(rd, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), collect_visit, &st);
 	st.set = &common;
 	st.filter = &of_a;
-	expand(g, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), collect_visit, &st);
+	expand(rd, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), collect_visit, &st);
 
 	sorted = palloc(sizeof(GNode *) * Max(common.n, 1));
 	memcpy(sorted, common.byid, sizeof(GNode *) * common.n);
@@ -706,6 +718,7 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
 	}
+	graph_reader_end(rd);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -731,6 +744,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GraphTable *g;
+	GraphReader *rd;
 	struct varlena *start;
 	ArrayType  *prefixes;
 	ArrayType  *directions;
@@ -783,6 +797,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	g = open_graph(PG_GETARG_OID(0), all);
+	rd = graph_reader_begin(g);
 
 	/* levels[0] = {start}; levels[i] = nodes after hop i, scored */
 	levels = palloc(sizeof(NodeSet) * (nhops + 1));
@@ -806,7 +821,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 
 			CHECK_FOR_INTERRUPTS();
 			st.weight = u->score;
-			expand(g, &convs[hop], dirs[hop], u->key.data, u->key.len, collect_visit, &st);
+			expand(rd, &convs[hop], dirs[hop], u->key.data, u->key.len, collect_visit, &st);
 		}
 		if (hop == 0 && exclude_first)
 		{
@@ -828,6 +843,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		values[1] = Int64GetDatum(sorted[i]->score);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	graph_reader_end(rd);
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -937,6 +953,7 @@ adjlist_export(PG_FUNCTION_ARGS)
 	EdgeConvention conv;
 	Direction	dir;
 	GraphTable *g;
+	GraphReader *rd;
 	NodeSet		nodes;
 	NodeSet		edges;
 	ExportState st;
@@ -960,6 +977,7 @@ adjlist_export(PG_FUNCTION_ARGS)
 	/* allocated before SPI_connect(): it must outlive SPI_finish() */
 	initStringInfo(&out);
 	g = open_graph(PG_GETARG_OID(0), dir);
+	rd = graph_reader_begin(g);
 
 	nodeset_init(&nodes, "export");
 	nodeset_init(&edges, "export");
@@ -999,13 +1017,14 @@ adjlist_export(PG_FUNCTION_ARGS)
 			CHECK_FOR_INTERRUPTS();
 			st.from = nodes.byid[id];
 			st.parent = id;
-			expand(g, &conv, dir, st.from->key.data, st.from->key.len, export_visit, &st);
+			expand(rd, &conv, dir, st.from->key.data, st.from->key.len, export_visit, &st);
 		}
 		begin = end;
 		end = nodes.n;
 	}
 	if (!st.mermaid)
 		appendStringInfoString(&out, "}\n");
+	graph_reader_end(rd);
 	SPI_finish();
 	result = cstring_to_text_with_len(out.data, out.len);
 	PG_RETURN_TEXT_P(result);
