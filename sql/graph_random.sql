@@ -97,6 +97,16 @@ SELECT count(*) AS pairs,
 					INTERSECT SELECT pk FROM rg WHERE sk = ('E#' || t::text)::adjkey ORDER BY 1)) AS wrong_in
 FROM pairs;
 
+-- the SQL read path (partitioned copy) gives the same common neighbors,
+-- in the same order, in every direction
+SELECT count(*) AS pairs,
+	   count(*) FILTER (WHERE ARRAY(SELECT * FROM common_neighbors('rg', s, t, 'E#', d))
+						   <> ARRAY(SELECT * FROM common_neighbors('rgp', s, t, 'E#', d))) AS differ,
+	   count(*) FILTER (WHERE ARRAY(SELECT * FROM common_neighbors('rg', s, t, 'E#', d))
+						   <> ARRAY(SELECT x FROM (SELECT * FROM common_neighbors('rg', s, t, 'E#', d)) c(x)
+									ORDER BY convert_to(x::text, 'UTF8'))) AS unordered
+FROM pairs, (VALUES ('out'), ('in'), ('both')) v(d);
+
 -- pagination: pages of 3 concatenated equal the unpaginated result, in
 -- both orders, out and in, on both paths
 CREATE FUNCTION pg_temp.paged(tbl regclass, node adjkey, rev boolean, back boolean)

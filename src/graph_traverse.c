@@ -668,6 +668,81 @@ node_cmp_score(const void *a, const void *b)
 }
 
 /*
+ * A node's neighbors in one direction come out of the scan in key order
+ * (out: the sort keys, which keep their order when the edge prefix is
+ * stripped; in: the sources), so common neighbors are a merge of two
+ * sorted lists: no hash table, no sort.
+ */
+typedef struct SortedKeys
+{
+	StringInfoData bytes;
+	int		   *off;
+	int		   *len;
+	int			n;
+	int			cap;
+} SortedKeys;
+
+static bool
+sorted_collect(void *arg, const char *nb, int nblen, bool reverse, const GraphEdge *edge)
+{
+	SortedKeys *k = (SortedKeys *) arg;
+
+	if (k->n > 0 && adjkey_cmp_bytes(k->bytes.data + k->off[k->n - 1], k->len[k->n - 1],
+									 nb, nblen) == 0)
+		return true;			/* the same neighbor again */
+	if (k->n >= adjlist_max_visited)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("common_neighbors visited more than %d nodes", adjlist_max_visited),
+				 errhint("Raise adjlist.max_visited.")));
+	if (k->n >= k->cap)
+	{
+		k->cap *= 2;
+		k->off = repalloc(k->off, sizeof(int) * k->cap);
+		k->len = repalloc(k->len, sizeof(int) * k->cap);
+	}
+	k->off[k->n] = k->bytes.len;
+	k->len[k->n] = nblen;
+	appendBinaryStringInfo(&k->bytes, nb, nblen);
+	k->n++;
+	return true;
+}
+
+typedef struct MergeState
+{
+	SortedKeys *a;
+	int			i;				/* next candidate in a */
+	ReturnSetInfo *rsinfo;
+	char	   *last;			/* last emitted, to skip repeats */
+	int			lastlen;
+} MergeState;
+
+static bool
+sorted_merge(void *arg, const char *nb, int nblen, bool reverse, const GraphEdge *edge)
+{
+	MergeState *st = (MergeState *) arg;
+	SortedKeys *a = st->a;
+	int			c = -1;
+
+	while (st->i < a->n &&
+		   (c = adjkey_cmp_bytes(a->bytes.data + a->off[st->i], a->len[st->i], nb, nblen)) < 0)
+		st->i++;
+	if (st->i >= a->n)
+		return false;			/* nothing in a is left to match */
+	if (c == 0 && !(st->last != NULL &&
+					adjkey_cmp_bytes(st->last, st->lastlen, nb, nblen) == 0))
+	{
+		Datum		v = PointerGetDatum(adjkey_from_utf8(nb, nblen));
+		bool		isnull = false;
+
+		tuplestore_putvalues(st->rsinfo->setResult, st->rsinfo->setDesc, &v, &isnull);
+		st->last = a->bytes.data + a->off[st->i];
+		st->lastlen = a->len[st->i];
+	}
+	return true;
+}
+
+/*
  * common_neighbors(tbl, a, b, edge_prefix, direction, target_prefix,
  *					sk_is_target) RETURNS SETOF adjkey, in key order
  */
@@ -698,6 +773,28 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	g = open_graph(PG_GETARG_OID(0), dir);
 	rd = graph_reader_begin(g);
 
+	if (dir != DIR_BOTH)
+	{
+		SortedKeys	of_a_sorted;
+		MergeState	ms;
+
+		initStringInfo(&of_a_sorted.bytes);
+		of_a_sorted.cap = 64;
+		of_a_sorted.n = 0;
+		of_a_sorted.off = palloc(sizeof(int) * of_a_sorted.cap);
+		of_a_sorted.len = palloc(sizeof(int) * of_a_sorted.cap);
+		expand(rd, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), sorted_collect, &of_a_sorted);
+		memset(&ms, 0, sizeof(ms));
+		ms.a = &of_a_sorted;
+		ms.rsinfo = rsinfo;
+		if (of_a_sorted.n > 0)
+			expand(rd, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), sorted_merge, &ms);
+		graph_reader_end(rd);
+		SPI_finish();
+		return (Datum) 0;
+	}
+
+	/* both directions: the union of two sorted lists; use sets */
 	nodeset_init(&of_a, "common_neighbors");
 	nodeset_init(&common, "common_neighbors");
 	memset(&st, 0, sizeof(st));
