@@ -14,8 +14,9 @@
  * The direct path is used only when it provably does what the SQL would:
  * a plain (not partitioned, not foreign) table with exactly the index's
  * columns, no triggers, no rules, no CHECK constraints, no generated
- * columns, no forced row-level security, and only immediate indexes on
- * plain columns, one of them unique on exactly the key.  Everything else
+ * columns, no NOT NULL on projected columns (keys are never NULL), no
+ * forced row-level security, and only immediate indexes on plain columns,
+ * one of them unique on exactly the key.  Everything else
  * takes the SPI path.  Decisions are cached with the trigger's plans and
  * remade after any relcache invalidation of the index table, so adding a
  * trigger or a CHECK constraint to it switches the path at once.
@@ -92,6 +93,9 @@ direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys, DirectInf
 		{
 			d->relattnos[i] = get_attnum(relid, colnames[i]);
 			if (d->relattnos[i] == InvalidAttrNumber)
+				ok = false;
+			/* a NOT NULL projected column: let the executor check it */
+			else if (i >= nkeys && TupleDescAttr(desc, d->relattnos[i] - 1)->attnotnull)
 				ok = false;
 		}
 	}
