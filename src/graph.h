@@ -12,6 +12,8 @@
 
 #include "postgres.h"
 
+#include <ctype.h>
+
 #include "access/attnum.h"
 #include "fmgr.h"
 
@@ -92,6 +94,16 @@ typedef struct GraphScan
 	int64		limit;			/* <= 0: no limit */
 	bool		want_data;
 } GraphScan;
+
+/*
+ * Does an edge prefix end in a separator?  ASCII punctuation only: a
+ * prefix ending in a multi-byte character does not, whatever the locale.
+ */
+static inline bool
+adjlist_ends_in_separator(const char *p, int len)
+{
+	return len > 0 && !IS_HIGHBIT_SET(p[len - 1]) && ispunct((unsigned char) p[len - 1]);
+}
 
 /* graph_source.c */
 typedef struct GraphReader GraphReader;

@@ -414,7 +414,7 @@ graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 	const char *p;
 
 	p = adjkey_text_to_utf8(edge_prefix, &len);
-	if (len > 0 && !ispunct((unsigned char) p[len - 1]))
+	if (len > 0 && !adjlist_ends_in_separator(p, len))
 	{
 		char	   *q = palloc(len + 1);
 
