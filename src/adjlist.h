@@ -125,6 +125,7 @@ typedef struct DirectWriter
 	struct BulkInsertStateData *bistate;
 } DirectWriter;
 
+extern Oid	index_key_index(Oid relid, char **colnames, int nkeys, AttrNumber **keypos);
 extern bool direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys,
 								 DirectInfo *d);
 extern DirectWriter *direct_begin(const DirectInfo *d, Oid relid);

@@ -39,12 +39,12 @@ typedef struct GraphTable
 	Oid			inv_keyindex;	/* btree on (sk, pk, ...) */
 	AttrNumber	inv_sk;
 	AttrNumber	inv_pk;
+	AttrNumber	inv_data;		/* a projected jsonb "data" column, or 0 */
 	char	   *inv_name;
 
 	/* btree support of adjkey */
 	RegProcedure eq_proc;
 	RegProcedure lt_proc;
-	RegProcedure le_proc;
 	RegProcedure gt_proc;
 	RegProcedure ge_proc;
 	Oid			eq_op;

@@ -311,7 +311,6 @@ graph_table_build(Oid relid)
 	g->eq_op = get_opfamily_member(family, g->keytype, g->keytype, BTEqualStrategyNumber);
 	g->eq_proc = get_opcode(g->eq_op);
 	g->lt_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTLessStrategyNumber));
-	g->le_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTLessEqualStrategyNumber));
 	g->gt_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTGreaterStrategyNumber));
 	g->ge_proc = get_opcode(get_opfamily_member(family, g->keytype, g->keytype, BTGreaterEqualStrategyNumber));
 	g->op_schema = pstrdup(quote_identifier(get_namespace_name(operator_namespace(g->eq_op))));
@@ -333,6 +332,9 @@ graph_table_build(Oid relid)
 			g->inv_pk = get_attnum(inv_rel, get_attname(relid, g->base_pk, false));
 		}
 		g->inv_name = qualified_name(g->inv_rel);
+		data = get_attnum(inv_rel, "data");
+		if (data != InvalidAttrNumber && get_atttype(inv_rel, data) == JSONBOID)
+			g->inv_data = data;		/* a projected data column */
 	}
 	MemoryContextSwitchTo(oldcxt);
 	return g;
@@ -597,12 +599,7 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 	MemoryContext callercxt;
 
 	if (req->want_data)
-	{
-		AttrNumber	a = get_attnum(relid, "data");
-
-		if (a != InvalidAttrNumber && get_atttype(relid, a) == JSONBOID)
-			data_att = a;
-	}
+		data_att = reverse ? g->inv_data : g->base_data;
 	index_only = (data_att == 0);
 
 	ScanKeyInit(&keys[nkeys++], 1, BTEqualStrategyNumber, g->eq_proc,
@@ -842,9 +839,7 @@ scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 		int			save_sec_context;
 		char	   *inv_pk = pstrdup(quote_identifier(get_attname(g->inv_rel, g->inv_pk, false)));
 		char	   *inv_sk = pstrdup(quote_identifier(get_attname(g->inv_rel, g->inv_sk, false)));
-		AttrNumber	inv_data = get_attnum(g->inv_rel, "data");
-		bool		inv_with_data = req->want_data && inv_data != InvalidAttrNumber &&
-			get_atttype(g->inv_rel, inv_data) == JSONBOID;
+		bool		inv_with_data = req->want_data && g->inv_data != 0;
 
 		appendStringInfo(&sql, "SELECT %s%s FROM %s WHERE %s OPERATOR(%s.=) $1",
 						 inv_pk, inv_with_data ? ", data" : "", g->inv_name,

@@ -58,6 +58,61 @@
 #include "adjlist.h"
 
 /*
+ * The unique index of relid on exactly the given key columns (in any
+ * order), or InvalidOid.  With keypos, also where key column i stands in
+ * that index (1-based), allocated in the current memory context.  Both the
+ * choice of SQL (ON CONFLICT needs such an index) and the direct path's
+ * deletes (which probe it) ask this.
+ */
+Oid
+index_key_index(Oid relid, char **colnames, int nkeys, AttrNumber **keypos)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			result = InvalidOid;
+	AttrNumber *pos = palloc0(sizeof(AttrNumber) * nkeys);
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+		int			matched = 0;
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		if (idx->indisunique && idx->indnkeyatts == nkeys)
+		{
+			for (int i = 0; i < nkeys; i++)
+			{
+				AttrNumber	a = get_attnum(relid, colnames[i]);
+
+				for (int j = 0; j < nkeys; j++)
+					if (idx->indkey.values[j] == a)
+					{
+						pos[i] = j + 1;
+						matched++;
+					}
+			}
+		}
+		ReleaseSysCache(tp);
+		if (matched == nkeys)
+		{
+			result = lfirst_oid(lc);
+			break;
+		}
+	}
+	list_free(indexes);
+	table_close(rel, AccessShareLock);
+	if (keypos != NULL && OidIsValid(result))
+		*keypos = pos;
+	else
+		pfree(pos);
+	return result;
+}
+
+/*
  * Decide whether the index table relid can be written directly, and fill d
  * (allocated in the current memory context) if so.  colnames are the
  * index's columns in registry order, the first nkeys its key.
@@ -116,27 +171,10 @@ direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys, DirectInf
 			!heap_attisnull(tp, Anum_pg_index_indexprs, NULL) ||
 			!heap_attisnull(tp, Anum_pg_index_indpred, NULL))
 			ok = false;
-		else if (idx->indisunique && idx->indnkeyatts == nkeys && !OidIsValid(d->keyindex))
-		{
-			/* the unique index on exactly the key columns, in some order */
-			AttrNumber *pos = palloc0(sizeof(AttrNumber) * nkeys);
-			int			matched = 0;
-
-			for (int i = 0; i < nkeys; i++)
-				for (int j = 0; j < nkeys; j++)
-					if (idx->indkey.values[j] == d->relattnos[i])
-					{
-						pos[i] = j + 1;
-						matched++;
-					}
-			if (matched == nkeys)
-			{
-				d->keyindex = idx->indexrelid;
-				d->keypos = pos;
-			}
-		}
 		ReleaseSysCache(tp);
 	}
+	if (ok)
+		d->keyindex = index_key_index(relid, colnames, nkeys, &d->keypos);
 	if (!OidIsValid(d->keyindex))
 		ok = false;
 
@@ -181,6 +219,32 @@ direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys, DirectInf
 	d->ncols = ncols;
 	d->nkeys = nkeys;
 	return ok;
+}
+
+/* Insert the index entries of one heap tuple (values by attribute). */
+static void
+insert_index_entries(Relation rel, Relation *indexes, IndexInfo **infos, int nindexes,
+					 Datum *values, bool *nulls, ItemPointer tid)
+{
+	for (int n = 0; n < nindexes; n++)
+	{
+		IndexInfo  *info = infos[n];
+		Datum		ivalues[INDEX_MAX_KEYS];
+		bool		inulls[INDEX_MAX_KEYS];
+
+		if (!info->ii_ReadyForInserts)
+			continue;
+		for (int k = 0; k < info->ii_NumIndexAttrs; k++)
+		{
+			AttrNumber	a = info->ii_IndexAttrNumbers[k];
+
+			ivalues[k] = values[a - 1];
+			inulls[k] = nulls[a - 1];
+		}
+		index_insert(indexes[n], ivalues, inulls, tid, rel,
+					 indexes[n]->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
+					 false, info);
+	}
 }
 
 /*
@@ -228,32 +292,14 @@ direct_flush(DirectWriter *w)
 	}
 	heap_multi_insert(w->rel, w->slots, w->nbuffered, w->cid, 0, w->bistate);
 
-	for (int n = 0; n < w->nindexes; n++)
-	{
-		IndexInfo  *info = w->infos[n];
-
-		if (!info->ii_ReadyForInserts)
-			continue;
-		for (int t = 0; t < w->nbuffered; t++)
-		{
-			TupleTableSlot *slot = w->slots[t];
-			Datum		ivalues[INDEX_MAX_KEYS];
-			bool		inulls[INDEX_MAX_KEYS];
-
-			for (int k = 0; k < info->ii_NumIndexAttrs; k++)
-			{
-				AttrNumber	a = info->ii_IndexAttrNumbers[k];
-
-				ivalues[k] = slot->tts_values[a - 1];
-				inulls[k] = slot->tts_isnull[a - 1];
-			}
-			index_insert(w->indexes[n], ivalues, inulls, &slot->tts_tid, w->rel,
-						 w->indexes[n]->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
-						 false, info);
-		}
-	}
 	for (int t = 0; t < w->nbuffered; t++)
-		ExecClearTuple(w->slots[t]);
+	{
+		TupleTableSlot *slot = w->slots[t];
+
+		insert_index_entries(w->rel, w->indexes, w->infos, w->nindexes,
+							 slot->tts_values, slot->tts_isnull, &slot->tts_tid);
+		ExecClearTuple(slot);
+	}
 	w->nbuffered = 0;
 	MemoryContextReset(w->batchcxt);
 }
@@ -326,6 +372,7 @@ direct_insert_row(const DirectInfo *d, Oid relid, Datum *values, const char *nul
 	Datum	   *rv = relvalues;
 	bool	   *rn = relnulls;
 	HeapTuple	tup;
+	Relation   *indexes;
 
 	if (desc->natts > lengthof(relvalues))
 	{
@@ -344,28 +391,12 @@ direct_insert_row(const DirectInfo *d, Oid relid, Datum *values, const char *nul
 	}
 	tup = heap_form_tuple(desc, rv, rn);
 	heap_insert(rel, tup, GetCurrentCommandId(true), 0, NULL);
+	indexes = palloc(sizeof(Relation) * Max(d->nindexes, 1));
 	for (int n = 0; n < d->nindexes; n++)
-	{
-		IndexInfo  *info = d->indexinfos[n];
-		Relation	index;
-		Datum		ivalues[INDEX_MAX_KEYS];
-		bool		inulls[INDEX_MAX_KEYS];
-
-		if (!info->ii_ReadyForInserts)
-			continue;
-		index = index_open(d->indexoids[n], RowExclusiveLock);
-		for (int k = 0; k < info->ii_NumIndexAttrs; k++)
-		{
-			AttrNumber	a = info->ii_IndexAttrNumbers[k];
-
-			ivalues[k] = rv[a - 1];
-			inulls[k] = rn[a - 1];
-		}
-		index_insert(index, ivalues, inulls, &tup->t_self, rel,
-					 index->rd_index->indisunique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO,
-					 false, info);
-		index_close(index, RowExclusiveLock);
-	}
+		indexes[n] = index_open(d->indexoids[n], RowExclusiveLock);
+	insert_index_entries(rel, indexes, d->indexinfos, d->nindexes, rv, rn, &tup->t_self);
+	for (int n = 0; n < d->nindexes; n++)
+		index_close(indexes[n], RowExclusiveLock);
 	heap_freetuple(tup);
 	table_close(rel, RowExclusiveLock);
 }

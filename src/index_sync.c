@@ -290,47 +290,6 @@ build_counter_sql(SyncIndex *ix, Oid counterrelid, Oid extnsp, char **colnames)
 	ix->counter_truncate_sql = psprintf("TRUNCATE %s", qcnt);
 }
 
-/* Does the index table have a unique index on exactly its key columns? */
-static bool
-has_unique_key(Oid relid, char **colnames, int nkeys)
-{
-	Relation	rel = table_open(relid, AccessShareLock);
-	List	   *indexes = RelationGetIndexList(rel);
-	ListCell   *lc;
-	bool		result = false;
-
-	foreach(lc, indexes)
-	{
-		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
-		Form_pg_index idx;
-		int			matched = 0;
-
-		if (!HeapTupleIsValid(tp))
-			continue;
-		idx = (Form_pg_index) GETSTRUCT(tp);
-		if (idx->indisunique && idx->indnkeyatts == nkeys)
-		{
-			for (int i = 0; i < nkeys; i++)
-			{
-				AttrNumber	a = get_attnum(relid, colnames[i]);
-
-				for (int j = 0; j < idx->indnkeyatts; j++)
-					if (idx->indkey.values[j] == a)
-						matched++;
-			}
-		}
-		ReleaseSysCache(tp);
-		if (matched == nkeys)
-		{
-			result = true;
-			break;
-		}
-	}
-	list_free(indexes);
-	table_close(rel, AccessShareLock);
-	return result;
-}
-
 static void
 build_index_sql(SyncIndex *ix, char **colnames)
 {
@@ -513,7 +472,7 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 			ix->types[i] = get_atttype(relid, ix->attnos[i]);
 			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
 		}
-		ix->has_unique = has_unique_key(ix->indexrelid, colnames, ix->nkeys);
+		ix->has_unique = OidIsValid(index_key_index(ix->indexrelid, colnames, ix->nkeys, NULL));
 		build_index_sql(ix, colnames);
 		direct_write_prepare(ix->indexrelid, colnames, ncols, ix->nkeys, &ix->direct);
 
