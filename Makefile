@@ -10,6 +10,7 @@ OBJS = \
 	src/adjkey_support.o \
 	src/index_sync.o \
 	src/index_direct.o \
+	src/write_shard.o \
 	src/graph_source.o \
 	src/graph_query.o \
 	src/graph_traverse.o

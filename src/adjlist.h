@@ -135,8 +135,16 @@ extern void direct_insert_row(const DirectInfo *d, Oid relid, Datum *values,
 							  const char *nulls);
 extern bool direct_delete(const DirectInfo *d, Oid relid, Datum *keyvalues);
 
+/* write_shard.c: write sharding of index partitions */
+#define WRITE_SHARDS_MAX		256
+
+extern int	write_shard_of(const char *src, int len, int nshards);
+extern struct varlena *write_shard_key(const char *part, int len, int shard);
+extern Datum write_shard_row_key(Datum partition, Datum source, int nshards);
+
 /* index_sync.c */
 extern void adjlist_sync_init(void);
 extern int	registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args);
+extern bool registry_has_write_shards(Oid extnsp);
 
 #endif							/* ADJLIST_H */

@@ -37,6 +37,7 @@ typedef struct GraphTable
 	Oid			inv_owner;
 	char		inv_relkind;
 	Oid			inv_keyindex;	/* btree on (sk, pk, ...) */
+	int			inv_shards;		/* write shards: sk is stored as sk#0..sk#N-1 */
 	AttrNumber	inv_sk;
 	AttrNumber	inv_pk;
 	AttrNumber	inv_data;		/* a projected jsonb "data" column, or 0 */

@@ -50,6 +50,7 @@
 #include "commands/defrem.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
+#include "lib/binaryheap.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -180,9 +181,13 @@ qualified_name(Oid relid)
 									  get_rel_name(relid));
 }
 
-/* The inverted index that flips (pk, sk) of a table, or InvalidOid. */
+/*
+ * The inverted index that flips (pk, sk) of a table, or InvalidOid; and
+ * its number of write shards.
+ */
 static Oid
-find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt)
+find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt,
+					int *write_shards)
 {
 	char	   *sql;
 	Oid			argtypes[3] = {OIDOID, TEXTOID, TEXTOID};
@@ -193,12 +198,14 @@ find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt)
 	args[0] = ObjectIdGetDatum(relid);
 	args[1] = CStringGetTextDatum(get_attname(relid, skatt, false));
 	args[2] = CStringGetTextDatum(get_attname(relid, pkatt, false));
-	sql = psprintf("SELECT r.indexrel::pg_catalog.oid FROM %s.adjlist_inverted_indexes r "
+	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, %s FROM %s.adjlist_inverted_indexes r "
 				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
 				   "AND r.columns[1]::pg_catalog.text OPERATOR(pg_catalog.=) $2 "
 				   "AND r.columns[2]::pg_catalog.text OPERATOR(pg_catalog.=) $3 "
 				   "ORDER BY r.created LIMIT 1",
+				   registry_has_write_shards(extnsp) ? "r.write_shards" : "0",
 				   quote_identifier(get_namespace_name(extnsp)));
+	*write_shards = 0;
 	ret = registry_query(sql, 3, argtypes, args);
 	if (ret != SPI_OK_SELECT)
 		elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
@@ -208,6 +215,8 @@ find_inverted_index(Oid relid, Oid extnsp, AttrNumber pkatt, AttrNumber skatt)
 
 		result = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0],
 												SPI_tuptable->tupdesc, 1, &isnull));
+		*write_shards = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
+													SPI_tuptable->tupdesc, 2, &isnull));
 	}
 	return result;
 }
@@ -260,7 +269,7 @@ graph_table_build(Oid relid)
 	AttrNumber	pkatt;
 	AttrNumber	skatt;
 	Oid			inv_rel;
-
+	int			inv_shards;
 	Oid			keyindex;
 
 	extnsp = extension_namespace();
@@ -272,7 +281,7 @@ graph_table_build(Oid relid)
 		rel = table_open(relid, AccessShareLock);
 		(void) key_columns(rel, &pkatt, &skatt, false);	/* reports the error */
 	}
-	inv_rel = find_inverted_index(relid, extnsp, pkatt, skatt);
+	inv_rel = find_inverted_index(relid, extnsp, pkatt, skatt, &inv_shards);
 
 	MemoryContextSwitchTo(graph_cxt);
 	g = palloc0(sizeof(GraphTable));
@@ -321,6 +330,7 @@ graph_table_build(Oid relid)
 		Relation	inv = table_open(inv_rel, AccessShareLock);
 
 		g->inv_rel = inv_rel;
+		g->inv_shards = inv_shards;
 		g->inv_relkind = inv->rd_rel->relkind;
 		g->inv_owner = inv->rd_rel->relowner;
 		g->inv_keyindex = key_columns(inv, &g->inv_sk, &g->inv_pk, true);
@@ -541,6 +551,8 @@ struct GraphReader
 {
 	GraphTable *g;
 	DirectScan	dirs[2];		/* forward, reverse */
+	DirectScan *shards;			/* reverse, one per write shard */
+	int			nshards;
 	MemoryContext cxt;
 };
 
@@ -573,6 +585,128 @@ graph_reader_end(GraphReader *r)
 {
 	direct_scan_close(&r->dirs[0]);
 	direct_scan_close(&r->dirs[1]);
+	for (int i = 0; i < r->nshards; i++)
+		direct_scan_close(&r->shards[i]);
+}
+
+/*
+ * Open the scan of ds, or keep the open one when it has the same shape.
+ * Allocates in the reader's context, which outlives the scan.
+ */
+static void
+direct_scan_prepare(GraphReader *r, DirectScan *ds, Oid relid, Oid indexid,
+					int nkeys, bool index_only, AttrNumber data_att)
+{
+	MemoryContext oldcxt;
+
+	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
+							 ds->data_att != data_att))
+		direct_scan_close(ds);
+	if (ds->heap != NULL)
+		return;
+	oldcxt = MemoryContextSwitchTo(r->cxt);
+	ds->heap = table_open(relid, AccessShareLock);
+	ds->index = index_open(indexid, AccessShareLock);
+	ds->scan = index_beginscan(ds->heap, ds->index, GetActiveSnapshot(), nkeys, 0);
+	ds->scan->xs_want_itup = index_only;
+	ds->slot = table_slot_create(ds->heap, NULL);
+	ds->vmbuffer = InvalidBuffer;
+	ds->nkeys = nkeys;
+	ds->index_only = index_only;
+	ds->data_att = data_att;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The next row of a scan: its partition and sort keys (and data).  The
+ * values stay valid until the next call on the same scan.
+ */
+static bool
+direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
+				 Datum *partd, Datum *sortd, Datum *data, bool *data_isnull)
+{
+	IndexScanDesc scan = ds->scan;
+	bool		isnull;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (ds->index_only)
+		{
+			ItemPointer tid = index_getnext_tid(scan, dir);
+
+			if (tid == NULL)
+				return false;
+			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer) &&
+				!index_fetch_heap(scan, ds->slot))
+				continue;		/* not visible to the snapshot */
+			*partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
+			*sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+			*data = (Datum) 0;
+			*data_isnull = true;
+		}
+		else
+		{
+			if (!index_getnext_slot(scan, dir, ds->slot))
+				return false;
+			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &isnull);
+			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &isnull);
+			*data = slot_getattr(ds->slot, ds->data_att, data_isnull);
+		}
+		return true;
+	}
+}
+
+/* Fill an edge from a row's keys; partd is NULL for a merged shard row. */
+static void
+direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
+			const char *part, int partlen, Datum partdatum)
+{
+	struct varlena *sv = DatumGetAdjkeyPP(sortd);
+
+	if (reverse)
+	{
+		struct varlena *pv = partd ? DatumGetAdjkeyPP(partd) : NULL;
+
+		edge->sk = pv ? ADJKEY_DATA(pv) : part;
+		edge->sklen = pv ? ADJKEY_LEN(pv) : partlen;
+		edge->skdatum = pv ? PointerGetDatum(pv) : partdatum;
+		edge->pk = ADJKEY_DATA(sv);
+		edge->pklen = ADJKEY_LEN(sv);
+		edge->pkdatum = PointerGetDatum(sv);
+	}
+	else
+	{
+		struct varlena *pv = DatumGetAdjkeyPP(partd);
+
+		edge->pk = ADJKEY_DATA(pv);
+		edge->pklen = ADJKEY_LEN(pv);
+		edge->pkdatum = PointerGetDatum(pv);
+		edge->sk = ADJKEY_DATA(sv);
+		edge->sklen = ADJKEY_LEN(sv);
+		edge->skdatum = PointerGetDatum(sv);
+	}
+}
+
+/* The heads of the shard scans being merged, ordered by sort key. */
+typedef struct ShardMerge
+{
+	Datum	   *sortd;
+	Datum	   *data;
+	bool	   *data_isnull;
+	int			sign;			/* 1: ascending, -1: descending */
+} ShardMerge;
+
+/* binaryheap keeps the largest first: the head that sorts first wins */
+static int
+shard_head_cmp(Datum a, Datum b, void *arg)
+{
+	ShardMerge *m = (ShardMerge *) arg;
+	struct varlena *ka = DatumGetAdjkeyPP(m->sortd[DatumGetInt32(a)]);
+	struct varlena *kb = DatumGetAdjkeyPP(m->sortd[DatumGetInt32(b)]);
+
+	return -m->sign * adjkey_cmp_bytes(ADJKEY_DATA(ka), ADJKEY_LEN(ka),
+									   ADJKEY_DATA(kb), ADJKEY_LEN(kb));
 }
 
 static int64
@@ -580,30 +714,28 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 			GraphEdgeCallback cb, void *arg)
 {
 	GraphTable *g = r->g;
-	DirectScan *ds = &r->dirs[req->reverse ? 1 : 0];
 	bool		reverse = req->reverse;
 	Oid			relid = reverse ? g->inv_rel : g->baserel;
 	Oid			indexid = reverse ? g->inv_keyindex : g->base_keyindex;
-	AttrNumber	sort_heap_att = reverse ? g->inv_pk : g->base_sk;
 	AttrNumber	data_att = 0;
 	const char *prefix = reverse ? NULL : req->conv->edge_prefix;
 	int			plen = reverse ? 0 : req->conv->eplen;
+	int			nshards = reverse ? g->inv_shards : 0;
 	ScanKeyData keys[4];
-	int			nkeys = 0;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
+	int			nkeys = 1;
 	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
 	bool		index_only;
 	int64		n = 0;
 	GraphEdge	edge;
+	Datum		partd;
+	Datum		sortd;
 	MemoryContext callercxt;
 
 	if (req->want_data)
 		data_att = reverse ? g->inv_data : g->base_data;
 	index_only = (data_att == 0);
 
-	ScanKeyInit(&keys[nkeys++], 1, BTEqualStrategyNumber, g->eq_proc,
-				key_datum(part, partlen));
+	/* keys[0], the partition, is set per scan below */
 	if (plen > 0)
 	{
 		char	   *succ = palloc(plen + 4);
@@ -625,102 +757,106 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 						key_datum(req->after, req->afterlen));
 	}
 
-	/* reuse the open scan of this direction when it has the same shape */
-	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
-							 ds->data_att != data_att))
-		direct_scan_close(ds);
-	if (ds->heap == NULL)
+	if (nshards == 0)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(r->cxt);
+		DirectScan *ds = &r->dirs[reverse ? 1 : 0];
 
-		ds->heap = table_open(relid, AccessShareLock);
-		ds->index = index_open(indexid, AccessShareLock);
-		ds->scan = index_beginscan(ds->heap, ds->index, GetActiveSnapshot(), nkeys, 0);
-		ds->scan->xs_want_itup = index_only;
-		ds->slot = table_slot_create(ds->heap, NULL);
-		ds->vmbuffer = InvalidBuffer;
-		ds->nkeys = nkeys;
-		ds->index_only = index_only;
-		ds->data_att = data_att;
-		MemoryContextSwitchTo(oldcxt);
-	}
-	scan = ds->scan;
-	slot = ds->slot;
+		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc,
+					key_datum(part, partlen));
+		direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
 
-	/*
-	 * The index AM allocates during a scan (btree's list of killed items,
-	 * for one) and frees at the next rescan: it must work in the reader's
-	 * context, which outlives the caller's per-expansion one.  Only the
-	 * callback runs in the caller's context.
-	 */
-	callercxt = MemoryContextSwitchTo(r->cxt);
-	index_rescan(scan, keys, nkeys, NULL, 0);
-
-	for (;;)
-	{
-		Datum		partd;
-		Datum		sortd;
-		bool		isnull;
-		struct varlena *pv;
-		struct varlena *sv;
-		bool		go_on;
-
-		CHECK_FOR_INTERRUPTS();
-		if (index_only)
+		/*
+		 * The index AM allocates during a scan (btree's list of killed
+		 * items, for one) and frees at the next rescan: it must work in the
+		 * reader's context, which outlives the caller's per-expansion one.
+		 * Only the callback runs in the caller's context.
+		 */
+		callercxt = MemoryContextSwitchTo(r->cxt);
+		index_rescan(ds->scan, keys, nkeys, NULL, 0);
+		while (direct_scan_next(g, ds, reverse, dir, &partd, &sortd,
+								&edge.data, &edge.data_isnull))
 		{
-			ItemPointer tid = index_getnext_tid(scan, dir);
+			bool		go_on;
 
-			if (tid == NULL)
+			direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
+			n++;
+			MemoryContextSwitchTo(callercxt);
+			go_on = cb(arg, &edge);
+			MemoryContextSwitchTo(r->cxt);
+			if (!go_on || (req->limit > 0 && n >= req->limit))
 				break;
-			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
-			{
-				if (!index_fetch_heap(scan, slot))
-					continue;
-			}
-			partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
-			sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
-			edge.data_isnull = true;
-			edge.data = (Datum) 0;
 		}
-		else
-		{
-			if (!index_getnext_slot(scan, dir, slot))
-				break;
-			partd = slot_getattr(slot, reverse ? g->inv_sk : g->base_pk, &isnull);
-			sortd = slot_getattr(slot, sort_heap_att, &isnull);
-			edge.data = slot_getattr(slot, data_att, &edge.data_isnull);
-		}
-		pv = DatumGetAdjkeyPP(partd);
-		sv = DatumGetAdjkeyPP(sortd);
-		if (reverse)
-		{
-			edge.sk = ADJKEY_DATA(pv);
-			edge.sklen = ADJKEY_LEN(pv);
-			edge.pk = ADJKEY_DATA(sv);
-			edge.pklen = ADJKEY_LEN(sv);
-			edge.skdatum = PointerGetDatum(pv);
-			edge.pkdatum = PointerGetDatum(sv);
-		}
-		else
-		{
-			edge.pk = ADJKEY_DATA(pv);
-			edge.pklen = ADJKEY_LEN(pv);
-			edge.sk = ADJKEY_DATA(sv);
-			edge.sklen = ADJKEY_LEN(sv);
-			edge.pkdatum = PointerGetDatum(pv);
-			edge.skdatum = PointerGetDatum(sv);
-		}
-		n++;
+		ExecClearTuple(ds->slot);
 		MemoryContextSwitchTo(callercxt);
-		go_on = cb(arg, &edge);
-		MemoryContextSwitchTo(r->cxt);
-		if (!go_on || (req->limit > 0 && n >= req->limit))
-			break;
+		return n;
 	}
+	else
+	{
+		/*
+		 * A write-sharded index: the node's partition is spread over
+		 * part#0 .. part#N-1, each in sort-key order.  Scan them side by
+		 * side and hand over the smallest head each time: one ordered
+		 * stream, reading no more of any shard than the limit needs.
+		 */
+		ShardMerge	m;
+		binaryheap *heap;
+		Datum		partdatum = key_datum(part, partlen);
 
-	ExecClearTuple(slot);
-	MemoryContextSwitchTo(callercxt);
-	return n;
+		Datum	   *shardkeys = palloc(sizeof(Datum) * nshards);
+
+		if (r->shards == NULL)
+		{
+			r->shards = MemoryContextAllocZero(r->cxt, sizeof(DirectScan) * nshards);
+			r->nshards = nshards;
+		}
+		Assert(r->nshards == nshards);
+		for (int i = 0; i < nshards; i++)
+			shardkeys[i] = PointerGetDatum(write_shard_key(part, partlen, i));
+		m.sortd = palloc(sizeof(Datum) * nshards);
+		m.data = palloc(sizeof(Datum) * nshards);
+		m.data_isnull = palloc(sizeof(bool) * nshards);
+		m.sign = req->backward ? -1 : 1;
+		heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
+
+		callercxt = MemoryContextSwitchTo(r->cxt);
+		for (int i = 0; i < nshards; i++)
+		{
+			DirectScan *ds = &r->shards[i];
+
+			ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, shardkeys[i]);
+			direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
+			index_rescan(ds->scan, keys, nkeys, NULL, 0);
+			if (direct_scan_next(g, ds, reverse, dir, &partd, &m.sortd[i],
+								 &m.data[i], &m.data_isnull[i]))
+				binaryheap_add_unordered(heap, Int32GetDatum(i));
+		}
+		binaryheap_build(heap);
+		while (!binaryheap_empty(heap))
+		{
+			int			i = DatumGetInt32(binaryheap_first(heap));
+			bool		go_on;
+
+			direct_edge(&edge, reverse, (Datum) 0, m.sortd[i], part, partlen, partdatum);
+			edge.data = m.data[i];
+			edge.data_isnull = m.data_isnull[i];
+			n++;
+			MemoryContextSwitchTo(callercxt);
+			go_on = cb(arg, &edge);
+			MemoryContextSwitchTo(r->cxt);
+			if (!go_on || (req->limit > 0 && n >= req->limit))
+				break;
+			if (direct_scan_next(g, &r->shards[i], reverse, dir, &partd, &m.sortd[i],
+								 &m.data[i], &m.data_isnull[i]))
+				binaryheap_replace_first(heap, Int32GetDatum(i));
+			else
+				(void) binaryheap_remove_first(heap);
+		}
+		for (int i = 0; i < nshards; i++)
+			ExecClearTuple(r->shards[i].slot);
+		binaryheap_free(heap);
+		MemoryContextSwitchTo(callercxt);
+		return n;
+	}
 }
 
 /* ----------------------------------------------------------------------
@@ -807,8 +943,8 @@ scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 		 bool rls, GraphEdgeCallback cb, void *arg)
 {
 	StringInfoData sql;
-	Oid			types[8];
-	Datum		values[8];
+	Oid		   *types = palloc(sizeof(Oid) * (8 + g->inv_shards));
+	Datum	   *values = palloc(sizeof(Datum) * (8 + g->inv_shards));
 	int			nargs = 0;
 	int			ret;
 	bool		with_data = req->want_data && g->base_data != 0;
@@ -841,10 +977,45 @@ scan_spi(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 		char	   *inv_sk = pstrdup(quote_identifier(get_attname(g->inv_rel, g->inv_sk, false)));
 		bool		inv_with_data = req->want_data && g->inv_data != 0;
 
-		appendStringInfo(&sql, "SELECT %s%s FROM %s WHERE %s OPERATOR(%s.=) $1",
-						 inv_pk, inv_with_data ? ", data" : "", g->inv_name,
-						 inv_sk, g->op_schema);
-		append_range(&sql, g, inv_pk, req, false, types, values, &nargs);
+		if (g->inv_shards == 0)
+		{
+			appendStringInfo(&sql, "SELECT %s%s FROM %s WHERE %s OPERATOR(%s.=) $1",
+							 inv_pk, inv_with_data ? ", data" : "", g->inv_name,
+							 inv_sk, g->op_schema);
+			append_range(&sql, g, inv_pk, req, false, types, values, &nargs);
+		}
+		else
+		{
+			/*
+			 * A write-sharded index: one ordered branch per shard's
+			 * partition key (each pruned to its own partition), merged by
+			 * the sort key (a Merge Append).
+			 */
+			StringInfoData range;
+			int			first_shard_arg;
+
+			initStringInfo(&range);
+			append_range(&range, g, inv_pk, req, false, types, values, &nargs);
+			first_shard_arg = nargs + 1;
+			for (int i = 0; i < g->inv_shards; i++)
+			{
+				types[nargs] = g->keytype;
+				values[nargs++] = PointerGetDatum(write_shard_key(part, partlen, i));
+			}
+			appendStringInfo(&sql, "SELECT %s%s FROM (", inv_pk, inv_with_data ? ", data" : "");
+			for (int i = 0; i < g->inv_shards; i++)
+			{
+				appendStringInfo(&sql, "%s(SELECT %s%s FROM %s WHERE %s OPERATOR(%s.=) $%d%s",
+								 i ? " UNION ALL " : "", inv_pk,
+								 inv_with_data ? ", data" : "", g->inv_name,
+								 inv_sk, g->op_schema, first_shard_arg + i, range.data);
+				if (req->limit > 0 && !rls)
+					appendStringInfo(&sql, " LIMIT " INT64_FORMAT, req->limit);
+				appendStringInfoChar(&sql, ')');
+			}
+			appendStringInfo(&sql, ") s ORDER BY %s USING OPERATOR(%s.%s)", inv_pk,
+							 g->op_schema, req->backward ? ">" : "<");
+		}
 		if (req->limit > 0 && !rls)
 			appendStringInfo(&sql, " LIMIT " INT64_FORMAT, req->limit);
 

@@ -93,6 +93,7 @@ typedef struct SyncIndex
 	int			ncols;			/* columns of the index table */
 	int			nkeys;			/* leading columns that form its key */
 	bool		has_unique;		/* a unique index on exactly the key */
+	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	DirectInfo	direct;			/* may be written without SQL (index_direct.c) */
 	AttrNumber *attnos;			/* column i in the firing relation */
 	Oid		   *types;
@@ -291,7 +292,7 @@ build_counter_sql(SyncIndex *ix, Oid counterrelid, Oid extnsp, char **colnames)
 }
 
 static void
-build_index_sql(SyncIndex *ix, char **colnames)
+build_index_sql(SyncIndex *ix, char **colnames, Oid extnsp)
 {
 	char	   *qidx = qualified_relname(ix->indexrelid);
 	StringInfoData buf;
@@ -344,7 +345,15 @@ build_index_sql(SyncIndex *ix, char **colnames)
 		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
 	appendStringInfoString(&buf, ") SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%sn.%s", i ? ", " : "", quote_identifier(colnames[i]));
+	{
+		if (i == 0 && ix->write_shards > 0)
+			appendStringInfo(&buf, "%s.write_shard_key(n.%s, n.%s, %d)",
+							 quote_identifier(get_namespace_name(extnsp)),
+							 quote_identifier(colnames[0]), quote_identifier(colnames[1]),
+							 ix->write_shards);
+		else
+			appendStringInfo(&buf, "%sn.%s", i ? ", " : "", quote_identifier(colnames[i]));
+	}
 	appendStringInfo(&buf, " FROM %s n WHERE ", ADJLIST_NEW_TABLE);
 	for (int i = 0; i < ix->nkeys; i++)
 		appendStringInfo(&buf, "%sn.%s IS NOT NULL", i ? " AND " : "",
@@ -365,6 +374,19 @@ build_index_sql(SyncIndex *ix, char **colnames)
  * The cache
  * ----------------------------------------------------------------------
  */
+
+/*
+ * Does the registry have the write_shards column?  Not until ALTER
+ * EXTENSION adjlist UPDATE has run: a server with this library and the
+ * 0.1 catalog keeps working, without write sharding.
+ */
+bool
+registry_has_write_shards(Oid extnsp)
+{
+	Oid			reg = get_relname_relid("adjlist_inverted_indexes", extnsp);
+
+	return OidIsValid(reg) && get_attnum(reg, "write_shards") != InvalidAttrNumber;
+}
 
 /* Run a read-only query of the registry under the latest snapshot. */
 int
@@ -410,12 +432,13 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 											  true, TYPALIGN_INT));
 
 	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, c.relowner, r.columns::pg_catalog.text[], r.nkeys, "
-				   "r.counterrel::pg_catalog.oid, r.counter_shards "
+				   "r.counterrel::pg_catalog.oid, r.counter_shards, %s "
 				   "FROM %s.adjlist_inverted_indexes r "
 				   "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.indexrel::pg_catalog.oid "
 				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
 				   "AND r.mode OPERATOR(pg_catalog.=) 'trigger' "
 				   "ORDER BY 1",
+				   registry_has_write_shards(extnsp) ? "r.write_shards" : "0",
 				   quote_identifier(get_namespace_name(extnsp)));
 	/*
 	 * Read the registry with a fresh snapshot, not the transaction's: in
@@ -473,7 +496,8 @@ sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
 			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
 		}
 		ix->has_unique = OidIsValid(index_key_index(ix->indexrelid, colnames, ix->nkeys, NULL));
-		build_index_sql(ix, colnames);
+		ix->write_shards = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
+		build_index_sql(ix, colnames, extnsp);
 		direct_write_prepare(ix->indexrelid, colnames, ncols, ix->nkeys, &ix->direct);
 
 		ix->counter_shards = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
@@ -556,6 +580,14 @@ index_row(SyncIndex *ix, TupleTableSlot *slot, Datum *values, char *nulls)
 			return false;
 	}
 	return true;
+}
+
+/* Store an index row under its write shard's partition key. */
+static inline void
+shard_row(SyncIndex *ix, Datum *values)
+{
+	if (ix->write_shards > 0)
+		values[0] = write_shard_row_key(values[0], values[1], ix->write_shards);
 }
 
 static bool
@@ -646,7 +678,10 @@ bulk_insert(SyncIndex *ix, TriggerData *trigdata)
 
 			CHECK_FOR_INTERRUPTS();
 			if (index_row(ix, slot, values, nulls))
+			{
+				shard_row(ix, values);
 				direct_insert(w, values, nulls);
+			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(rowcxt);
 		}
@@ -851,25 +886,28 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 			}
 		}
 
+		/* counters count logical edges: before the keys are sharded */
 		if (old_indexed)
 		{
+			if (ix->counter_shards > 0 && !rewrite_only)
+				count_edge(ix, ov, -1);
+			shard_row(ix, ov);
 			if (ix->direct.ok)
 				direct_delete(&ix->direct, ix->indexrelid, ov);
 			else
 				run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
 							 ov, on, SPI_OK_DELETE);
-			if (ix->counter_shards > 0 && !rewrite_only)
-				count_edge(ix, ov, -1);
 		}
 		if (new_indexed)
 		{
+			if (ix->counter_shards > 0 && !rewrite_only)
+				count_edge(ix, nv, +1);
+			shard_row(ix, nv);
 			if (ix->direct.ok)
 				direct_insert_row(&ix->direct, ix->indexrelid, nv, nn);
 			else
 				run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
 							 nv, nn, SPI_OK_INSERT);
-			if (ix->counter_shards > 0 && !rewrite_only)
-				count_edge(ix, nv, +1);
 		}
 	}
 
