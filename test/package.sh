@@ -17,12 +17,15 @@ share=$stage$("$PG_CONFIG" --sharedir)/extension
 check "module staged" "[ -f '$pkglib/adjlist.so' ]"
 check "control file staged" "[ -f '$share/adjlist.control' ]"
 default=$(sed -n "s/^default_version = '\(.*\)'/\1/p" "$REPO/adjlist.control")
-check "install script of the default version ($default) staged" "[ -f '$share/adjlist--$default.sql' ]"
+# the default version is installed by its own script, or (as contrib's
+# hstore does) by a base script and the update scripts leading to it
+check "the default version ($default) is reachable from a staged install script" \
+	"[ -f '$share/adjlist--$default.sql' ] || ls '$share'/adjlist--*--$default.sql >/dev/null 2>&1"
 for f in "$REPO"/src/adjlist--*.sql; do
 	check "script $(basename "$f") staged" "[ -f '$share/$(basename "$f")' ]"
 done
 check "nothing staged outside the PostgreSQL directories" \
 	"[ -z \"\$(find '$stage' -type f ! -path '$pkglib/*' ! -path '$share/*' ! -path '*/bitcode/*' | head -1)\" ]"
-check "META.json is valid JSON naming the install script" \
-	"python3 -c \"import json,sys; m=json.load(open('$REPO/META.json')); sys.exit(0 if m['provides']['adjlist']['file'] == 'src/adjlist--$default.sql' and m['version'].startswith('$default') else 1)\""
+check "META.json is valid JSON naming an install script and the default version" \
+	"python3 -c \"import json,sys; m=json.load(open('$REPO/META.json')); sys.exit(0 if __import__('os').path.isfile('$REPO/' + m['provides']['adjlist']['file']) and m['version'].startswith('$default') and m['provides']['adjlist']['version'].startswith('$default') else 1)\""
 exit $fail
