@@ -19,7 +19,7 @@ DATA = $(wildcard src/adjlist--*.sql)
 HEADERS =
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -464,8 +464,9 @@ BEGIN
 					  (SELECT string_agg(format('(SELECT * FROM %s t WHERE %s %s ($5)[%s]%s%s ORDER BY %s%s)',
 												@extschema@.adjlist_qualified(tbl), p,
 												@extschema@.adjlist_btree_operator(keytype, 3),
-												i, cond, keyset, ord, lim_sql), ' UNION ALL ' ORDER BY i)
-						 FROM generate_series(1, shards) i),
+												g.shard, cond, keyset, ord, lim_sql),
+										 ' UNION ALL ' ORDER BY g.shard)
+						 FROM generate_series(1, shards) g(shard)),
 					  ord, lim_sql);
 	END IF;
 	RETURN format('SELECT %s, %s, jsonb_build_object(%s), to_jsonb(t) FROM %s t '
