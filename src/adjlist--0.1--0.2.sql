@@ -371,6 +371,16 @@ BEGIN
 	  CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY k(attnum, ord)
 	  JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
 	 WHERE x.indrelid = tbl AND x.indisprimary;
+	IF cols IS NULL THEN
+		-- an inverted index table that can have no primary key (over
+		-- foreign partitions): the key it was registered with
+		SELECT array_agg(a.attname ORDER BY k.ord), array_agg(a.atttypid::regtype ORDER BY k.ord)
+		  INTO cols, types
+		  FROM @extschema@.adjlist_inverted_indexes r
+		  CROSS JOIN LATERAL unnest(r.columns[1:r.nkeys]) WITH ORDINALITY k(col, ord)
+		  JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = k.col AND NOT a.attisdropped
+		 WHERE r.indexrel = tbl;
+	END IF;
 	IF cols IS NULL OR cardinality(cols) < 2 OR types[1] <> keytype OR types[2] <> keytype THEN
 		RAISE EXCEPTION 'table % needs a primary key whose first two columns are adjkey', tbl
 			USING ERRCODE = 'invalid_table_definition',
