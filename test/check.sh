@@ -45,6 +45,7 @@ run_suite tap bash "$REPO/test/t/run.sh"
 run_suite client bash "$REPO/test/client/run.sh"
 run_suite readme bash "$REPO/test/readme_examples.sh"
 run_suite package bash "$REPO/test/package.sh"
+run_suite upgrade bash "$REPO/test/upgrade.sh"
 run_suite demo demo_suite
 
 echo
