@@ -48,6 +48,11 @@
  * they had is skipped here by comparing datum images.  A row whose
  * partition key or sort key is NULL is not indexed (a sparse index).
  *
+ * Write sharding: an index with write_shards = N stores each row under
+ * partition key "sk#s" (write_shard.c), computed from the row's keys right
+ * before the write, for deletes as for inserts; degree counters are
+ * counted from the logical keys, before that.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
