@@ -57,6 +57,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -551,8 +552,6 @@ struct GraphReader
 {
 	GraphTable *g;
 	DirectScan	dirs[2];		/* forward, reverse */
-	DirectScan *shards;			/* reverse, one per write shard */
-	int			nshards;
 	MemoryContext cxt;
 };
 
@@ -585,8 +584,6 @@ graph_reader_end(GraphReader *r)
 {
 	direct_scan_close(&r->dirs[0]);
 	direct_scan_close(&r->dirs[1]);
-	for (int i = 0; i < r->nshards; i++)
-		direct_scan_close(&r->shards[i]);
 }
 
 /*
@@ -688,12 +685,28 @@ direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
 	}
 }
 
-/* The heads of the shard scans being merged, ordered by sort key. */
-typedef struct ShardMerge
+/*
+ * One shard of a write-sharded partition being merged: a buffer of its
+ * next rows in scan order.  The shards are read one chunk at a time with
+ * the same index scan (a rescan positions it after the shard's last row),
+ * which costs a btree descent per chunk instead of an index scan, and its
+ * allocations, per shard.
+ */
+typedef struct ShardBuf
 {
-	Datum	   *sortd;
+	Datum		shardkey;		/* the stored partition key, part#i */
+	MemoryContext cxt;			/* the buffered rows; reset at each refill */
+	Datum	   *keys;			/* sort keys, copied */
 	Datum	   *data;
 	bool	   *data_isnull;
+	int			n;				/* rows buffered */
+	int			pos;			/* the next one to hand over */
+	bool		done;			/* nothing after the buffered rows */
+} ShardBuf;
+
+typedef struct ShardMerge
+{
+	ShardBuf   *bufs;
 	int			sign;			/* 1: ascending, -1: descending */
 } ShardMerge;
 
@@ -702,11 +715,58 @@ static int
 shard_head_cmp(Datum a, Datum b, void *arg)
 {
 	ShardMerge *m = (ShardMerge *) arg;
-	struct varlena *ka = DatumGetAdjkeyPP(m->sortd[DatumGetInt32(a)]);
-	struct varlena *kb = DatumGetAdjkeyPP(m->sortd[DatumGetInt32(b)]);
+	ShardBuf   *ba = &m->bufs[DatumGetInt32(a)];
+	ShardBuf   *bb = &m->bufs[DatumGetInt32(b)];
+	struct varlena *ka = DatumGetAdjkeyPP(ba->keys[ba->pos]);
+	struct varlena *kb = DatumGetAdjkeyPP(bb->keys[bb->pos]);
 
 	return -m->sign * adjkey_cmp_bytes(ADJKEY_DATA(ka), ADJKEY_LEN(ka),
 									   ADJKEY_DATA(kb), ADJKEY_LEN(kb));
+}
+
+/*
+ * Fill a shard's buffer with up to chunk rows after bound (exclusive, in
+ * scan order).  Runs in the reader's context; the rows are copied into the
+ * buffer's own.
+ */
+static void
+shard_refill(GraphReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
+			 const GraphScan *req, int chunk)
+{
+	GraphTable *g = r->g;
+	ScanKeyData keys[2];
+	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
+	Datum		partd;
+	Datum		sortd;
+	Datum		data;
+	bool		data_isnull;
+	MemoryContext old;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, b->shardkey);
+	if (req->backward)
+		ScanKeyInit(&keys[1], 2, BTLessStrategyNumber, g->lt_proc, bound);
+	else
+		ScanKeyInit(&keys[1], 2, BTGreaterStrategyNumber, g->gt_proc, bound);
+	index_rescan(ds->scan, keys, 2, NULL, 0);
+
+	MemoryContextReset(b->cxt);
+	b->keys = MemoryContextAlloc(b->cxt, sizeof(Datum) * chunk);
+	b->data = MemoryContextAlloc(b->cxt, sizeof(Datum) * chunk);
+	b->data_isnull = MemoryContextAlloc(b->cxt, sizeof(bool) * chunk);
+	b->n = 0;
+	b->pos = 0;
+	while (b->n < chunk &&
+		   direct_scan_next(g, ds, true, dir, &partd, &sortd, &data, &data_isnull))
+	{
+		old = MemoryContextSwitchTo(b->cxt);
+		b->keys[b->n] = PointerGetDatum(PG_DETOAST_DATUM_COPY(sortd));
+		b->data_isnull[b->n] = data_isnull;
+		b->data[b->n] = data_isnull ? (Datum) 0 : datumCopy(data, false, -1);
+		MemoryContextSwitchTo(old);
+		b->n++;
+	}
+	b->done = (b->n < chunk);
+	ExecClearTuple(ds->slot);
 }
 
 static int64
@@ -794,65 +854,77 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 	{
 		/*
 		 * A write-sharded index: the node's partition is spread over
-		 * part#0 .. part#N-1, each in sort-key order.  Scan them side by
-		 * side and hand over the smallest head each time: one ordered
-		 * stream, reading no more of any shard than the limit needs.
+		 * part#0 .. part#N-1, each in sort-key order.  Buffer the head of
+		 * each shard and hand over the smallest head each time: one ordered
+		 * stream.  A chunk is a little more than the shard's share of the
+		 * limit, so a first page reads about twice the rows it returns.
 		 */
 		ShardMerge	m;
 		binaryheap *heap;
 		Datum		partdatum = key_datum(part, partlen);
+		Datum		start;
+		int			chunk;
+		DirectScan *ds = &r->dirs[1];
 
-		Datum	   *shardkeys = palloc(sizeof(Datum) * nshards);
+		if (req->limit > 0)
+			chunk = (int) Min(req->limit, Max(4, 2 * req->limit / nshards + 1));
+		else
+			chunk = 1000;
+		if (req->after != NULL)
+			start = key_datum(req->after, req->afterlen);
+		else if (req->backward)
+			start = PointerGetDatum(adjkey_upper_sentinel());
+		else
+			start = key_datum("", 0);	/* below every key */
 
-		if (r->shards == NULL)
-		{
-			r->shards = MemoryContextAllocZero(r->cxt, sizeof(DirectScan) * nshards);
-			r->nshards = nshards;
-		}
-		Assert(r->nshards == nshards);
-		for (int i = 0; i < nshards; i++)
-			shardkeys[i] = PointerGetDatum(write_shard_key(part, partlen, i));
-		m.sortd = palloc(sizeof(Datum) * nshards);
-		m.data = palloc(sizeof(Datum) * nshards);
-		m.data_isnull = palloc(sizeof(bool) * nshards);
+		m.bufs = palloc0(sizeof(ShardBuf) * nshards);
 		m.sign = req->backward ? -1 : 1;
 		heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
+		direct_scan_prepare(r, ds, relid, indexid, 2, index_only, data_att);
 
 		callercxt = MemoryContextSwitchTo(r->cxt);
 		for (int i = 0; i < nshards; i++)
 		{
-			DirectScan *ds = &r->shards[i];
+			ShardBuf   *b = &m.bufs[i];
 
-			ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, shardkeys[i]);
-			direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
-			index_rescan(ds->scan, keys, nkeys, NULL, 0);
-			if (direct_scan_next(g, ds, reverse, dir, &partd, &m.sortd[i],
-								 &m.data[i], &m.data_isnull[i]))
+			b->shardkey = PointerGetDatum(write_shard_key(part, partlen, i));
+			b->cxt = AllocSetContextCreate(callercxt, "adjlist shard buffer",
+										   ALLOCSET_SMALL_SIZES);
+			shard_refill(r, ds, b, start, req, chunk);
+			if (b->n > 0)
 				binaryheap_add_unordered(heap, Int32GetDatum(i));
 		}
 		binaryheap_build(heap);
 		while (!binaryheap_empty(heap))
 		{
 			int			i = DatumGetInt32(binaryheap_first(heap));
+			ShardBuf   *b = &m.bufs[i];
 			bool		go_on;
 
-			direct_edge(&edge, reverse, (Datum) 0, m.sortd[i], part, partlen, partdatum);
-			edge.data = m.data[i];
-			edge.data_isnull = m.data_isnull[i];
+			direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
+			edge.data = b->data[b->pos];
+			edge.data_isnull = b->data_isnull[b->pos];
 			n++;
 			MemoryContextSwitchTo(callercxt);
 			go_on = cb(arg, &edge);
 			MemoryContextSwitchTo(r->cxt);
 			if (!go_on || (req->limit > 0 && n >= req->limit))
 				break;
-			if (direct_scan_next(g, &r->shards[i], reverse, dir, &partd, &m.sortd[i],
-								 &m.data[i], &m.data_isnull[i]))
+			if (++b->pos == b->n && !b->done)
+			{
+				/* the next chunk, after this one's last key */
+				Datum		last = PointerGetDatum(PG_DETOAST_DATUM_COPY(b->keys[b->n - 1]));
+
+				shard_refill(r, ds, b, last, req, chunk);
+				pfree(DatumGetPointer(last));
+			}
+			if (b->pos < b->n)
 				binaryheap_replace_first(heap, Int32GetDatum(i));
 			else
 				(void) binaryheap_remove_first(heap);
 		}
 		for (int i = 0; i < nshards; i++)
-			ExecClearTuple(r->shards[i].slot);
+			MemoryContextDelete(m.bufs[i].cxt);
 		binaryheap_free(heap);
 		MemoryContextSwitchTo(callercxt);
 		return n;
