@@ -92,6 +92,8 @@ CREATE FUNCTION ws_compare_reads() RETURNS TABLE (what text, result text) LANGUA
 	VALUES
 	('reverse_neighbors', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#')$q$)),
 	('reverse_neighbors lim', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 10)$q$)),
+	('reverse_neighbors huge lim', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 10000000000)$q$)),
+	('reverse_neighbors lim 1', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 1, backward => true)$q$)),
 	('reverse_neighbors after', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 10, after => 'USER#u050')$q$)),
 	('reverse_neighbors backward', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 10, backward => true)$q$)),
 	('reverse_neighbors backward after', ws_same($q$SELECT * FROM reverse_neighbors('$T', 'USER#bob', 'FOLLOWS#', lim => 10, after => 'USER#u150', backward => true)$q$)),

@@ -866,10 +866,9 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 		int			chunk;
 		DirectScan *ds = &r->dirs[1];
 
-		if (req->limit > 0)
+		chunk = 1000;
+		if (req->limit > 0 && req->limit < chunk)
 			chunk = (int) Min(req->limit, Max(4, 2 * req->limit / nshards + 1));
-		else
-			chunk = 1000;
 		if (req->after != NULL)
 			start = key_datum(req->after, req->afterlen);
 		else if (req->backward)
