@@ -23,6 +23,12 @@
  *	  table as the caller, so the index never shows a row the caller could
  *	  not SELECT.
  *
+ * A write-sharded inverted index (write_shard.c) stores a node's in-edges
+ * under part#0 .. part#N-1.  Both paths read the N sub-partitions and
+ * merge them by source key, so callers get one ordered stream: the direct
+ * path in chunks with one index scan and a binary heap, the SPI path as a
+ * UNION ALL of ordered branches under one ORDER BY (a Merge Append).
+ *
  * Privileges: the caller needs SELECT on the base table (or on its key
  * columns, and on "data" when the data is returned).  The inverted index is
  * part of the table's machinery and is read without checking the caller's
@@ -769,6 +775,24 @@ shard_refill(GraphReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
 	ExecClearTuple(ds->slot);
 }
 
+/*
+ * Hand an edge to the callback, which runs in the caller's context.
+ * False when the scan is to stop: the callback said so, or the limit is
+ * reached.
+ */
+static inline bool
+hand_over(GraphReader *r, MemoryContext callercxt, const GraphScan *req,
+		  GraphEdgeCallback cb, void *arg, const GraphEdge *edge, int64 *n)
+{
+	bool		go_on;
+
+	(*n)++;
+	MemoryContextSwitchTo(callercxt);
+	go_on = cb(arg, edge);
+	MemoryContextSwitchTo(r->cxt);
+	return go_on && !(req->limit > 0 && *n >= req->limit);
+}
+
 static int64
 scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 			GraphEdgeCallback cb, void *arg)
@@ -836,14 +860,8 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 		while (direct_scan_next(g, ds, reverse, dir, &partd, &sortd,
 								&edge.data, &edge.data_isnull))
 		{
-			bool		go_on;
-
 			direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
-			n++;
-			MemoryContextSwitchTo(callercxt);
-			go_on = cb(arg, &edge);
-			MemoryContextSwitchTo(r->cxt);
-			if (!go_on || (req->limit > 0 && n >= req->limit))
+			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
 				break;
 		}
 		ExecClearTuple(ds->slot);
@@ -898,16 +916,11 @@ scan_direct(GraphReader *r, const GraphScan *req, const char *part, int partlen,
 		{
 			int			i = DatumGetInt32(binaryheap_first(heap));
 			ShardBuf   *b = &m.bufs[i];
-			bool		go_on;
 
 			direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
 			edge.data = b->data[b->pos];
 			edge.data_isnull = b->data_isnull[b->pos];
-			n++;
-			MemoryContextSwitchTo(callercxt);
-			go_on = cb(arg, &edge);
-			MemoryContextSwitchTo(r->cxt);
-			if (!go_on || (req->limit > 0 && n >= req->limit))
+			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
 				break;
 			if (++b->pos == b->n && !b->done)
 			{
