@@ -72,3 +72,20 @@ SELECT (SELECT count(*) FROM mixed_inverted) AS by_trigger, (SELECT count(*) FRO
 -- the plain INSERT above bypassed the API-mode index: verify says so
 SELECT problem, key FROM verify_inverted_index('mixed_api');
 SELECT create_inverted_index('api', index_name => 'api_counted', mode => 'api', counters => 4);
+-- a table Citus distributes: trigger mode is refused, API mode is not.
+-- Citus is not installable here; its catalog table is imitated (what
+-- adjlist_is_citus_table() reads: pg_dist_partition.logicalrelid).
+CREATE TABLE distributed (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
+RESET allow_system_table_mods;
+INSERT INTO pg_catalog.pg_dist_partition VALUES ('distributed');
+\set VERBOSITY default
+SELECT create_inverted_index('distributed');
+\set VERBOSITY terse
+SELECT create_inverted_index('distributed', mode => 'api');
+SELECT put_edge('distributed', 'USER#a', 'FOLLOWS#USER#b');
+SELECT neighbor FROM reverse_neighbors('distributed', 'USER#b', 'FOLLOWS#');
+SET allow_system_table_mods = on;
+DROP TABLE pg_catalog.pg_dist_partition;
+RESET allow_system_table_mods;
