@@ -340,7 +340,8 @@ END $$;
 COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept in sync by triggers';
 
--- query() and query_count() merge the shards of a write-sharded index
+-- query() and query_count() (through the SQL they run) merge the shards of a
+-- write-sharded index
 CREATE OR REPLACE FUNCTION adjlist_query_sql(
 	tbl regclass, sort_op text, sort_value text, sort_value2 text,
 	backward boolean, lim bigint, exclusive_start_key jsonb, count_only boolean)
@@ -388,8 +389,9 @@ BEGIN
 	END IF;
 	p := format('t.%I', cols[1]);
 	s := format('t.%I', cols[2]);
-	-- a write-sharded inverted index: the partition is spread over the keys
-	-- in $5 (write_shard_keys), read one by one and merged in key order
+	-- a write-sharded inverted index: the partition $1 is spread over the
+	-- keys write_shard_keys($1, shards), read one by one and merged in key
+	-- order (the immutable call on a parameter folds to constants)
 	shards := @extschema@.adjlist_index_write_shards(tbl);
 
 	-- the sort-key condition
@@ -448,9 +450,9 @@ BEGIN
 	END IF;
 
 	IF count_only AND shards > 0 THEN
-		RETURN format('SELECT count(*) FROM %s t WHERE %s %s ANY ($5)%s',
+		RETURN format('SELECT count(*) FROM %s t WHERE %s %s ANY (@extschema@.write_shard_keys($1, %s))%s',
 					  @extschema@.adjlist_qualified(tbl), p,
-					  @extschema@.adjlist_btree_operator(keytype, 3), cond);
+					  @extschema@.adjlist_btree_operator(keytype, 3), shards, cond);
 	ELSIF count_only THEN
 		RETURN format('SELECT count(*) FROM %s t WHERE %s %s $1%s',
 					  @extschema@.adjlist_qualified(tbl), p,
@@ -471,10 +473,11 @@ BEGIN
 											  ELSE format('%L, t.%I', c, c) END, ', ')
 						 FROM unnest(cols) c),
 					  cols[1],
-					  (SELECT string_agg(format('(SELECT * FROM %s t WHERE %s %s ($5)[%s]%s%s ORDER BY %s%s)',
+					  (SELECT string_agg(format('(SELECT * FROM %s t WHERE %s %s '
+												'(@extschema@.write_shard_keys($1, %s))[%s]%s%s ORDER BY %s%s)',
 												@extschema@.adjlist_qualified(tbl), p,
 												@extschema@.adjlist_btree_operator(keytype, 3),
-												g.shard, cond, keyset, ord, lim_sql),
+												shards, g.shard, cond, keyset, ord, lim_sql),
 										 ' UNION ALL ' ORDER BY g.shard)
 						 FROM generate_series(1, shards) g(shard)),
 					  ord, lim_sql);
@@ -488,48 +491,6 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean) IS
 	'internal: the SQL of query() and query_count()';
-
-CREATE OR REPLACE FUNCTION query(
-	tbl regclass, partition_value adjkey,
-	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
-	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
-RETURNS TABLE (partition_key adjkey, sort_key adjkey, key jsonb, item jsonb)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF partition_value IS NULL THEN
-		RETURN;
-	END IF;
-	RETURN QUERY EXECUTE @extschema@.adjlist_query_sql(tbl, sort_op, sort_value, sort_value2,
-														backward, lim, exclusive_start_key, false)
-		USING partition_value, sort_value, sort_value2, exclusive_start_key,
-			  @extschema@.write_shard_keys(partition_value, @extschema@.adjlist_index_write_shards(tbl));
-END $$;
-COMMENT ON FUNCTION query(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
-	'DynamoDB Query: one partition, an optional sort-key condition, order, limit, exclusive start key';
-
-CREATE OR REPLACE FUNCTION query_count(
-	tbl regclass, partition_value adjkey,
-	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL)
-RETURNS bigint
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	n bigint;
-BEGIN
-	IF partition_value IS NULL THEN
-		RETURN 0;
-	END IF;
-	EXECUTE @extschema@.adjlist_query_sql(tbl, sort_op, sort_value, sort_value2,
-										  false, NULL, NULL, true)
-		INTO n USING partition_value, sort_value, sort_value2, NULL::jsonb,
-			  @extschema@.write_shard_keys(partition_value, @extschema@.adjlist_index_write_shards(tbl));
-	RETURN n;
-END $$;
-COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
-	'DynamoDB Query with Select COUNT: the number of matching items';
 
 -- the write API stores and finds index rows under their write shard
 CREATE OR REPLACE FUNCTION adjlist_api_unindex(tbl regclass, base_where text, v1 adjkey, v2 adjkey)
@@ -547,14 +508,11 @@ BEGIN
 			RAISE EXCEPTION 'degree counters are kept by triggers only'
 				USING ERRCODE = 'feature_not_supported';
 		END IF;
-		EXECUTE format('DELETE FROM %s i USING (SELECT %s FROM %s b WHERE %s) o WHERE %s',
+		-- the index rows the base rows have: adjlist_index_select computes
+		-- them (under their write shard) as adjlist_api_index writes them
+		EXECUTE format('DELETE FROM %s i USING (%s AND %s) o WHERE %s',
 					   @extschema@.adjlist_qualified(r.indexrel),
-					   (SELECT string_agg(CASE WHEN u.ord = 1 AND r.write_shards > 0
-											   THEN format('@extschema@.write_shard_key(b.%I, b.%I, %s) AS %I',
-														   u.c, r.columns[2], r.write_shards, u.c)
-											   ELSE format('b.%I', u.c) END, ', ' ORDER BY u.ord)
-						  FROM unnest(r.columns[1:r.nkeys]) WITH ORDINALITY u(c, ord)),
-					   @extschema@.adjlist_qualified(tbl), base_where,
+					   @extschema@.adjlist_index_select(r.indexrel, 'b'), base_where,
 					   @extschema@.adjlist_key_match(r.indexrel, 'i', 'o'))
 			USING v1, v2;
 	END LOOP;
