@@ -1,6 +1,7 @@
 # adjlist: PGXS build.  Override PG_CONFIG to build against another server:
 #   make PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 EXTENSION = adjlist
+EXTVERSION = 0.3
 MODULE_big = adjlist
 OBJS = \
 	src/adjlist.o \
@@ -8,27 +9,44 @@ OBJS = \
 	src/adjkey_cmp.o \
 	src/adjkey_funcs.o \
 	src/adjkey_support.o \
+	src/catalog.o \
+	src/registry.o \
+	src/plan_cache.o \
+	src/index_rule.o \
+	src/base_scan.o \
+	src/index_write.o \
 	src/index_sync.o \
-	src/index_direct.o \
+	src/index_admin.o \
+	src/index_check.o \
+	src/index_guard.o \
+	src/write_api.o \
 	src/write_shard.o \
+	src/graph_meta.o \
 	src/graph_source.o \
 	src/graph_query.o \
 	src/graph_traverse.o
 
-DATA = $(wildcard src/adjlist--*.sql)
-HEADERS =
+# The install script of the current version is generated from one source,
+# src/adjlist.sql; the scripts of earlier versions and the update scripts
+# (deltas only) are kept as released.
+DATA_built = src/adjlist--$(EXTVERSION).sql
+DATA = src/adjlist--0.1.sql $(wildcard src/adjlist--*--*.sql)
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
 REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 PG_CPPFLAGS = -I$(srcdir)/src
+PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+src/adjlist--$(EXTVERSION).sql: src/adjlist.sql
+	cp $< $@
+
 # PGXS does not track header dependencies: rebuild everything when a
 # shared header changes
-$(OBJS): src/adjlist.h src/compat.h src/graph.h
+$(OBJS): $(wildcard src/*.h)

@@ -114,60 +114,55 @@ adjkey_prefix_successor(const char *p, int len, char *out)
 	return -1;
 }
 
+/*
+ * A value that sorts after every key: the single byte 0xFF, which no UTF-8
+ * string contains.  Only for scan keys built in C; palloc'd.
+ */
 struct varlena *
 adjkey_upper_sentinel(void)
 {
-	static struct varlena *sentinel = NULL;
+	struct varlena *s = palloc(VARHDRSZ + 1);
 
-	if (sentinel == NULL)
-	{
-		int			n = ADJKEY_MAX_BYTES / 4 + 1;
-		struct varlena *s;
-		char	   *d;
-
-		s = MemoryContextAlloc(TopMemoryContext, VARHDRSZ + 4 * n);
-		SET_VARSIZE(s, VARHDRSZ + 4 * n);
-		d = VARDATA(s);
-		for (int i = 0; i < n; i++)
-		{
-			*d++ = (char) 0xF4;
-			*d++ = (char) 0x8F;
-			*d++ = (char) 0xBF;
-			*d++ = (char) 0xBF;
-		}
-		sentinel = s;
-	}
-	return sentinel;
+	SET_VARSIZE(s, VARHDRSZ + 1);
+	*VARDATA(s) = (char) 0xFF;
+	return s;
 }
 
+/* The exclusive upper bound of a prefix range, as bytea. */
 static Datum
 prefix_upper(const char *p, int len)
 {
-	struct varlena *res = palloc(VARHDRSZ + len + 4);
+	bytea	   *res = palloc(VARHDRSZ + len + 4);
 	int			n = adjkey_prefix_successor(p, len, VARDATA(res));
 
 	if (n < 0)
 	{
-		pfree(res);
-		return PointerGetDatum(adjkey_upper_sentinel());
+		/* no successor: every key that sorts after p begins with it */
+		SET_VARSIZE(res, VARHDRSZ + 1);
+		*VARDATA(res) = (char) 0xFF;
 	}
-	SET_VARSIZE(res, VARHDRSZ + n);
+	else
+		SET_VARSIZE(res, VARHDRSZ + n);
 	return PointerGetDatum(res);
 }
 
-/* The inclusive lower bound of keys beginning with a text prefix. */
+/* The inclusive lower bound of keys beginning with a text prefix (bytea). */
 Datum
 adjkey_prefix_lower(PG_FUNCTION_ARGS)
 {
 	text	   *prefix = PG_GETARG_TEXT_PP(0);
 	const char *p;
 	int			plen;
+	bytea	   *res;
 
 	p = adjkey_text_to_utf8(prefix, &plen);
-	PG_RETURN_POINTER(adjkey_from_utf8(p, plen));
+	res = palloc(VARHDRSZ + plen);
+	SET_VARSIZE(res, VARHDRSZ + plen);
+	memcpy(VARDATA(res), p, plen);
+	PG_RETURN_BYTEA_P(res);
 }
 
-/* The exclusive upper bound of keys beginning with a text prefix. */
+/* The exclusive upper bound of keys beginning with a text prefix (bytea). */
 Datum
 adjkey_prefix_upper(PG_FUNCTION_ARGS)
 {
@@ -179,7 +174,7 @@ adjkey_prefix_upper(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(prefix_upper(p, plen));
 }
 
-/* The exclusive upper bound of keys beginning with a key. */
+/* The exclusive upper bound of keys beginning with a key (bytea). */
 Datum
 adjkey_prefix_upper_key(PG_FUNCTION_ARGS)
 {
@@ -194,6 +189,63 @@ adjkey_prefix_upper_key(PG_FUNCTION_ARGS)
  */
 
 /*
+ * The position of the first separator at or after "from" that is not
+ * escaped, or -1.  The one escape-aware scan: every component function
+ * goes through it.
+ */
+static inline bool
+escape_at(const char *s, int len, int i)
+{
+	return s[i] == ADJKEY_ESC && i + 1 < len &&
+		(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC);
+}
+
+int
+adjkey_next_separator(const char *s, int len, int from)
+{
+	for (int i = from; i < len; i++)
+	{
+		if (escape_at(s, len, i))
+			i++;
+		else if (s[i] == ADJKEY_SEP)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * An edge prefix as every function reads it: its UTF-8 bytes, with the
+ * separator appended when it does not end in one ('FOLLOWS' and 'FOLLOWS#'
+ * mean the same).  The empty prefix stays empty (every sort key).
+ */
+const char *
+adjkey_edge_prefix(text *prefix, int *len)
+{
+	const char *p = adjkey_text_to_utf8(prefix, len);
+	char	   *q;
+
+	if (*len == 0 || adjkey_ends_in_separator(p, *len))
+		return p;
+	q = palloc(*len + 1);
+	memcpy(q, p, *len);
+	q[*len] = ADJKEY_SEP;
+	(*len)++;
+	return q;
+}
+
+/* The number of components of a key. */
+static int
+count_parts(const char *s, int len)
+{
+	int			n = 1;
+
+	for (int i = adjkey_next_separator(s, len, 0); i >= 0;
+		 i = adjkey_next_separator(s, len, i + 1))
+		n++;
+	return n;
+}
+
+/*
  * Find the components of a key: starts[i] and ends[i] delimit the raw
  * (still escaped) bytes of part i.  Returns the number of parts; the arrays
  * are palloc'd.
@@ -201,32 +253,17 @@ adjkey_prefix_upper_key(PG_FUNCTION_ARGS)
 static int
 split_raw(const char *s, int len, int **starts, int **ends)
 {
-	int			nparts = 1;
-	int			i;
+	int			nparts = count_parts(s, len);
 	int			n = 0;
-
-	for (i = 0; i < len; i++)
-	{
-		if (s[i] == ADJKEY_ESC && i + 1 < len &&
-			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
-			i++;
-		else if (s[i] == ADJKEY_SEP)
-			nparts++;
-	}
 
 	*starts = palloc(sizeof(int) * nparts);
 	*ends = palloc(sizeof(int) * nparts);
 	(*starts)[0] = 0;
-	for (i = 0; i < len; i++)
+	for (int i = adjkey_next_separator(s, len, 0); i >= 0;
+		 i = adjkey_next_separator(s, len, i + 1))
 	{
-		if (s[i] == ADJKEY_ESC && i + 1 < len &&
-			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
-			i++;
-		else if (s[i] == ADJKEY_SEP)
-		{
-			(*ends)[n++] = i;
-			(*starts)[n] = i + 1;
-		}
+		(*ends)[n++] = i;
+		(*starts)[n] = i + 1;
 	}
 	(*ends)[n] = len;
 	return nparts;
@@ -243,8 +280,7 @@ unescape_part(const char *s, int len)
 
 	for (int i = 0; i < len; i++)
 	{
-		if (s[i] == ADJKEY_ESC && i + 1 < len &&
-			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
+		if (escape_at(s, len, i))
 			i++;
 		buf[n++] = s[i];
 	}
@@ -282,7 +318,7 @@ adjkey_make_key(PG_FUNCTION_ARGS)
 	if (nelems == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("make_key needs at least one part")));
+				 errmsg("a key needs at least one part")));
 
 	initStringInfo(&buf);
 	for (int i = 0; i < nelems; i++)
@@ -394,23 +430,13 @@ adjkey_key_tail(PG_FUNCTION_ARGS)
 int
 adjkey_first_part_len(const char *s, int len)
 {
-	for (int i = 0; i < len; i++)
-	{
-		if (s[i] == ADJKEY_ESC && i + 1 < len &&
-			(s[i + 1] == ADJKEY_SEP || s[i + 1] == ADJKEY_ESC))
-			i++;
-		else if (s[i] == ADJKEY_SEP)
-			return i;
-	}
-	return -1;
+	return adjkey_next_separator(s, len, 0);
 }
 
 Datum
 adjkey_key_nparts(PG_FUNCTION_ARGS)
 {
 	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
-	int		   *starts;
-	int		   *ends;
 
-	PG_RETURN_INT32(split_raw(ADJKEY_DATA(key), ADJKEY_LEN(key), &starts, &ends));
+	PG_RETURN_INT32(count_parts(ADJKEY_DATA(key), ADJKEY_LEN(key)));
 }

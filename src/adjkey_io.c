@@ -6,7 +6,10 @@
  * Every way a key enters the server (text input, binary recv, a cast from
  * text, the make_key() constructor) goes through adjkey_check_bytes(), so the
  * rules are stated once: a key is non-empty, valid UTF-8, and at most
- * ADJKEY_MAX_BYTES long.  Keys are stored as UTF-8 whatever the database
+ * ADJKEY_MAX_BYTES long.  Keys that arrive as text are in the database
+ * encoding by construction; binary receive, whose bytes are UTF-8 whatever
+ * the database encoding, also checks that the database encoding can
+ * represent them, so that every stored key can be output (and dumped).  Keys are stored as UTF-8 whatever the database
  * encoding (see adjlist.h); in a UTF8 database, the common case, no
  * conversion is done at all.
  *
@@ -175,6 +178,9 @@ adjkey_recv(PG_FUNCTION_ARGS)
 	nbytes = buf->len - buf->cursor;
 	data = pq_getmsgbytes(buf, nbytes);
 	adjkey_check_bytes(data, nbytes, NULL);
+	/* the text form must exist: throws for characters it cannot represent */
+	if (GetDatabaseEncoding() != PG_UTF8)
+		(void) pg_any_to_server(data, nbytes, PG_UTF8);
 	PG_RETURN_POINTER(adjkey_from_utf8(data, nbytes));
 }
 

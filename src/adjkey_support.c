@@ -16,7 +16,9 @@
  * expression that is constant during the scan (a parameter of a generic
  * plan, an outer reference of a nested loop) the bounds are calls of
  * adjkey_prefix_lower() / adjkey_prefix_upper() evaluated when the scan
- * starts.  This is where we differ from core's text ^@, whose support in
+ * starts.  Those return bytea, compared with the key by the cross-type
+ * operators of adjkey's btree family, so that a bound no key could be (the
+ * empty prefix, "after every key") needs no fabricated adjkey.  This is where we differ from core's text ^@, whose support in
  * like_support.c needs a Const and so loses the index in generic plans.
  * The range is exactly equivalent to begins_with (see adjkey_funcs.c), so
  * the clause is not rechecked.
@@ -87,6 +89,31 @@ make_key_const(Oid keytype, struct varlena *key)
 					 false, false);
 }
 
+/*
+ * A bound given as UTF-8 bytes: an adjkey constant when the bytes could be
+ * a key (what EXPLAIN then shows reads like one), else a bytea constant.
+ */
+static Const *
+make_bound_const(Oid keytype, const char *p, int len)
+{
+	struct varlena *v = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(v, VARHDRSZ + len);
+	memcpy(VARDATA(v), p, len);
+	if (len > 0 && len <= ADJKEY_MAX_BYTES)
+		return make_key_const(keytype, v);
+	return makeConst(BYTEAOID, -1, InvalidOid, -1, PointerGetDatum(v),
+					 false, false);
+}
+
+/* The btree operator of a strategy for (keytype, righttype) in family. */
+static Oid
+bound_operator(Oid family, Oid keytype, Const *bound, int strategy)
+{
+	return get_opfamily_member(family, keytype,
+							   bound ? bound->consttype : BYTEAOID, strategy);
+}
+
 /* Look up one of our functions in the schema of the adjkey type. */
 static Oid
 adjkey_func_oid(Oid keytype, const char *name, Oid argtype)
@@ -116,7 +143,7 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 	Oid			prefixtype;
 	Oid			family;
 	Oid			geop;
-	Oid			ltop;
+	Oid			ltop = InvalidOid;
 	Expr	   *lower;
 	Expr	   *upper = NULL;
 
@@ -139,49 +166,61 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 	family = adjkey_btree_family(keytype);
 	if (!OidIsValid(family) || req->opfamily != family)
 		return NIL;
-	geop = get_opfamily_member(family, keytype, keytype, BTGreaterEqualStrategyNumber);
-	ltop = get_opfamily_member(family, keytype, keytype, BTLessStrategyNumber);
-	if (!OidIsValid(geop) || !OidIsValid(ltop))
-		return NIL;
 
 	if (IsA(rightop, Const))
 	{
 		Const	   *c = (Const *) rightop;
 		const char *p;
 		int			plen;
-		struct varlena *succ;
+		char	   *succ;
 		int			n;
+		Const	   *lo;
 
 		if (c->constisnull)
 			return NIL;
 		p = const_prefix_bytes(c, &plen);
 		if (plen == 0)
 			return NIL;			/* every key matches: nothing to bound */
-		lower = (Expr *) make_key_const(keytype, adjkey_from_utf8(p, plen));
-		succ = palloc(VARHDRSZ + plen + 4);
-		n = adjkey_prefix_successor(p, plen, VARDATA(succ));
+		lo = make_bound_const(keytype, p, plen);
+		lower = (Expr *) lo;
+		geop = bound_operator(family, keytype, lo, BTGreaterEqualStrategyNumber);
+		succ = palloc(plen + 4);
+		n = adjkey_prefix_successor(p, plen, succ);
 		if (n >= 0)
 		{
-			SET_VARSIZE(succ, VARHDRSZ + n);
-			upper = (Expr *) make_key_const(keytype, succ);
+			Const	   *hi = make_bound_const(keytype, succ, n);
+
+			upper = (Expr *) hi;
+			ltop = bound_operator(family, keytype, hi, BTLessStrategyNumber);
 		}
+		else
+			ltop = InvalidOid;
 	}
 	else
 	{
 		if (!is_pseudo_constant_for_index(req->root, rightop, req->index))
 			return NIL;
 		if (prefixtype == TEXTOID)
+		{
 			lower = (Expr *) makeFuncExpr(adjkey_func_oid(keytype, "adjkey_prefix_lower", TEXTOID),
-										  keytype, list_make1(rightop),
+										  BYTEAOID, list_make1(rightop),
 										  InvalidOid, InvalidOid,
 										  COERCE_EXPLICIT_CALL);
+			geop = get_opfamily_member(family, keytype, BYTEAOID, BTGreaterEqualStrategyNumber);
+		}
 		else
+		{
 			lower = (Expr *) rightop;
+			geop = get_opfamily_member(family, keytype, keytype, BTGreaterEqualStrategyNumber);
+		}
 		upper = (Expr *) makeFuncExpr(adjkey_func_oid(keytype, "adjkey_prefix_upper", prefixtype),
-									  keytype, list_make1(rightop),
+									  BYTEAOID, list_make1(rightop),
 									  InvalidOid, InvalidOid,
 									  COERCE_EXPLICIT_CALL);
+		ltop = get_opfamily_member(family, keytype, BYTEAOID, BTLessStrategyNumber);
 	}
+	if (!OidIsValid(geop) || (upper != NULL && !OidIsValid(ltop)))
+		return NIL;				/* the family lacks the cross-type operators */
 
 	req->lossy = false;
 	if (upper == NULL)

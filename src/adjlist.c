@@ -28,7 +28,9 @@
 #include "utils/guc.h"
 
 #include "adjlist.h"
+#include "catalog.h"
 #include "graph.h"
+#include "registry.h"
 
 PG_MODULE_MAGIC;
 
@@ -47,6 +49,7 @@ _PG_init(void)
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("adjlist");
 
-	adjlist_sync_init();
-	graph_source_init();
+	adjlist_catalog_init();
+	registry_init();
+	graph_meta_init();
 }

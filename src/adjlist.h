@@ -20,7 +20,8 @@
  * send/recv format, which clients see, carries an explicit version byte.
  *
  * Values built internally for index scans (the bounds of a begins_with
- * range) may be empty or longer than the limit; they are never stored.
+ * range in a direct scan) may be empty or longer than the limit; they are
+ * never handed to SQL.  Bounds that SQL sees are bytea (adjkey_funcs.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,13 +30,14 @@
 
 #include "postgres.h"
 #include "fmgr.h"
-#include "access/attnum.h"
 #include "nodes/nodes.h"
 
 #include "compat.h"
 
 /* DynamoDB's limit for a partition key; also ours for any key. */
 #define ADJKEY_MAX_BYTES		2048
+/* DynamoDB's limit for a sort key (tables and indexes adjlist manages). */
+#define ADJKEY_MAX_SORT_BYTES	1024
 
 /* Version byte of the binary (send/recv) format. */
 #define ADJKEY_BINARY_VERSION	1
@@ -77,6 +79,20 @@ adjkey_cmp_bytes(const char *a, int alen, const char *b, int blen)
 	return (alen > blen) - (alen < blen);
 }
 
+/*
+ * Does an edge prefix end in a separator?  ASCII punctuation only: a
+ * prefix ending in a multi-byte character does not, whatever the locale.
+ */
+static inline bool
+adjkey_ends_in_separator(const char *p, int len)
+{
+	unsigned char c = len > 0 ? (unsigned char) p[len - 1] : 0;
+
+	return len > 0 && c < 0x80 &&
+		((c >= '!' && c <= '/') || (c >= ':' && c <= '@') ||
+		 (c >= '[' && c <= '`') || (c >= '{' && c <= '~'));
+}
+
 /* adjkey_io.c */
 extern bool adjkey_check_bytes(const char *utf8, int len, Node *escontext);
 extern struct varlena *adjkey_from_utf8(const char *utf8, int len);
@@ -91,49 +107,9 @@ extern int	adjkey_cmp_datums(Datum a, Datum b);
 /* adjkey_funcs.c */
 extern int	adjkey_prefix_successor(const char *p, int len, char *out);
 extern struct varlena *adjkey_upper_sentinel(void);
+extern int	adjkey_next_separator(const char *s, int len, int from);
 extern int	adjkey_first_part_len(const char *s, int len);
-
-/* index_direct.c: writing an index table without SQL */
-typedef struct DirectInfo
-{
-	bool		ok;				/* may the table be written directly? */
-	int			ncols;
-	int			nkeys;
-	AttrNumber *relattnos;		/* registry column i -> attribute number */
-	Oid			keyindex;		/* unique index on exactly the key */
-	AttrNumber *keypos;			/* key column i -> its position in keyindex */
-	RegProcedure *eqprocs;		/* equality of key column i */
-	int			nindexes;		/* the indexes to maintain */
-	Oid		   *indexoids;
-	struct IndexInfo **indexinfos;
-} DirectInfo;
-
-#define DIRECT_BATCH 1000			/* rows buffered per heap_multi_insert */
-
-typedef struct DirectWriter
-{
-	const DirectInfo *d;
-	struct RelationData *rel;
-	int			natts;
-	int			nindexes;
-	struct RelationData **indexes;
-	struct IndexInfo **infos;
-	uint32		cid;
-	struct TupleTableSlot **slots;	/* the batch */
-	int			nbuffered;
-	MemoryContext batchcxt;		/* the batch's copied values */
-	struct BulkInsertStateData *bistate;
-} DirectWriter;
-
-extern Oid	index_key_index(Oid relid, char **colnames, int nkeys, AttrNumber **keypos);
-extern bool direct_write_prepare(Oid relid, char **colnames, int ncols, int nkeys,
-								 DirectInfo *d);
-extern DirectWriter *direct_begin(const DirectInfo *d, Oid relid);
-extern void direct_insert(DirectWriter *w, Datum *values, const char *nulls);
-extern void direct_end(DirectWriter *w);
-extern void direct_insert_row(const DirectInfo *d, Oid relid, Datum *values,
-							  const char *nulls);
-extern bool direct_delete(const DirectInfo *d, Oid relid, Datum *keyvalues);
+extern const char *adjkey_edge_prefix(text *prefix, int *len);
 
 /* write_shard.c: write sharding of index partitions */
 #define WRITE_SHARDS_MAX		256
@@ -141,10 +117,5 @@ extern bool direct_delete(const DirectInfo *d, Oid relid, Datum *keyvalues);
 extern int	write_shard_of(const char *src, int len, int nshards);
 extern struct varlena *write_shard_key(const char *part, int len, int shard);
 extern Datum write_shard_row_key(Datum partition, Datum source, int nshards);
-
-/* index_sync.c */
-extern void adjlist_sync_init(void);
-extern int	registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args);
-extern bool registry_has_write_shards(Oid extnsp);
 
 #endif							/* ADJLIST_H */

@@ -3,9 +3,10 @@
  * compat.h
  *	  Everything that differs between PostgreSQL server versions, in one place.
  *
- * adjlist is built and tested against PostgreSQL 15.  Code elsewhere uses
- * only the macros below, never a PG_VERSION_NUM test of its own, so porting
- * to another major version means editing this file alone.
+ * adjlist is tested on PostgreSQL 15 and 18 and written for 16 and 17 as
+ * well.  Code elsewhere uses only the macros and inline functions below,
+ * never a PG_VERSION_NUM test of its own, so a new major version means
+ * editing this file alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +19,17 @@
 #if PG_VERSION_NUM < 150000
 #error "adjlist requires PostgreSQL 15 or later"
 #endif
+
+/* The varlena macros moved to their own header in 16. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+#include "access/genam.h"
+#include "catalog/pg_class.h"
+#include "utils/acl.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 
 /*
  * Soft errors in input functions.  PostgreSQL 16 added an error-saving
@@ -41,5 +53,55 @@
 		return (retval); \
 	} while (0)
 #endif
+
+/* index_beginscan() gained an instrumentation argument in 18. */
+static inline IndexScanDesc
+adjlist_index_beginscan(Relation heap, Relation index, Snapshot snapshot,
+						int nkeys, int norderbys)
+{
+#if PG_VERSION_NUM >= 180000
+	return index_beginscan(heap, index, snapshot, NULL, nkeys, norderbys);
+#else
+	return index_beginscan(heap, index, snapshot, nkeys, norderbys);
+#endif
+}
+
+/* Ownership checks became generic in 16. */
+static inline bool
+adjlist_rel_ownercheck(Oid relid, Oid roleid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(RelationRelationId, relid, roleid);
+#else
+	return pg_class_ownercheck(relid, roleid);
+#endif
+}
+
+/* ExecInsertIndexTuples() gained "onlySummarizing" in 16. */
+#if PG_VERSION_NUM >= 160000
+#define ADJLIST_INSERT_INDEX_TUPLES(rri, slot, estate, noDupErr, specConflict, arbiters) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, (noDupErr), (specConflict), (arbiters), false)
+#else
+#define ADJLIST_INSERT_INDEX_TUPLES(rri, slot, estate, noDupErr, specConflict, arbiters) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, (noDupErr), (specConflict), (arbiters))
+#endif
+
+/* The local id of the current top-level transaction (moved in 17). */
+#include "storage/proc.h"
+static inline LocalTransactionId
+adjlist_local_xid(void)
+{
+#if PG_VERSION_NUM >= 170000
+	return MyProc->vxid.lxid;
+#else
+	return MyProc->lxid;
+#endif
+}
+
+/*
+ * ExecSimpleRelationUpdate() hands index maintenance an "update" flag whose
+ * meaning did not change; nothing to wrap.  table_tuple_update() and
+ * friends are used only through the executor helpers.
+ */
 
 #endif							/* ADJLIST_COMPAT_H */

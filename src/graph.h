@@ -2,8 +2,9 @@
  *
  * graph.h
  *	  Reading a graph stored as an adjacency list: declarations shared by
- *	  graph_source.c (the edge scan), graph_query.c (one-hop functions) and
- *	  graph_traverse.c (multi-hop functions).
+ *	  graph_meta.c (what a table looks like), graph_source.c (the edge
+ *	  scan), graph_query.c (one-hop functions) and graph_traverse.c
+ *	  (multi-hop functions).
  *
  *-------------------------------------------------------------------------
  */
@@ -11,8 +12,6 @@
 #define ADJLIST_GRAPH_H
 
 #include "postgres.h"
-
-#include <ctype.h>
 
 #include "access/attnum.h"
 #include "fmgr.h"
@@ -23,6 +22,7 @@ typedef struct GraphTable
 	Oid			baserel;
 	Oid			keytype;		/* adjkey */
 	char		relkind;
+	bool		direct;			/* a local heap with a btree on (pk, sk, ...) */
 	Oid			base_keyindex;	/* btree on (pk, sk, ...): the primary key */
 	AttrNumber	base_pk;		/* partition key column of the base table */
 	AttrNumber	base_sk;		/* sort key column */
@@ -36,12 +36,16 @@ typedef struct GraphTable
 	Oid			inv_rel;
 	Oid			inv_owner;
 	char		inv_relkind;
+	bool		inv_direct;
+	TransactionId inv_xmin;		/* of its registry row */
 	Oid			inv_keyindex;	/* btree on (sk, pk, ...) */
 	int			inv_shards;		/* write shards: sk is stored as sk#0..sk#N-1 */
 	AttrNumber	inv_sk;
 	AttrNumber	inv_pk;
 	AttrNumber	inv_data;		/* a projected jsonb "data" column, or 0 */
 	char	   *inv_name;
+	char	   *inv_pk_name;	/* quoted column names */
+	char	   *inv_sk_name;
 
 	/* btree support of adjkey */
 	RegProcedure eq_proc;
@@ -96,20 +100,13 @@ typedef struct GraphScan
 	bool		want_data;
 } GraphScan;
 
-/*
- * Does an edge prefix end in a separator?  ASCII punctuation only: a
- * prefix ending in a multi-byte character does not, whatever the locale.
- */
-static inline bool
-adjlist_ends_in_separator(const char *p, int len)
-{
-	return len > 0 && !IS_HIGHBIT_SET(p[len - 1]) && ispunct((unsigned char) p[len - 1]);
-}
+/* graph_meta.c */
+extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
+extern void graph_meta_init(void);
 
 /* graph_source.c */
 typedef struct GraphReader GraphReader;
 
-extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern GraphReader *graph_reader_begin(GraphTable *g);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
@@ -122,7 +119,6 @@ extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 								int *outlen, char **buf);
 extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 									   text *target_prefix, bool sk_is_target);
-extern void graph_source_init(void);
 
 /* graph_traverse.c */
 extern int	adjlist_max_visited;

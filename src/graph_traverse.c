@@ -1085,7 +1085,7 @@ adjlist_export(PG_FUNCTION_ARGS)
 	st.mermaid = (strcmp(format, "mermaid") == 0);
 	/* the edge label: the prefix without its trailing separator */
 	st.label = conv.edge_prefix;
-	st.labellen = adjlist_ends_in_separator(conv.edge_prefix, conv.eplen)
+	st.labellen = adjkey_ends_in_separator(conv.edge_prefix, conv.eplen)
 		? conv.eplen - 1 : conv.eplen;
 
 	if (st.mermaid)

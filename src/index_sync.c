@@ -1,923 +1,674 @@
 /*-------------------------------------------------------------------------
  *
  * index_sync.c
- *	  The trigger that keeps a table's inverted indexes in sync, and the
- *	  session cache of what it needs to do so.
+ *	  The triggers that keep a table's inverted indexes exact.
  *
- * One trigger function serves every inverted index of a table: the
- * registry (adjlist_inverted_indexes) says which indexes a table has, and
- * create_inverted_index() installs two triggers on the base table,
+ * One C function, adjlist_sync_trigger(), serves every inverted index of a
+ * table; the registry (registry.c) says which.  create_inverted_index()
+ * installs it (index_admin.c) on the base table and on every partition, at
+ * any depth, so that a statement on the base table or directly on one of
+ * its partitions is followed:
  *
- *	adjlist_sync			AFTER DELETE OR UPDATE OF <columns> FOR EACH ROW
- *	adjlist_sync_insert		AFTER INSERT REFERENCING NEW TABLE FOR EACH STATEMENT
- *	adjlist_sync_truncate	AFTER TRUNCATE FOR EACH STATEMENT
+ *	adjlist_sync_ins		AFTER INSERT, REFERENCING NEW TABLE, FOR EACH STATEMENT
+ *	adjlist_sync_upd		AFTER UPDATE, REFERENCING OLD TABLE NEW TABLE, ...
+ *	adjlist_sync_del		AFTER DELETE, REFERENCING OLD TABLE, ...
+ *	adjlist_sync_before_trunc  BEFORE TRUNCATE FOR EACH STATEMENT
+ *	adjlist_sync_trunc		AFTER TRUNCATE FOR EACH STATEMENT (base table only)
  *
- * Inserts are written in bulk: one INSERT ... SELECT from the statement's
- * transition table per index, instead of one SPI execution per row, which
- * makes COPY and INSERT ... SELECT cost about what a second btree costs.
- * Statement triggers are not cloned to partitions, though, and transition
- * tables cannot be collected from foreign partitions, so on a partitioned
- * table the row trigger fires for INSERT too (adjlist_sync AFTER INSERT OR
- * ...), and the statement form is not installed.
+ * Statement-level triggers over transition tables see each statement's
+ * rows as a set, after every BEFORE trigger has had its say, whatever the
+ * statement was (INSERT, COPY, UPDATE, DELETE, MERGE, ON CONFLICT, writable
+ * CTEs).  The index follows the set: rows whose index row did not change
+ * are skipped (compared byte for byte, so 1.0 -> 1.00 is a change), a
+ * change of projected columns rewrites the row in place, and otherwise all
+ * the statement's old index rows are removed before any new one is
+ * written, so that keys swapped between rows in one statement (under a
+ * DEFERRABLE primary key) end exactly as the base table does.
  *
- * so the trigger needs no arguments, and renaming a table or an index
- * changes nothing it depends on.  Row triggers on a partitioned table are
- * cloned to its partitions, so the trigger may fire on a partition: the
- * registry is then searched for the partition's ancestors too, and columns
- * are found by name in the firing relation, whose attribute numbers may
- * differ from its parent's.
+ * Transition tables cannot be collected from foreign tables, so a base
+ * table that is foreign or has foreign partitions gets a row trigger
+ * instead (adjlist_sync, AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW,
+ * cloned to the partitions by PostgreSQL); each row is then applied on its
+ * own.  There is no two-phase commit with a foreign server: writes are
+ * idempotent, and verify/rebuild mend what a failed commit leaves.
  *
- * Index tables that adjlist created and nobody changed are written without
- * SQL (index_direct.c).  Otherwise writes go through SPI with plans
- * prepared once per (firing relation, index) and kept for the session, as
- * core's ri_triggers.c does.  The SQL
- * is built from the catalogs with every name schema-qualified and quoted,
- * and equality is spelled OPERATOR(schema.=), so search_path plays no
- * part.  A plan is thrown away and rebuilt from the catalogs when a
- * relcache invalidation touches the firing relation or the index table, or
- * when SPI_plan_is_valid() says DDL made it stale.
+ * TRUNCATE.  Truncating the base table truncates its index tables (and
+ * counter tables) in its AFTER trigger.  Truncating one partition removes
+ * the index rows of that partition's rows, read in its BEFORE trigger while
+ * they still exist; when the whole base table is truncated its own BEFORE
+ * trigger, which fires first, marks the statement so that the partitions'
+ * triggers leave the work to the AFTER trigger.
  *
- * The writes run as the owner of the index table (SetUserIdAndSecContext,
- * like foreign-key triggers), so a role that may write the base table needs
- * no privileges on the index table.  SECURITY_NOFORCE_RLS keeps row-level
- * security of the index table, if someone enables it, from hiding rows
- * from the owner.
+ * The writes run as the owner of the index tables, which is the owner of
+ * the base table (registry.c checks it), as core's foreign-key triggers
+ * run as the owner of the table they write: a role that may write the base
+ * table needs no privilege on the index table.  The index tables are locked
+ * before the registry entry is trusted; if an invalidation arrives while
+ * they are being locked, the lookup is repeated.
  *
- * Change detection: an UPDATE that sets none of an index's columns does not
- * fire the trigger at all (UPDATE OF); one that sets them to the values
- * they had is skipped here by comparing datum images.  A row whose
- * partition key or sort key is NULL is not indexed (a sparse index).
- *
- * Write sharding: an index with write_shards = N stores each row under
- * partition key "sk#s" (write_shard.c), computed from the row's keys right
- * before the write, for deletes as for inserts; degree counters are
- * counted from the logical keys, before that.
+ * An index kept by the write API (mode 'api') is not written here;
+ * adjlist_api_guard() refuses plain writes to its table instead.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "access/table.h"
+#include "access/xact.h"
 #include "catalog/partition.h"
-#include "catalog/pg_index.h"
-#include "catalog/pg_operator.h"
-#include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
-#include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "utils/array.h"
-#include "utils/builtins.h"
-#include "utils/datum.h"
-#include "utils/hsearch.h"
-#include "utils/inval.h"
+#include "storage/lmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
-#include "utils/snapmgr.h"
-#include "utils/syscache.h"
 #include "utils/tuplestore.h"
-#include "utils/typcache.h"
 
 #include "adjlist.h"
+#include "catalog.h"
+#include "index_rule.h"
+#include "write_api.h"
+#include "index_write.h"
+#include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
+PG_FUNCTION_INFO_V1(adjlist_api_guard);
 
-/* The transition table of the statement-level INSERT trigger. */
-#define ADJLIST_NEW_TABLE "adjlist_new"
-
-/* One inverted index, as seen from one firing relation. */
+/* One index as the current trigger call writes it. */
 typedef struct SyncIndex
 {
-	Oid			indexrelid;
-	Oid			owner;			/* writes run as this role */
-	int			ncols;			/* columns of the index table */
-	int			nkeys;			/* leading columns that form its key */
-	bool		has_unique;		/* a unique index on exactly the key */
-	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
-	DirectInfo	direct;			/* may be written without SQL (index_direct.c) */
-	AttrNumber *attnos;			/* column i in the firing relation */
-	Oid		   *types;
-	int16	   *typlens;
-	bool	   *typbyvals;
-	char	   *insert_sql;
-	char	   *delete_sql;
-	char	   *truncate_sql;
-	char	   *bulk_insert_sql;	/* from the transition table */
-	SPIPlanPtr	insert_plan;
-	SPIPlanPtr	delete_plan;
-	SPIPlanPtr	bulk_insert_plan;
-	/* degree counters, when counter_shards > 0 */
-	int			counter_shards;
-	Oid			counterrelid;
-	char	   *counter_sql;
-	char	   *counter_truncate_sql;
-	char	   *bulk_counter_sql;	/* from the transition table */
-	SPIPlanPtr	counter_plan;
-	SPIPlanPtr	bulk_counter_plan;
+	const IndexDef *ix;
+	MemoryContext cxt;			/* lives as long as the trigger call */
+	AttrNumber *attnos;			/* its columns in the firing relation */
+	IndexWriter *writer;		/* opened at first use */
+	Counts	   *counts;
+	Datum	   *base[2];		/* scratch: old and new base values */
+	bool	   *basenull[2];
+	Datum	   *row[2];			/* scratch: old and new index rows */
+	bool	   *rownull[2];
+	Datum		logical[2];
 } SyncIndex;
 
-/* Everything the trigger needs for one firing relation. */
-typedef struct SyncEntry
+typedef struct SyncState
 {
-	Oid			relid;			/* hash key */
-	bool		valid;
-	MemoryContext cxt;			/* owns the SyncIndex array and SQL text */
+	TableIndexes *ti;
 	int			nindexes;
 	SyncIndex  *indexes;
-} SyncEntry;
+	bool		spi;
+	AdjlistRoleSwitch role;
+	MemoryContext rowcxt;
+} SyncState;
 
-static HTAB *sync_cache = NULL;
+/* ----------------------------------------------------------------------
+ * Setting up
+ * ----------------------------------------------------------------------
+ */
+
+static char *counter_columns[] = {"node", "edge", "direction", "n"};
 
 /*
- * SPI is connected only when a call needs SQL: the direct path writes an
- * index without it, and a connection costs two memory contexts per row.
+ * The indexes of the firing relation that this call must write (trigger
+ * mode, or every mode for TRUNCATE), with their tables locked.
  */
-static bool spi_connected = false;
+static TableIndexes *
+locked_indexes(Oid relid, bool all_modes)
+{
+	for (int attempt = 0;; attempt++)
+	{
+		TableIndexes *ti = registry_lookup(relid);
+
+		for (int i = 0; i < ti->nindexes; i++)
+		{
+			const IndexDef *ix = &ti->indexes[i];
+
+			if (!all_modes && ix->mode != INDEX_MODE_TRIGGER)
+				continue;
+			LockRelationOid(ix->indexrel, RowExclusiveLock);
+			if (OidIsValid(ix->counterrel))
+				LockRelationOid(ix->counterrel, RowExclusiveLock);
+		}
+		if (!registry_changed(ti) || attempt >= 3)
+			return ti;
+	}
+}
 
 static void
-need_spi(void)
+sync_begin(SyncState *st, Relation rel, bool all_modes)
 {
-	if (!spi_connected)
+	TableIndexes *ti = locked_indexes(RelationGetRelid(rel), all_modes);
+
+	memset(st, 0, sizeof(*st));
+	st->ti = ti;
+	st->indexes = palloc0(sizeof(SyncIndex) * Max(ti->nindexes, 1));
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		const IndexDef *ix = &ti->indexes[i];
+		SyncIndex  *si;
+
+		if (!all_modes && ix->mode != INDEX_MODE_TRIGGER)
+			continue;
+		si = &st->indexes[st->nindexes++];
+		si->ix = ix;
+		si->cxt = CurrentMemoryContext;
+		si->attnos = index_row_attnos(ix, RelationGetDescr(rel));
+		for (int k = 0; k < 2; k++)
+		{
+			si->base[k] = palloc(sizeof(Datum) * ix->ncols);
+			si->basenull[k] = palloc(sizeof(bool) * ix->ncols);
+			si->row[k] = palloc(sizeof(Datum) * ix->ncols);
+			si->rownull[k] = palloc(sizeof(bool) * ix->ncols);
+		}
+		if (index_writer_needs_spi(ix->indexrel, ix->colnames, ix->nkeys, WRITE_UPSERT))
+			st->spi = true;
+		if (OidIsValid(ix->counterrel) &&
+			index_writer_needs_spi(ix->counterrel, counter_columns, 3, WRITE_APPEND))
+			st->spi = true;
+	}
+	if (st->nindexes == 0)
+		return;
+	if (st->spi && SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(ti->owner, &st->role);
+	st->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist sync row",
+									   ALLOCSET_DEFAULT_SIZES);
+}
+
+/* The writer of an index, opened at first use in the call's context. */
+static IndexWriter *
+writer_of(SyncIndex *si, bool bulk)
+{
+	if (si->writer == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(si->cxt);
+
+		si->writer = index_writer_begin(si->ix->indexrel, si->ix->colnames,
+										si->ix->ncols, si->ix->nkeys, WRITE_UPSERT, bulk);
+		MemoryContextSwitchTo(old);
+	}
+	return si->writer;
+}
+
+static void
+count(SyncIndex *si, int k, int64 delta)
+{
+	if (!OidIsValid(si->ix->counterrel))
+		return;
+	if (si->counts == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(si->cxt);
+
+		si->counts = counts_create(si->ix);
+		MemoryContextSwitchTo(old);
+	}
+	counts_add(si->counts, si->logical[k], si->row[k][1], delta);
+}
+
+static void
+sync_end(SyncState *st)
+{
+	if (st->nindexes == 0)
+		return;
+	for (int i = 0; i < st->nindexes; i++)
+	{
+		SyncIndex  *si = &st->indexes[i];
+
+		if (si->writer)
+			index_writer_end(si->writer);
+		if (si->counts)
+		{
+			counts_flush(si->counts);
+			counts_destroy(si->counts);
+		}
+	}
+	adjlist_unbecome(&st->role);
+	if (st->spi)
+		SPI_finish();
+	MemoryContextDelete(st->rowcxt);
+}
+
+/* ----------------------------------------------------------------------
+ * Applying changes
+ * ----------------------------------------------------------------------
+ */
+
+/* Compute index row k of si from a slot; false when not indexed. */
+static bool
+compute(SyncIndex *si, int k, TupleTableSlot *slot)
+{
+	index_row_extract(si->ix, si->attnos, slot, si->base[k], si->basenull[k]);
+	return index_row(si->ix, si->base[k], si->basenull[k], si->row[k], si->rownull[k],
+					 &si->logical[k]);
+}
+
+static void
+remove_row(SyncIndex *si, int k, bool counted)
+{
+	(void) index_writer_remove(writer_of(si, false), si->row[k]);
+	if (counted)
+		count(si, k, -1);
+}
+
+static void
+put_row(SyncIndex *si, int k, bool counted, bool bulk)
+{
+	index_writer_put(writer_of(si, bulk), si->row[k], si->rownull[k]);
+	if (counted)
+		count(si, k, +1);
+}
+
+static bool
+same_key(SyncIndex *si)
+{
+	return index_row_equal(si->ix, 0, si->ix->nkeys, si->row[0], si->rownull[0],
+						   si->row[1], si->rownull[1]);
+}
+
+static bool
+same_projections(SyncIndex *si)
+{
+	return index_row_equal(si->ix, si->ix->nkeys, si->ix->ncols, si->row[0], si->rownull[0],
+						   si->row[1], si->rownull[1]);
+}
+
+/*
+ * What an update of one row does to one index, before any new row is
+ * written.  Returns true when the new index row is still to be written,
+ * after every removal of the statement.
+ */
+static bool
+update_pass1(SyncIndex *si, bool old_in, bool new_in)
+{
+	if (old_in && new_in && same_key(si))
+	{
+		if (same_projections(si))
+			return false;		/* nothing the index holds changed */
+		if (!index_writer_multiset(writer_of(si, false)))
+		{
+			put_row(si, 1, false, false);	/* rewrite in place */
+			return false;
+		}
+		remove_row(si, 0, false);
+		return true;
+	}
+	if (old_in)
+		remove_row(si, 0, true);
+	return new_in;
+}
+
+/* The same decision as update_pass1(), without its side effects. */
+static bool
+update_pending(SyncIndex *si, bool old_in, bool new_in, bool *counted)
+{
+	*counted = true;
+	if (old_in && new_in && same_key(si))
+	{
+		*counted = false;
+		return !same_projections(si) && index_writer_multiset(writer_of(si, false));
+	}
+	return new_in;
+}
+
+/* Apply an INSERT statement's new rows. */
+static void
+apply_inserts(SyncState *st, Tuplestorestate *ts, TupleDesc desc)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	int			ptr = tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND);
+
+	tuplestore_select_read_pointer(ts, ptr);
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+		for (int i = 0; i < st->nindexes; i++)
+		{
+			SyncIndex  *si = &st->indexes[i];
+
+			if (compute(si, 1, slot))
+				put_row(si, 1, true, true);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(st->rowcxt);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/* Apply a DELETE statement's old rows. */
+static void
+apply_deletes(SyncState *st, Tuplestorestate *ts, TupleDesc desc)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	int			ptr = tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND);
+
+	tuplestore_select_read_pointer(ts, ptr);
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+		for (int i = 0; i < st->nindexes; i++)
+		{
+			SyncIndex  *si = &st->indexes[i];
+
+			if (compute(si, 0, slot))
+				remove_row(si, 0, true);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(st->rowcxt);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * Apply an UPDATE statement's old and new rows.  PostgreSQL stores the old
+ * and the new version of each updated row at the same position of the two
+ * transition tables, so they are read in step; the decisions below are
+ * correct for any pairing, the pairing only lets unchanged rows be skipped
+ * and changed projections be rewritten in place.  Pass 1 removes, pass 2
+ * writes the new rows that pass 1 left to it.
+ */
+static void
+apply_updates(SyncState *st, Tuplestorestate *olds, Tuplestorestate *news, TupleDesc desc)
+{
+	TupleTableSlot *oslot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	TupleTableSlot *nslot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	int			optr = tuplestore_alloc_read_pointer(olds, EXEC_FLAG_REWIND);
+	int			nptr = tuplestore_alloc_read_pointer(news, EXEC_FLAG_REWIND);
+
+	for (int pass = 1; pass <= 2; pass++)
+	{
+		tuplestore_select_read_pointer(olds, optr);
+		tuplestore_rescan(olds);
+		tuplestore_select_read_pointer(news, nptr);
+		tuplestore_rescan(news);
+		for (;;)
+		{
+			bool		have_old;
+			bool		have_new;
+			MemoryContext old;
+
+			tuplestore_select_read_pointer(olds, optr);
+			have_old = tuplestore_gettupleslot(olds, true, false, oslot);
+			tuplestore_select_read_pointer(news, nptr);
+			have_new = tuplestore_gettupleslot(news, true, false, nslot);
+			if (!have_old && !have_new)
+				break;
+			old = MemoryContextSwitchTo(st->rowcxt);
+			for (int i = 0; i < st->nindexes; i++)
+			{
+				SyncIndex  *si = &st->indexes[i];
+				bool		old_in = have_old && compute(si, 0, oslot);
+				bool		new_in = have_new && compute(si, 1, nslot);
+				bool		counted;
+
+				if (pass == 1)
+					(void) update_pass1(si, old_in, new_in);
+				else if (update_pending(si, old_in, new_in, &counted))
+					put_row(si, 1, counted, false);
+			}
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(st->rowcxt);
+		}
+	}
+	ExecDropSingleTupleTableSlot(oslot);
+	ExecDropSingleTupleTableSlot(nslot);
+}
+
+/* Apply one row event of a row trigger (a base table with foreign members). */
+static void
+apply_row(SyncState *st, TriggerData *td)
+{
+	TriggerEvent ev = td->tg_event;
+
+	for (int i = 0; i < st->nindexes; i++)
+	{
+		SyncIndex  *si = &st->indexes[i];
+		bool		old_in = false;
+		bool		new_in = false;
+
+		if (TRIGGER_FIRED_BY_INSERT(ev))
+			new_in = compute(si, 1, td->tg_trigslot);
+		else if (TRIGGER_FIRED_BY_DELETE(ev))
+			old_in = compute(si, 0, td->tg_trigslot);
+		else
+		{
+			old_in = compute(si, 0, td->tg_trigslot);
+			new_in = compute(si, 1, td->tg_newslot);
+		}
+		if (TRIGGER_FIRED_BY_UPDATE(ev))
+		{
+			bool		counted;
+
+			if (update_pass1(si, old_in, new_in) &&
+				update_pending(si, old_in, new_in, &counted))
+				put_row(si, 1, counted, false);
+		}
+		else if (old_in)
+			remove_row(si, 0, true);
+		else if (new_in)
+			put_row(si, 1, true, false);
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * TRUNCATE
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The base tables whose own BEFORE TRUNCATE trigger fired in the current
+ * statement.  Keyed by the statement (transaction, subtransaction and
+ * command), so what an aborted statement left here never matches a later
+ * one.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	SubTransactionId subxid;
+	CommandId	cid;
+	int			n;
+	Oid			rels[16];
+} truncating;
+
+static bool
+truncating_now(void)
+{
+	return truncating.lxid == adjlist_local_xid() &&
+		truncating.subxid == GetCurrentSubTransactionId() &&
+		truncating.cid == GetCurrentCommandId(false);
+}
+
+static void
+mark_truncating(Oid relid)
+{
+	if (!truncating_now())
+	{
+		truncating.lxid = adjlist_local_xid();
+		truncating.subxid = GetCurrentSubTransactionId();
+		truncating.cid = GetCurrentCommandId(false);
+		truncating.n = 0;
+	}
+	if (truncating.n < (int) lengthof(truncating.rels))
+		truncating.rels[truncating.n++] = relid;
+}
+
+static bool
+ancestor_truncating(Oid relid)
+{
+	List	   *ancestors;
+	ListCell   *lc;
+
+	if (!truncating_now() || !get_rel_relispartition(relid))
+		return false;
+	ancestors = get_partition_ancestors(relid);
+	foreach(lc, ancestors)
+	{
+		for (int i = 0; i < truncating.n; i++)
+			if (truncating.rels[i] == lfirst_oid(lc))
+				return true;
+	}
+	return false;
+}
+
+typedef struct RemoveArg
+{
+	SyncIndex  *si;
+} RemoveArg;
+
+static void
+remove_base_row(void *arg, Datum *base, bool *basenull)
+{
+	SyncIndex  *si = ((RemoveArg *) arg)->si;
+
+	for (int i = 0; i < si->ix->ncols; i++)
+	{
+		si->base[0][i] = base[i];
+		si->basenull[0][i] = basenull[i];
+	}
+	if (index_row(si->ix, si->base[0], si->basenull[0], si->row[0], si->rownull[0],
+				  &si->logical[0]))
+		remove_row(si, 0, true);
+}
+
+/*
+ * BEFORE TRUNCATE of a partition (at any depth) of a base table: remove
+ * the index rows of its rows, unless the base table itself is being
+ * truncated by the same statement.
+ */
+static void
+truncate_before(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+	SyncState	st;
+
+	if (registry_base_of(relid) == relid)
+	{
+		mark_truncating(relid);
+		return;
+	}
+	if (ancestor_truncating(relid))
+		return;
+	mark_truncating(relid);
+	sync_begin(&st, rel, true);
+	if (!st.spi && st.nindexes > 0)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		spi_connected = true;
+		st.spi = true;
 	}
-}
-
-/* ----------------------------------------------------------------------
- * Invalidation
- * ----------------------------------------------------------------------
- */
-
-static void
-sync_entry_release(SyncEntry *entry)
-{
-	for (int i = 0; i < entry->nindexes; i++)
+	for (int i = 0; i < st.nindexes; i++)
 	{
-		if (entry->indexes[i].insert_plan)
-			SPI_freeplan(entry->indexes[i].insert_plan);
-		if (entry->indexes[i].delete_plan)
-			SPI_freeplan(entry->indexes[i].delete_plan);
-		if (entry->indexes[i].counter_plan)
-			SPI_freeplan(entry->indexes[i].counter_plan);
-		if (entry->indexes[i].bulk_insert_plan)
-			SPI_freeplan(entry->indexes[i].bulk_insert_plan);
-		if (entry->indexes[i].bulk_counter_plan)
-			SPI_freeplan(entry->indexes[i].bulk_counter_plan);
+		RemoveArg	a = {&st.indexes[i]};
+
+		base_scan(relid, st.indexes[i].ix, remove_base_row, &a);
 	}
-	if (entry->cxt)
-		MemoryContextDelete(entry->cxt);
-	entry->cxt = NULL;
-	entry->nindexes = 0;
-	entry->indexes = NULL;
+	sync_end(&st);
 }
 
-/*
- * Relcache callback: mark stale every entry of the relation, or that
- * writes to the relation.  Entries are only marked here and rebuilt at
- * their next use, since the callback may run in the middle of anything.
- */
+/* AFTER TRUNCATE of the base table: empty its index and counter tables. */
 static void
-sync_relcache_callback(Datum arg, Oid relid)
+truncate_after(Relation rel)
 {
-	HASH_SEQ_STATUS status;
-	SyncEntry  *entry;
+	TableIndexes *ti = locked_indexes(RelationGetRelid(rel), true);
+	AdjlistRoleSwitch role;
 
-	if (sync_cache == NULL)
+	if (ti->nindexes == 0)
 		return;
-	hash_seq_init(&status, sync_cache);
-	while ((entry = (SyncEntry *) hash_seq_search(&status)) != NULL)
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(ti->owner, &role);
+	for (int i = 0; i < ti->nindexes; i++)
 	{
-		if (!OidIsValid(relid) || entry->relid == relid)
-			entry->valid = false;
-		else
-		{
-			for (int i = 0; i < entry->nindexes; i++)
-				if (entry->indexes[i].indexrelid == relid)
-					entry->valid = false;
-		}
+		index_writer_truncate(ti->indexes[i].indexrel);
+		if (OidIsValid(ti->indexes[i].counterrel))
+			index_writer_truncate(ti->indexes[i].counterrel);
 	}
-}
-
-void
-adjlist_sync_init(void)
-{
-	CacheRegisterRelcacheCallback(sync_relcache_callback, (Datum) 0);
+	adjlist_unbecome(&role);
+	SPI_finish();
 }
 
 /* ----------------------------------------------------------------------
- * Building the SQL
+ * The trigger functions
  * ----------------------------------------------------------------------
  */
-
-static char *
-qualified_relname(Oid relid)
-{
-	char	   *nsp = get_namespace_name(get_rel_namespace(relid));
-	char	   *rel = get_rel_name(relid);
-
-	if (nsp == NULL || rel == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("inverted index table with OID %u does not exist", relid),
-				 errhint("Repair the registration with drop_inverted_index().")));
-	return quote_qualified_identifier(nsp, rel);
-}
-
-/* "OPERATOR(schema.=)" for the equality operator of a type. */
-static char *
-equality_operator(Oid type)
-{
-	TypeCacheEntry *tce = lookup_type_cache(type, TYPECACHE_EQ_OPR);
-	HeapTuple	tp;
-	Form_pg_operator op;
-	char	   *result;
-
-	if (!OidIsValid(tce->eq_opr))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("could not identify an equality operator for type %s",
-						format_type_be(type))));
-	tp = SearchSysCache1(OPEROID, ObjectIdGetDatum(tce->eq_opr));
-	if (!HeapTupleIsValid(tp))
-		elog(ERROR, "cache lookup failed for operator %u", tce->eq_opr);
-	op = (Form_pg_operator) GETSTRUCT(tp);
-	result = psprintf("OPERATOR(%s.%s)",
-					  quote_identifier(get_namespace_name(op->oprnamespace)),
-					  NameStr(op->oprname));
-	ReleaseSysCache(tp);
-	return result;
-}
-
-static void
-build_counter_sql(SyncIndex *ix, Oid counterrelid, Oid extnsp, char **colnames)
-{
-	char	   *qcnt = qualified_relname(counterrelid);
-	const char *nsp = quote_identifier(get_namespace_name(extnsp));
-	const char *p = quote_identifier(colnames[0]);
-	const char *s = quote_identifier(colnames[1]);
-
-	/*
-	 * Bulk form: count the transition table's edges per node, edge and
-	 * shard, with the shard computed as count_one() does (hash of the other
-	 * end modulo the shard count, as an unsigned 32-bit hash).
-	 */
-	ix->bulk_counter_sql =
-		psprintf("INSERT INTO %1$s AS c (node, edge, direction, shard, n) "
-				 "SELECT node, edge, direction, shard, pg_catalog.count(*) FROM ("
-				 "SELECT n.%3$s AS node, %2$s.key_prefix(n.%4$s, 1)::pg_catalog.text AS edge, "
-				 "'o'::pg_catalog.\"char\" AS direction, "
-				 "((%2$s.adjkey_hash(n.%4$s)::pg_catalog.int8 OPERATOR(pg_catalog.&) 4294967295) "
-				 "OPERATOR(pg_catalog.%%) %5$d)::pg_catalog.int2 AS shard "
-				 "FROM %6$s n WHERE n.%3$s IS NOT NULL AND %2$s.key_prefix(n.%4$s, 1) IS NOT NULL "
-				 "UNION ALL "
-				 "SELECT %2$s.key_tail(n.%4$s, 1), %2$s.key_prefix(n.%4$s, 1)::pg_catalog.text, 'i', "
-				 "((%2$s.adjkey_hash(n.%3$s)::pg_catalog.int8 OPERATOR(pg_catalog.&) 4294967295) "
-				 "OPERATOR(pg_catalog.%%) %5$d)::pg_catalog.int2 "
-				 "FROM %6$s n WHERE n.%3$s IS NOT NULL AND %2$s.key_tail(n.%4$s, 1) IS NOT NULL "
-				 "AND %2$s.key_prefix(n.%4$s, 1) IS NOT NULL"
-				 ") d GROUP BY 1, 2, 3, 4 "
-				 "ON CONFLICT (node, edge, direction, shard) "
-				 "DO UPDATE SET n = c.n OPERATOR(pg_catalog.+) EXCLUDED.n",
-				 qcnt, nsp, s, p, ix->counter_shards, ADJLIST_NEW_TABLE);
-
-	ix->counter_sql =
-		psprintf("INSERT INTO %s AS c (node, edge, direction, shard, n) "
-				 "VALUES ($1, $2, $3, $4, $5) "
-				 "ON CONFLICT (node, edge, direction, shard) "
-				 "DO UPDATE SET n = c.n OPERATOR(pg_catalog.+) EXCLUDED.n",
-				 qcnt);
-	ix->counter_truncate_sql = psprintf("TRUNCATE %s", qcnt);
-}
-
-static void
-build_index_sql(SyncIndex *ix, char **colnames, Oid extnsp)
-{
-	char	   *qidx = qualified_relname(ix->indexrelid);
-	StringInfoData buf;
-
-	/* INSERT ... ON CONFLICT: idempotent, and repairs a stale row */
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", qidx);
-	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") VALUES (");
-	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
-	if (!ix->has_unique)
-	{
-		/*
-		 * No unique index to name (a partitioned table over foreign
-		 * partitions cannot have one): ON CONFLICT DO NOTHING without a
-		 * target still lets a remote primary key make the write idempotent,
-		 * and a change of projected columns deletes and re-inserts.
-		 */
-		appendStringInfoString(&buf, ") ON CONFLICT DO NOTHING");
-	}
-	else
-	{
-		appendStringInfoString(&buf, ") ON CONFLICT (");
-		for (int i = 0; i < ix->nkeys; i++)
-			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-		if (ix->ncols == ix->nkeys)
-			appendStringInfoString(&buf, ") DO NOTHING");
-		else
-		{
-			appendStringInfoString(&buf, ") DO UPDATE SET ");
-			for (int i = ix->nkeys; i < ix->ncols; i++)
-				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > ix->nkeys ? ", " : "",
-								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
-		}
-	}
-	ix->insert_sql = buf.data;
-
-	/*
-	 * The same from the statement's transition table, for bulk inserts.  A
-	 * plain INSERT: ON CONFLICT costs a speculative insertion per row, and
-	 * a conflict can only come from an index row written behind the
-	 * trigger's back (drift), which is better reported, as a unique
-	 * violation, than silently overwritten.
-	 */
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", qidx);
-	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") SELECT ");
-	for (int i = 0; i < ix->ncols; i++)
-	{
-		if (i == 0 && ix->write_shards > 0)
-			appendStringInfo(&buf, "%s.write_shard_key(n.%s, n.%s, %d)",
-							 quote_identifier(get_namespace_name(extnsp)),
-							 quote_identifier(colnames[0]), quote_identifier(colnames[1]),
-							 ix->write_shards);
-		else
-			appendStringInfo(&buf, "%sn.%s", i ? ", " : "", quote_identifier(colnames[i]));
-	}
-	appendStringInfo(&buf, " FROM %s n WHERE ", ADJLIST_NEW_TABLE);
-	for (int i = 0; i < ix->nkeys; i++)
-		appendStringInfo(&buf, "%sn.%s IS NOT NULL", i ? " AND " : "",
-						 quote_identifier(colnames[i]));
-	ix->bulk_insert_sql = buf.data;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "DELETE FROM %s WHERE ", qidx);
-	for (int i = 0; i < ix->nkeys; i++)
-		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
-						 quote_identifier(colnames[i]), equality_operator(ix->types[i]), i + 1);
-	ix->delete_sql = buf.data;
-
-	ix->truncate_sql = psprintf("TRUNCATE %s", qidx);
-}
-
-/* ----------------------------------------------------------------------
- * The cache
- * ----------------------------------------------------------------------
- */
-
-/*
- * Does the registry have the write_shards column?  Not until ALTER
- * EXTENSION adjlist UPDATE has run: a server with this library and the
- * 0.1 catalog keeps working, without write sharding.
- */
-bool
-registry_has_write_shards(Oid extnsp)
-{
-	Oid			reg = get_relname_relid("adjlist_inverted_indexes", extnsp);
-
-	return OidIsValid(reg) && get_attnum(reg, "write_shards") != InvalidAttrNumber;
-}
-
-/* Run a read-only query of the registry under the latest snapshot. */
-int
-registry_query(const char *sql, int nargs, Oid *argtypes, Datum *args)
-{
-	SPIPlanPtr	plan = SPI_prepare(sql, nargs, argtypes);
-	int			ret;
-
-	if (plan == NULL)
-		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-	ret = SPI_execute_snapshot(plan, args, NULL, GetLatestSnapshot(),
-							   InvalidSnapshot, true, false, 0);
-	SPI_freeplan(plan);
-	return ret;
-}
-
-/*
- * Read the registry for relid and its ancestors and fill entry.  Runs
- * inside the trigger's SPI connection.
- */
-static void
-sync_entry_build(SyncEntry *entry, Relation rel, Oid extnsp)
-{
-	Oid			relid = RelationGetRelid(rel);
-	List	   *rels = list_make1_oid(relid);
-	Datum	   *relids;
-	int			nrels;
-	ListCell   *lc;
-	char	   *sql;
-	Oid			argtypes[1] = {OIDARRAYOID};
-	Datum		args[1];
-	int			ret;
-	MemoryContext oldcxt;
-
-	if (rel->rd_rel->relispartition)
-		rels = list_concat(rels, get_partition_ancestors(relid));
-	nrels = list_length(rels);
-	relids = palloc(sizeof(Datum) * nrels);
-	nrels = 0;
-	foreach(lc, rels)
-		relids[nrels++] = ObjectIdGetDatum(lfirst_oid(lc));
-	args[0] = PointerGetDatum(construct_array(relids, nrels, OIDOID, sizeof(Oid),
-											  true, TYPALIGN_INT));
-
-	sql = psprintf("SELECT r.indexrel::pg_catalog.oid, c.relowner, r.columns::pg_catalog.text[], r.nkeys, "
-				   "r.counterrel::pg_catalog.oid, r.counter_shards, %s "
-				   "FROM %s.adjlist_inverted_indexes r "
-				   "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) r.indexrel::pg_catalog.oid "
-				   "WHERE r.baserel::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) "
-				   "AND r.mode OPERATOR(pg_catalog.=) 'trigger' "
-				   "ORDER BY 1",
-				   registry_has_write_shards(extnsp) ? "r.write_shards" : "0",
-				   quote_identifier(get_namespace_name(extnsp)));
-	/*
-	 * Read the registry with a fresh snapshot, not the transaction's: in
-	 * REPEATABLE READ a transaction snapshot taken before another session
-	 * committed create_inverted_index() would not see the new index, and
-	 * the trigger would cache that for the session.  Registry changes take
-	 * an ACCESS EXCLUSIVE lock on the base table (they reinstall its
-	 * triggers), which this writer has already waited for, so the latest
-	 * snapshot is the state to follow.
-	 */
-	ret = registry_query(sql, 1, argtypes, args);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "registry lookup failed: %s", SPI_result_code_string(ret));
-
-	entry->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist sync entry",
-									   ALLOCSET_SMALL_SIZES);
-	oldcxt = MemoryContextSwitchTo(entry->cxt);
-	entry->nindexes = SPI_processed;
-	entry->indexes = palloc0(sizeof(SyncIndex) * Max(entry->nindexes, 1));
-
-	for (uint64 row = 0; row < SPI_processed; row++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[row];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		SyncIndex  *ix = &entry->indexes[row];
-		bool		isnull;
-		ArrayType  *cols;
-		Datum	   *coldatums;
-		int			ncols;
-		char	  **colnames;
-
-		ix->indexrelid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
-		ix->owner = DatumGetObjectId(SPI_getbinval(tup, desc, 2, &isnull));
-		cols = DatumGetArrayTypeP(SPI_getbinval(tup, desc, 3, &isnull));
-		ix->nkeys = DatumGetInt32(SPI_getbinval(tup, desc, 4, &isnull));
-		deconstruct_array(cols, TEXTOID, -1, false, TYPALIGN_INT,
-						  &coldatums, NULL, &ncols);
-		ix->ncols = ncols;
-		ix->attnos = palloc(sizeof(AttrNumber) * ncols);
-		ix->types = palloc(sizeof(Oid) * ncols);
-		ix->typlens = palloc(sizeof(int16) * ncols);
-		ix->typbyvals = palloc(sizeof(bool) * ncols);
-		colnames = palloc(sizeof(char *) * ncols);
-		for (int i = 0; i < ncols; i++)
-		{
-			colnames[i] = TextDatumGetCString(coldatums[i]);
-			ix->attnos[i] = get_attnum(relid, colnames[i]);
-			if (ix->attnos[i] == InvalidAttrNumber)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_COLUMN),
-						 errmsg("column \"%s\" of inverted index %s does not exist in table \"%s\"",
-								colnames[i], qualified_relname(ix->indexrelid),
-								RelationGetRelationName(rel))));
-			ix->types[i] = get_atttype(relid, ix->attnos[i]);
-			get_typlenbyval(ix->types[i], &ix->typlens[i], &ix->typbyvals[i]);
-		}
-		ix->has_unique = OidIsValid(index_key_index(ix->indexrelid, colnames, ix->nkeys, NULL));
-		ix->write_shards = DatumGetInt32(SPI_getbinval(tup, desc, 7, &isnull));
-		build_index_sql(ix, colnames, extnsp);
-		direct_write_prepare(ix->indexrelid, colnames, ncols, ix->nkeys, &ix->direct);
-
-		ix->counter_shards = DatumGetInt32(SPI_getbinval(tup, desc, 6, &isnull));
-		if (ix->counter_shards > 0)
-		{
-			Oid			counterrel = DatumGetObjectId(SPI_getbinval(tup, desc, 5, &isnull));
-
-			if (isnull || ix->types[0] != ix->types[1])
-				elog(ERROR, "inverted index %u has inconsistent counter settings", ix->indexrelid);
-			ix->counterrelid = counterrel;
-			build_counter_sql(ix, counterrel, extnsp, colnames);
-		}
-	}
-	MemoryContextSwitchTo(oldcxt);
-	entry->valid = true;
-}
-
-static SyncEntry *
-sync_entry_get(Relation rel, Oid extnsp)
-{
-	Oid			relid = RelationGetRelid(rel);
-	SyncEntry  *entry;
-	bool		found;
-
-	if (sync_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(SyncEntry);
-		sync_cache = hash_create("adjlist sync cache", 64, &ctl,
-								 HASH_ELEM | HASH_BLOBS);
-	}
-	entry = hash_search(sync_cache, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		entry->valid = false;
-		entry->cxt = NULL;
-		entry->nindexes = 0;
-		entry->indexes = NULL;
-	}
-	if (!entry->valid)
-	{
-		sync_entry_release(entry);
-		need_spi();
-		PG_TRY();
-		{
-			sync_entry_build(entry, rel, extnsp);
-		}
-		PG_CATCH();
-		{
-			sync_entry_release(entry);
-			entry->valid = false;
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-	}
-	return entry;
-}
-
-/* ----------------------------------------------------------------------
- * The trigger
- * ----------------------------------------------------------------------
- */
-
-static SPIPlanPtr prepared_with(SPIPlanPtr *plan, const char *sql, int nargs,
-								Oid *argtypes);
-
-/* The index row of a tuple; false when the row is not indexed (sparse). */
-static bool
-index_row(SyncIndex *ix, TupleTableSlot *slot, Datum *values, char *nulls)
-{
-	for (int i = 0; i < ix->ncols; i++)
-	{
-		bool		isnull;
-
-		values[i] = slot_getattr(slot, ix->attnos[i], &isnull);
-		nulls[i] = isnull ? 'n' : ' ';
-		if (isnull && i < ix->nkeys)
-			return false;
-	}
-	return true;
-}
-
-/* Store an index row under its write shard's partition key. */
-static inline void
-shard_row(SyncIndex *ix, Datum *values)
-{
-	if (ix->write_shards > 0)
-		values[0] = write_shard_row_key(values[0], values[1], ix->write_shards);
-}
-
-static bool
-columns_equal(SyncIndex *ix, int from, int to, Datum *a, char *anulls,
-			  Datum *b, char *bnulls)
-{
-	for (int i = from; i < to; i++)
-	{
-		if (anulls[i] != bnulls[i])
-			return false;
-		if (anulls[i] == ' ' &&
-			!datum_image_eq(a[i], b[i], ix->typbyvals[i], ix->typlens[i]))
-			return false;
-	}
-	return true;
-}
-
-static SPIPlanPtr
-prepared(SyncIndex *ix, SPIPlanPtr *plan, const char *sql, int nargs)
-{
-	return prepared_with(plan, sql, nargs, ix->types);
-}
-
-static SPIPlanPtr
-prepared_with(SPIPlanPtr *plan, const char *sql, int nargs, Oid *argtypes)
-{
-	need_spi();
-	if (*plan != NULL && !SPI_plan_is_valid(*plan))
-	{
-		SPI_freeplan(*plan);
-		*plan = NULL;
-	}
-	if (*plan == NULL)
-	{
-		SPIPlanPtr	p = SPI_prepare(sql, nargs, argtypes);
-
-		if (p == NULL)
-			elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
-				 SPI_result_code_string(SPI_result));
-		SPI_keepplan(p);
-		*plan = p;
-	}
-	return *plan;
-}
-
-static void
-run_as_owner(SyncIndex *ix, SPIPlanPtr plan, Datum *values, char *nulls,
-			 int expected)
-{
-	Oid			save_userid;
-	int			save_sec_context;
-	int			ret;
-
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(ix->owner, save_sec_context |
-						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
-	ret = SPI_execute_plan(plan, values, nulls, false, 0);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
-	if (ret != expected)
-		elog(ERROR, "inverted index write failed: %s", SPI_result_code_string(ret));
-}
-
-/*
- * Insert a statement's transition table into the index (and counters):
- * directly, row by row, when the index table allows it, else with one
- * INSERT ... SELECT.
- */
-static void
-bulk_insert(SyncIndex *ix, TriggerData *trigdata)
-{
-	if (ix->direct.ok)
-	{
-		Tuplestorestate *ts = trigdata->tg_newtable;
-		TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(trigdata->tg_relation),
-														&TTSOpsMinimalTuple);
-		MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist bulk row",
-													 ALLOCSET_DEFAULT_SIZES);
-		DirectWriter *w = direct_begin(&ix->direct, ix->indexrelid);
-		int			readptr = tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND);
-		Datum	   *values = palloc(sizeof(Datum) * ix->ncols);
-		char	   *nulls = palloc(ix->ncols);
-
-		tuplestore_select_read_pointer(ts, readptr);
-		tuplestore_rescan(ts);
-		while (tuplestore_gettupleslot(ts, true, false, slot))
-		{
-			MemoryContext old = MemoryContextSwitchTo(rowcxt);
-
-			CHECK_FOR_INTERRUPTS();
-			if (index_row(ix, slot, values, nulls))
-			{
-				shard_row(ix, values);
-				direct_insert(w, values, nulls);
-			}
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(rowcxt);
-		}
-		direct_end(w);
-		ExecDropSingleTupleTableSlot(slot);
-		MemoryContextDelete(rowcxt);
-	}
-	if (!ix->direct.ok || ix->counter_shards > 0)
-	{
-		/* SQL reads the transition table under its name */
-		need_spi();
-		if (SPI_register_trigger_data(trigdata) != SPI_OK_TD_REGISTER)
-			elog(ERROR, "SPI_register_trigger_data failed");
-	}
-	if (!ix->direct.ok)
-		run_as_owner(ix, prepared_with(&ix->bulk_insert_plan, ix->bulk_insert_sql, 0, NULL),
-					 NULL, NULL, SPI_OK_INSERT);
-	if (ix->counter_shards > 0)
-		run_as_owner(ix, prepared_with(&ix->bulk_counter_plan, ix->bulk_counter_sql, 0, NULL),
-					 NULL, NULL, SPI_OK_INSERT);
-}
-
-/*
- * Empty an index (or counter) table when its base table is truncated.
- * TRUNCATE is the fast way, but it refuses a table this session already
- * has open: "TRUNCATE base, base_inverted" (the statement holds the index
- * table; it is empty by now anyway) or a query still reading it.  Then
- * DELETE does the same job.
- */
-static void
-truncate_as_owner(SyncIndex *ix, Oid relid, const char *sql)
-{
-	Oid			save_userid;
-	int			save_sec_context;
-	int			ret;
-	Relation	rel = RelationIdGetRelation(relid);
-	bool		in_use = RelationIsValid(rel) && rel->rd_refcnt > 1;
-
-	need_spi();
-	if (RelationIsValid(rel))
-		RelationClose(rel);
-	if (in_use)
-		sql = psprintf("DELETE FROM %s", sql + strlen("TRUNCATE "));
-
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(ix->owner, save_sec_context |
-						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
-	ret = SPI_execute(sql, false, 0);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
-	if (ret != (in_use ? SPI_OK_DELETE : SPI_OK_UTILITY))
-		elog(ERROR, "inverted index truncate failed: %s", SPI_result_code_string(ret));
-}
-
-/*
- * Degree counters.  An index row with partition key P = 'EDGE#TARGET...'
- * and sort key S counts as an out-edge of S and an in-edge of TARGET...,
- * both under the edge name EDGE (the first part of P, as stored).  Each
- * count is spread over counter_shards rows chosen by a hash of the other
- * end, so that many sessions adding followers of one celebrity update
- * different rows instead of queueing on one row lock.
- */
-static void
-count_one(SyncIndex *ix, Datum node, const char *edge, int edgelen,
-		  char direction, struct varlena *other, int64 delta)
-{
-	static Oid	argtypes[5];
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
-	uint32		h;
-
-	argtypes[0] = ix->types[0];
-	argtypes[1] = TEXTOID;
-	argtypes[2] = CHAROID;
-	argtypes[3] = INT2OID;
-	argtypes[4] = INT8OID;
-	prepared_with(&ix->counter_plan, ix->counter_sql, 5, argtypes);
-
-	h = DatumGetUInt32(hash_any((const unsigned char *) ADJKEY_DATA(other),
-								ADJKEY_LEN(other)));
-	values[0] = node;
-	values[1] = PointerGetDatum(cstring_to_text_with_len(edge, edgelen));
-	values[2] = CharGetDatum(direction);
-	values[3] = Int16GetDatum((int16) (h % (uint32) ix->counter_shards));
-	values[4] = Int64GetDatum(delta);
-	run_as_owner(ix, ix->counter_plan, values, nulls, SPI_OK_INSERT);
-}
-
-static void
-count_edge(SyncIndex *ix, Datum *v, int64 delta)
-{
-	struct varlena *p = DatumGetAdjkeyPP(v[0]);
-	struct varlena *s = DatumGetAdjkeyPP(v[1]);
-	const char *pdata = ADJKEY_DATA(p);
-	int			plen = ADJKEY_LEN(p);
-	int			edgelen = adjkey_first_part_len(pdata, plen);
-
-	if (edgelen == 0)
-		return;					/* no edge name: not counted */
-	if (edgelen < 0)
-		edgelen = plen;			/* a single part: an out-edge only */
-	count_one(ix, PointerGetDatum(s), pdata, edgelen, 'o', p, delta);
-	if (edgelen < plen)
-	{
-		struct varlena *target = adjkey_from_utf8(pdata + edgelen + 1,
-												  plen - edgelen - 1);
-
-		count_one(ix, PointerGetDatum(target), pdata, edgelen, 'i', s, delta);
-	}
-}
 
 Datum
 adjlist_sync_trigger(PG_FUNCTION_ARGS)
 {
-	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	TriggerEvent event;
-	SyncEntry  *entry;
-	Oid			extnsp;
-	bool		saved_spi;
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TriggerEvent ev;
+	Relation	rel;
+	SyncState	st;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("adjlist_sync_trigger() was not called by the trigger manager")));
-	event = trigdata->tg_event;
-	if (!TRIGGER_FIRED_AFTER(event))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("adjlist_sync_trigger() must be an AFTER trigger")));
-	if (TRIGGER_FIRED_FOR_STATEMENT(event) &&
-		!(TRIGGER_FIRED_BY_TRUNCATE(event) ||
-		  (TRIGGER_FIRED_BY_INSERT(event) && trigdata->tg_newtable != NULL)))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("adjlist_sync_trigger() fires for each statement only on TRUNCATE, or on INSERT with a transition table")));
+				 errmsg("function adjlist_sync_trigger can only be called as a trigger")));
+	ev = td->tg_event;
+	rel = td->tg_relation;
 
-	/* the extension's schema, looked up once per statement */
-	if (fcinfo->flinfo->fn_extra == NULL)
+	if (TRIGGER_FIRED_BY_TRUNCATE(ev))
 	{
-		Oid		   *nsp = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
-
-		*nsp = get_func_namespace(fcinfo->flinfo->fn_oid);
-		fcinfo->flinfo->fn_extra = nsp;
-	}
-	extnsp = *(Oid *) fcinfo->flinfo->fn_extra;
-
-	saved_spi = spi_connected;
-	spi_connected = false;
-	entry = sync_entry_get(trigdata->tg_relation, extnsp);
-
-	for (int i = 0; i < entry->nindexes; i++)
-	{
-		SyncIndex  *ix = &entry->indexes[i];
-		Datum		oldv[INDEX_MAX_KEYS * 4];
-		Datum		newv[INDEX_MAX_KEYS * 4];
-		char		oldn[INDEX_MAX_KEYS * 4];
-		char		newn[INDEX_MAX_KEYS * 4];
-		Datum	   *ov = oldv,
-				   *nv = newv;
-		char	   *on = oldn,
-				   *nn = newn;
-		bool		old_indexed = false;
-		bool		new_indexed = false;
-		bool		rewrite_only = false;	/* same key, new projections */
-
-		if (ix->ncols > lengthof(oldv))
-		{
-			ov = palloc(sizeof(Datum) * ix->ncols);
-			nv = palloc(sizeof(Datum) * ix->ncols);
-			on = palloc(ix->ncols);
-			nn = palloc(ix->ncols);
-		}
-
-		if (TRIGGER_FIRED_FOR_STATEMENT(event) && TRIGGER_FIRED_BY_INSERT(event))
-		{
-			bulk_insert(ix, trigdata);
-			continue;
-		}
-		if (TRIGGER_FIRED_BY_TRUNCATE(event))
-		{
-			truncate_as_owner(ix, ix->indexrelid, ix->truncate_sql);
-			if (ix->counter_shards > 0)
-				truncate_as_owner(ix, ix->counterrelid, ix->counter_truncate_sql);
-			continue;
-		}
-		if (TRIGGER_FIRED_BY_INSERT(event))
-			new_indexed = index_row(ix, trigdata->tg_trigslot, nv, nn);
-		else if (TRIGGER_FIRED_BY_DELETE(event))
-			old_indexed = index_row(ix, trigdata->tg_trigslot, ov, on);
+		if (TRIGGER_FIRED_BEFORE(ev))
+			truncate_before(rel);
 		else
-		{
-			old_indexed = index_row(ix, trigdata->tg_trigslot, ov, on);
-			new_indexed = index_row(ix, trigdata->tg_newslot, nv, nn);
-			if (old_indexed && new_indexed &&
-				columns_equal(ix, 0, ix->nkeys, ov, on, nv, nn))
-			{
-				/* same key: rewrite the row only if a projection changed */
-				if (columns_equal(ix, ix->nkeys, ix->ncols, ov, on, nv, nn))
-					continue;
-				/* the upsert below updates it; without one, delete first */
-				old_indexed = !ix->has_unique || ix->direct.ok;
-				rewrite_only = true;
-			}
-		}
-
-		/* counters count logical edges: before the keys are sharded */
-		if (old_indexed)
-		{
-			if (ix->counter_shards > 0 && !rewrite_only)
-				count_edge(ix, ov, -1);
-			shard_row(ix, ov);
-			if (ix->direct.ok)
-				direct_delete(&ix->direct, ix->indexrelid, ov);
-			else
-				run_as_owner(ix, prepared(ix, &ix->delete_plan, ix->delete_sql, ix->nkeys),
-							 ov, on, SPI_OK_DELETE);
-		}
-		if (new_indexed)
-		{
-			if (ix->counter_shards > 0 && !rewrite_only)
-				count_edge(ix, nv, +1);
-			shard_row(ix, nv);
-			if (ix->direct.ok)
-				direct_insert_row(&ix->direct, ix->indexrelid, nv, nn);
-			else
-				run_as_owner(ix, prepared(ix, &ix->insert_plan, ix->insert_sql, ix->ncols),
-							 nv, nn, SPI_OK_INSERT);
-		}
+			truncate_after(rel);
+		return PointerGetDatum(NULL);
 	}
+	if (!TRIGGER_FIRED_AFTER(ev))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("the adjlist sync trigger must fire AFTER the change")));
 
-	if (spi_connected)
-		SPI_finish();
-	spi_connected = saved_spi;
+	sync_begin(&st, rel, false);
+	if (st.nindexes > 0)
+	{
+		if (TRIGGER_FIRED_FOR_ROW(ev))
+		{
+			MemoryContext old = MemoryContextSwitchTo(st.rowcxt);
+
+			apply_row(&st, td);
+			MemoryContextSwitchTo(old);
+		}
+		else if (TRIGGER_FIRED_BY_INSERT(ev) && td->tg_newtable != NULL)
+			apply_inserts(&st, td->tg_newtable, RelationGetDescr(rel));
+		else if (TRIGGER_FIRED_BY_DELETE(ev) && td->tg_oldtable != NULL)
+			apply_deletes(&st, td->tg_oldtable, RelationGetDescr(rel));
+		else if (TRIGGER_FIRED_BY_UPDATE(ev) && td->tg_oldtable != NULL &&
+				 td->tg_newtable != NULL)
+			apply_updates(&st, td->tg_oldtable, td->tg_newtable, RelationGetDescr(rel));
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+					 errmsg("the adjlist sync trigger must fire for each row, or for each statement with transition tables")));
+	}
+	sync_end(&st);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * BEFORE INSERT OR UPDATE OR DELETE FOR EACH STATEMENT on a table whose
+ * index is kept by the write API: only the write API may write it, else
+ * the index would silently miss the change.
+ */
+Datum
+adjlist_api_guard(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function adjlist_api_guard can only be called as a trigger")));
+	if (!adjlist_in_write_api())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has an inverted index kept by the write API",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A plain INSERT, UPDATE, DELETE or MERGE would leave the index behind."),
+				 errhint("Write it with put_edge(), put_edges(), delete_edge() and delete_node(), or create the index with mode => 'trigger'.")));
 	return PointerGetDatum(NULL);
 }

@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.c
+ *	  Where adjlist's own objects are, and the catalog helpers every module
+ *	  shares.
+ *
+ * The extension's schema, the adjkey type, its btree family and the
+ * registry table are looked up once per session from the catalogs (never
+ * through search_path) and kept until a relcache invalidation touches the
+ * registry table, which is what dropping and re-creating the extension
+ * sends.  Nothing here is built from user input: quoted names come from
+ * the catalogs, and operators are spelled OPERATOR(schema.op), so the SQL
+ * the other modules generate means the same thing whatever search_path
+ * the caller has.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+
+static AdjlistCatalog *cat = NULL;
+static MemoryContext cat_cxt = NULL;
+
+static void
+catalog_relcache_callback(Datum arg, Oid relid)
+{
+	if (cat != NULL && (!OidIsValid(relid) || relid == cat->registry))
+	{
+		/* rebuilt at the next use; the memory is reused */
+		cat = NULL;
+		MemoryContextReset(cat_cxt);
+	}
+}
+
+Oid
+adjlist_registry_oid_if_loaded(void)
+{
+	return cat ? cat->registry : InvalidOid;
+}
+
+void
+adjlist_catalog_init(void)
+{
+	CacheRegisterRelcacheCallback(catalog_relcache_callback, (Datum) 0);
+}
+
+/* The schema of an extension (core exports this only from 16 on). */
+static Oid
+extension_schema(Oid extoid)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			result = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		result = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
+static RegProcedure
+family_proc(Oid family, Oid type, int strategy)
+{
+	Oid			op = get_opfamily_member(family, type, type, strategy);
+
+	if (!OidIsValid(op))
+		elog(ERROR, "adjkey btree family lacks strategy %d", strategy);
+	return get_opcode(op);
+}
+
+const AdjlistCatalog *
+adjlist_catalog(void)
+{
+	AdjlistCatalog *c;
+	MemoryContext oldcxt;
+	Oid			ext;
+	Oid			opclass;
+
+	if (cat != NULL)
+		return cat;
+	if (cat_cxt == NULL)
+		cat_cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist catalog",
+										ALLOCSET_SMALL_SIZES);
+	ext = get_extension_oid("adjlist", true);
+	if (!OidIsValid(ext))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"adjlist\" is not installed in this database")));
+
+	oldcxt = MemoryContextSwitchTo(cat_cxt);
+	c = palloc0(sizeof(AdjlistCatalog));
+	c->extension = ext;
+	c->namespace = extension_schema(ext);
+	c->nspname = quote_identifier(get_namespace_name(c->namespace));
+	c->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+								 CStringGetDatum("adjkey"),
+								 ObjectIdGetDatum(c->namespace));
+	if (!OidIsValid(c->keytype))
+		elog(ERROR, "type adjkey not found in the schema of extension adjlist");
+	c->keyarraytype = get_array_type(c->keytype);
+	opclass = GetDefaultOpClass(c->keytype, BTREE_AM_OID);
+	if (!OidIsValid(opclass))
+		elog(ERROR, "type adjkey has no default btree operator class");
+	c->key_family = get_opclass_family(opclass);
+	c->eq_op = get_opfamily_member(c->key_family, c->keytype, c->keytype,
+								   BTEqualStrategyNumber);
+	c->eq_proc = family_proc(c->key_family, c->keytype, BTEqualStrategyNumber);
+	c->lt_proc = family_proc(c->key_family, c->keytype, BTLessStrategyNumber);
+	c->le_proc = family_proc(c->key_family, c->keytype, BTLessEqualStrategyNumber);
+	c->gt_proc = family_proc(c->key_family, c->keytype, BTGreaterStrategyNumber);
+	c->ge_proc = family_proc(c->key_family, c->keytype, BTGreaterEqualStrategyNumber);
+	c->registry = get_relname_relid("adjlist_inverted_indexes", c->namespace);
+	if (!OidIsValid(c->registry))
+		elog(ERROR, "the registry of extension adjlist is missing");
+	{
+		HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(c->registry));
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for relation %u", c->registry);
+		c->registry_owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+		ReleaseSysCache(tp);
+	}
+	c->registry_has_write_shards =
+		(get_attnum(c->registry, "write_shards") != InvalidAttrNumber);
+	MemoryContextSwitchTo(oldcxt);
+	cat = c;
+	return c;
+}
+
+Oid
+adjlist_primary_key_index(Relation rel)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			result = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		if (((Form_pg_index) GETSTRUCT(tp))->indisprimary)
+			result = lfirst_oid(lc);
+		ReleaseSysCache(tp);
+		if (OidIsValid(result))
+			break;
+	}
+	list_free(indexes);
+	return result;
+}
+
+Oid
+adjlist_rel_owner(Oid relid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tp))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return owner;
+}
+
+char *
+adjlist_qualified_name(Oid relid)
+{
+	char	   *rel = get_rel_name(relid);
+	char	   *nsp;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	nsp = get_namespace_name(get_rel_namespace(relid));
+	if (nsp == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation \"%s\" has no schema", rel)));
+	return quote_qualified_identifier(nsp, rel);
+}
+
+char *
+adjlist_operator_sql(Oid opno)
+{
+	HeapTuple	tp = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Form_pg_operator op;
+	char	   *result;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for operator %u", opno);
+	op = (Form_pg_operator) GETSTRUCT(tp);
+	result = psprintf("OPERATOR(%s.%s)",
+					  quote_identifier(get_namespace_name(op->oprnamespace)),
+					  NameStr(op->oprname));
+	ReleaseSysCache(tp);
+	return result;
+}
+
+Oid
+adjlist_equality_operator(Oid type)
+{
+	TypeCacheEntry *tce = lookup_type_cache(type, TYPECACHE_EQ_OPR);
+
+	if (!OidIsValid(tce->eq_opr))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("could not identify an equality operator for type %s",
+						format_type_be(type))));
+	return tce->eq_opr;
+}
+
+char *
+adjlist_equality_sql(Oid type)
+{
+	return adjlist_operator_sql(adjlist_equality_operator(type));
+}
+
+void
+adjlist_become(Oid roleid, AdjlistRoleSwitch *save)
+{
+	GetUserIdAndSecContext(&save->saved_userid, &save->saved_sec_context);
+	SetUserIdAndSecContext(roleid, save->saved_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+}
+
+void
+adjlist_unbecome(const AdjlistRoleSwitch *save)
+{
+	SetUserIdAndSecContext(save->saved_userid, save->saved_sec_context);
+}
+
+/*
+ * Is the table one that Citus distributes (or keeps as a reference or
+ * Citus-local table)?  Asked of Citus's own metadata, pg_dist_partition,
+ * when Citus is installed: the coordinator's table is then only a shell.
+ */
+bool
+adjlist_is_citus_table(Oid relid)
+{
+	Oid			dist = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	bool		found;
+
+	if (!OidIsValid(dist))
+		return false;
+	rel = table_open(dist, AccessShareLock);
+	/* logicalrelid is the first column */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	found = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+AdjlistStorage
+adjlist_storage(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (adjlist_is_citus_table(relid))
+		return STORAGE_DISTRIBUTED;
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		return STORAGE_PARTITIONED;
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		return STORAGE_FOREIGN;
+	return STORAGE_LOCAL;
+}

@@ -1,0 +1,93 @@
+/*-------------------------------------------------------------------------
+ *
+ * catalog.h
+ *	  Where adjlist's own objects are, and the small catalog helpers every
+ *	  module shares: quoted names, operator spellings, acting as a table's
+ *	  owner, and what kind of storage a table has.
+ *
+ * Layering: adjlist.h (the key type) < catalog.h < registry.h < the index
+ * writer, the sync triggers and the write API < graph.h (the readers).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_CATALOG_H
+#define ADJLIST_CATALOG_H
+
+#include "postgres.h"
+
+#include "access/attnum.h"
+
+/* The objects of the installed extension, looked up once per session. */
+typedef struct AdjlistCatalog
+{
+	Oid			extension;		/* pg_extension row */
+	Oid			namespace;		/* the extension's schema */
+	const char *nspname;		/* quoted */
+	Oid			keytype;		/* adjkey */
+	Oid			keyarraytype;	/* adjkey[] */
+	Oid			key_family;		/* adjkey's btree operator family */
+	Oid			eq_op;			/* adjkey = adjkey */
+	RegProcedure eq_proc;
+	RegProcedure lt_proc;
+	RegProcedure le_proc;
+	RegProcedure gt_proc;
+	RegProcedure ge_proc;
+	Oid			registry;		/* adjlist_inverted_indexes */
+	Oid			registry_owner;
+	bool		registry_has_write_shards;	/* false for a 0.1 catalog */
+} AdjlistCatalog;
+
+extern const AdjlistCatalog *adjlist_catalog(void);
+/* The registry's OID if the catalog is loaded, else InvalidOid (no lookups). */
+extern Oid	adjlist_registry_oid_if_loaded(void);
+extern void adjlist_catalog_init(void);
+
+/* The primary key index of a relation, deferrable or not; InvalidOid if none. */
+extern Oid	adjlist_primary_key_index(struct RelationData *rel);
+
+/* The owner of a relation; a clear error if it is gone. */
+extern Oid	adjlist_rel_owner(Oid relid);
+
+/* "schema"."name" of a relation; a clear error if it is gone. */
+extern char *adjlist_qualified_name(Oid relid);
+
+/* "OPERATOR(schema.op)" for an operator, immune to search_path. */
+extern char *adjlist_operator_sql(Oid opno);
+
+/* "OPERATOR(schema.=)" for the equality of a type's default btree class. */
+extern char *adjlist_equality_sql(Oid type);
+
+/* The equality operator of a type's default btree class, or an error. */
+extern Oid	adjlist_equality_operator(Oid type);
+
+/*
+ * Acting as another role, the way core's foreign-key triggers run their
+ * queries as the owner of the table they query.  Restored by the caller,
+ * and by transaction or subtransaction abort on error.
+ */
+typedef struct AdjlistRoleSwitch
+{
+	Oid			saved_userid;
+	int			saved_sec_context;
+} AdjlistRoleSwitch;
+
+extern void adjlist_become(Oid roleid, AdjlistRoleSwitch *save);
+extern void adjlist_unbecome(const AdjlistRoleSwitch *save);
+
+/*
+ * How a table's rows are stored, for choosing a read or write path:
+ * local heap storage, a partitioned table, a foreign table, or a table
+ * whose rows another engine keeps elsewhere (Citus).
+ */
+typedef enum AdjlistStorage
+{
+	STORAGE_LOCAL,
+	STORAGE_PARTITIONED,
+	STORAGE_FOREIGN,
+	STORAGE_DISTRIBUTED
+} AdjlistStorage;
+
+extern AdjlistStorage adjlist_storage(Oid relid);
+extern bool adjlist_is_citus_table(Oid relid);
+
+#endif							/* ADJLIST_CATALOG_H */

@@ -1,0 +1,348 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_meta.c
+ *	  What a table looks like to the graph functions: its key columns and
+ *	  their btree, its payload column, and the inverted index that flips its
+ *	  key (from the registry), cached per session.
+ *
+ * Cache entries own a memory context each: a relcache invalidation of the
+ * base table, of its index table or of the registry marks an entry stale,
+ * and the next lookup deletes its context and builds it again, so nothing
+ * leaks however often tables are invalidated.  Callers get a copy in their
+ * own memory: a nested call (a row-level security policy calling a graph
+ * function) that rebuilds an entry cannot free what an outer call holds.
+ *
+ * An inverted index whose registry row the caller's snapshot cannot see
+ * (created after a REPEATABLE READ transaction took its snapshot) is not
+ * used: that transaction would read its table empty.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "graph.h"
+#include "registry.h"
+
+#define GRAPH_CACHE_MAX 1024
+
+typedef struct GraphCacheEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	MemoryContext cxt;
+	GraphTable *g;
+} GraphCacheEntry;
+
+static HTAB *graph_cache = NULL;
+
+static void
+graph_relcache_callback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	GraphCacheEntry *e;
+	bool		all;
+
+	if (graph_cache == NULL)
+		return;
+	/* a change of the registry invalidates the registry table: drop all */
+	all = !OidIsValid(relid) || relid == adjlist_registry_oid_if_loaded();
+
+	hash_seq_init(&status, graph_cache);
+	while ((e = (GraphCacheEntry *) hash_seq_search(&status)) != NULL)
+	{
+		if (all || e->relid == relid || (e->g != NULL && e->g->inv_rel == relid))
+			e->valid = false;
+	}
+}
+
+void
+graph_meta_init(void)
+{
+	CacheRegisterRelcacheCallback(graph_relcache_callback, (Datum) 0);
+}
+
+static Oid
+index_relam(Oid indexid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+	Oid			am;
+
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for relation %u", indexid);
+	am = ((Form_pg_class) GETSTRUCT(tp))->relam;
+	ReleaseSysCache(tp);
+	return am;
+}
+
+/*
+ * The first two key columns of rel and the btree on them (its primary key,
+ * or a unique index with those leading columns); InvalidOid if none.
+ */
+static Oid
+key_columns(Relation rel, AttrNumber *first, AttrNumber *second)
+{
+	Oid			pkindex = adjlist_primary_key_index(rel);
+	HeapTuple	tp;
+	Form_pg_index idx;
+
+	if (!OidIsValid(pkindex))
+		return InvalidOid;
+	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pkindex));
+	if (!HeapTupleIsValid(tp))
+		elog(ERROR, "cache lookup failed for index %u", pkindex);
+	idx = (Form_pg_index) GETSTRUCT(tp);
+	if (idx->indnkeyatts < 2 || index_relam(pkindex) != BTREE_AM_OID)
+	{
+		ReleaseSysCache(tp);
+		return InvalidOid;
+	}
+	*first = idx->indkey.values[0];
+	*second = idx->indkey.values[1];
+	ReleaseSysCache(tp);
+	return pkindex;
+}
+
+static AttrNumber
+jsonb_column(Oid relid, const char *name)
+{
+	AttrNumber	a = get_attnum(relid, name);
+
+	return (a > 0 && get_atttype(relid, a) == JSONBOID) ? a : 0;
+}
+
+/* The inverted index part of g: the index that flips (pk, sk). */
+static void
+build_inverted(GraphTable *g, const IndexDef *ix)
+{
+	Relation	inv = table_open(ix->indexrel, AccessShareLock);
+	AttrNumber	a1 = InvalidAttrNumber;
+	AttrNumber	a2 = InvalidAttrNumber;
+
+	g->inv_rel = ix->indexrel;
+	g->inv_xmin = ix->xmin;
+	g->inv_shards = ix->write_shards;
+	g->inv_relkind = inv->rd_rel->relkind;
+	g->inv_owner = inv->rd_rel->relowner;
+	g->inv_sk = get_attnum(ix->indexrel, ix->colnames[0]);
+	g->inv_pk = get_attnum(ix->indexrel, ix->colnames[1]);
+	g->inv_keyindex = key_columns(inv, &a1, &a2);
+	if (OidIsValid(g->inv_keyindex) && (a1 != g->inv_sk || a2 != g->inv_pk))
+		g->inv_keyindex = InvalidOid;	/* not ordered by (sk, pk): use SQL */
+	table_close(inv, AccessShareLock);
+	g->inv_direct = OidIsValid(g->inv_keyindex) && g->inv_relkind == RELKIND_RELATION &&
+		adjlist_storage(ix->indexrel) == STORAGE_LOCAL;
+	g->inv_name = adjlist_qualified_name(ix->indexrel);
+	g->inv_pk_name = pstrdup(quote_identifier(ix->colnames[1]));
+	g->inv_sk_name = pstrdup(quote_identifier(ix->colnames[0]));
+	g->inv_data = jsonb_column(ix->indexrel, "data");
+}
+
+static GraphTable *
+graph_table_build(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	GraphTable *g = palloc0(sizeof(GraphTable));
+	TableIndexes *ti = registry_lookup(relid);
+	const IndexDef *flip = NULL;
+	Relation	rel;
+
+	if (ti->baserel != relid)
+		ti->nindexes = 0;		/* a partition: its registered ancestor is the graph */
+	rel = table_open(relid, AccessShareLock);
+	g->baserel = relid;
+	g->keytype = cat->keytype;
+	g->relkind = rel->rd_rel->relkind;
+	if (g->relkind != RELKIND_RELATION && g->relkind != RELKIND_PARTITIONED_TABLE &&
+		g->relkind != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(g->base_keyindex))
+	{
+		/* no primary key (foreign partitions): the key it was registered with */
+		if (ti->nindexes == 0 || ti->indexes[0].nbasekey < 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("table \"%s\" has no primary key", get_rel_name(relid)),
+					 errhint("Graph functions read edges by the primary key, for example PRIMARY KEY (pk, sk).")));
+		g->base_pk = get_attnum(relid, ti->indexes[0].base_key[0]);
+		g->base_sk = get_attnum(relid, ti->indexes[0].base_key[1]);
+	}
+	if (get_atttype(relid, g->base_pk) != cat->keytype ||
+		get_atttype(relid, g->base_sk) != cat->keytype)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the first two key columns of \"%s\" must be of type adjkey",
+						get_rel_name(relid))));
+	g->direct = OidIsValid(g->base_keyindex) && g->relkind == RELKIND_RELATION &&
+		adjlist_storage(relid) == STORAGE_LOCAL;
+	g->base_data = jsonb_column(relid, "data");
+	g->base_name = adjlist_qualified_name(relid);
+	g->pk_name = pstrdup(quote_identifier(get_attname(relid, g->base_pk, false)));
+	g->sk_name = pstrdup(quote_identifier(get_attname(relid, g->base_sk, false)));
+	g->data_name = g->base_data ? pstrdup(quote_identifier("data")) : NULL;
+
+	g->eq_op = cat->eq_op;
+	g->eq_proc = cat->eq_proc;
+	g->lt_proc = cat->lt_proc;
+	g->gt_proc = cat->gt_proc;
+	g->ge_proc = cat->ge_proc;
+	g->op_schema = pstrdup(cat->nspname);
+
+	flip = registry_find_flip(ti, get_attname(relid, g->base_pk, false),
+							  get_attname(relid, g->base_sk, false));
+	if (flip != NULL)
+		build_inverted(g, flip);
+	return g;
+}
+
+static char *
+copy_str(const char *s)
+{
+	return s ? pstrdup(s) : NULL;
+}
+
+static GraphTable *
+graph_table_copy(const GraphTable *src)
+{
+	GraphTable *g = palloc(sizeof(GraphTable));
+
+	*g = *src;
+	g->base_name = copy_str(src->base_name);
+	g->pk_name = copy_str(src->pk_name);
+	g->sk_name = copy_str(src->sk_name);
+	g->data_name = copy_str(src->data_name);
+	g->inv_name = copy_str(src->inv_name);
+	g->inv_pk_name = copy_str(src->inv_pk_name);
+	g->inv_sk_name = copy_str(src->inv_sk_name);
+	g->op_schema = copy_str(src->op_schema);
+	return g;
+}
+
+static GraphCacheEntry *
+cache_entry(Oid relid)
+{
+	GraphCacheEntry *e;
+	bool		found;
+
+	if (graph_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(GraphCacheEntry);
+		graph_cache = hash_create("adjlist graph cache", 32, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	if (hash_get_num_entries(graph_cache) >= GRAPH_CACHE_MAX)
+	{
+		HASH_SEQ_STATUS status;
+		GraphCacheEntry *old;
+
+		hash_seq_init(&status, graph_cache);
+		while ((old = (GraphCacheEntry *) hash_seq_search(&status)) != NULL)
+		{
+			if (old->cxt)
+				MemoryContextDelete(old->cxt);
+			hash_search(graph_cache, &old->relid, HASH_REMOVE, NULL);
+		}
+	}
+	e = hash_search(graph_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->cxt = NULL;
+		e->g = NULL;
+	}
+	return e;
+}
+
+/*
+ * The graph metadata of a table, a copy in the caller's memory context.
+ * need_inverted: it must have an inverted index (that the caller's
+ * snapshot can see).
+ */
+GraphTable *
+graph_table_get(Oid relid, bool need_inverted)
+{
+	GraphCacheEntry *e = cache_entry(relid);
+	GraphTable *g;
+
+	if (!e->valid)
+	{
+		MemoryContext oldcxt;
+
+		if (e->cxt)
+			MemoryContextDelete(e->cxt);
+		e->cxt = NULL;
+		e->g = NULL;
+		e->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist graph table",
+									   ALLOCSET_SMALL_SIZES);
+		oldcxt = MemoryContextSwitchTo(e->cxt);
+		PG_TRY();
+		{
+			e->valid = true;	/* an invalidation during the build clears it */
+			e->g = graph_table_build(relid);
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(oldcxt);
+			e->valid = false;
+			e->g = NULL;
+			MemoryContextDelete(e->cxt);
+			e->cxt = NULL;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(oldcxt);
+	}
+	g = graph_table_copy(e->g);
+	if (OidIsValid(g->inv_rel) && ActiveSnapshotSet() &&
+		TransactionIdIsNormal(g->inv_xmin) &&
+		!TransactionIdIsCurrentTransactionId(g->inv_xmin) &&
+		XidInMVCCSnapshot(g->inv_xmin, GetActiveSnapshot()))
+		g->inv_rel = InvalidOid;	/* created after this snapshot */
+	if (need_inverted && !OidIsValid(g->inv_rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
+				 errhint("Create one with create_inverted_index().")));
+	return g;
+}
+
+/* The caller may read the table's keys (and data). */
+void
+graph_check_select(GraphTable *g, bool want_data)
+{
+	Oid			user = GetUserId();
+
+	if (pg_class_aclcheck(g->baserel, user, ACL_SELECT) == ACLCHECK_OK)
+		return;
+	if (pg_attribute_aclcheck(g->baserel, g->base_pk, user, ACL_SELECT) == ACLCHECK_OK &&
+		pg_attribute_aclcheck(g->baserel, g->base_sk, user, ACL_SELECT) == ACLCHECK_OK &&
+		(!want_data || g->base_data == 0 ||
+		 pg_attribute_aclcheck(g->baserel, g->base_data, user, ACL_SELECT) == ACLCHECK_OK))
+		return;
+	aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, get_rel_name(g->baserel));
+}

@@ -1,0 +1,433 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_guard.c
+ *	  Event triggers that keep inverted indexes exact through DDL.
+ *
+ * What a DBA does to a live table, and what follows:
+ *
+ *	- CREATE TABLE ... PARTITION OF a base table (at any depth), or
+ *	  ATTACH PARTITION: the new partition gets the sync triggers, and the
+ *	  rows it brings are indexed.  A table that is itself a base, index or
+ *	  counter table cannot become a partition of another.
+ *	- DETACH PARTITION: the detached table's rows leave the index and it
+ *	  loses the triggers.  DETACH ... CONCURRENTLY runs in two transactions
+ *	  between which the index could not be exact: refused, before it starts.
+ *	- DROP TABLE of a partition: its rows leave the index first (the
+ *	  partition and its parent are locked as DROP would lock them).
+ *	- DROP TABLE of a base table: its index and counter tables go with it.
+ *	  DROP TABLE of an index table: the index is unregistered and the base
+ *	  table's triggers re-made for the indexes it has left.  Nothing blocks
+ *	  a drop that the dropping role is allowed to do.
+ *	- ALTER TABLE base OWNER TO r: the index and counter tables follow.
+ *	- Any other ALTER TABLE or column RENAME of a base, index or counter
+ *	  table: allowed, unless it breaks an index definition (a used column
+ *	  dropped, renamed or retyped, an index table given another owner);
+ *	  that is refused with the message of registry.c's check, which names
+ *	  the index.
+ *	- Table inheritance (INHERITS, ALTER TABLE ... INHERIT) involving any of
+ *	  these tables: refused; indexes support declarative partitioning.
+ *
+ * The event trigger functions run as the role doing the DDL, which must be
+ * allowed to do it; only the registry is written as its owner (registry.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "index_admin.h"
+#include "registry.h"
+
+PG_FUNCTION_INFO_V1(adjlist_on_ddl_start);
+PG_FUNCTION_INFO_V1(adjlist_on_ddl_end);
+PG_FUNCTION_INFO_V1(adjlist_on_sql_drop);
+
+static EventTriggerData *
+event_data(FunctionCallInfo fcinfo, const char *fname)
+{
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function %s can only be called as an event trigger", fname)));
+	return (EventTriggerData *) fcinfo->context;
+}
+
+/* Is adjlist installed in this database? (event triggers outlive nothing) */
+static bool
+extension_ready(void)
+{
+	return OidIsValid(get_extension_oid("adjlist", true));
+}
+
+static Oid
+rangevar_oid(RangeVar *rv)
+{
+	return rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+}
+
+/* The registered base table of relid (itself or an ancestor), if any. */
+static Oid
+base_of(Oid relid)
+{
+	return OidIsValid(relid) ? registry_base_of(relid) : InvalidOid;
+}
+
+static void
+refuse_inheritance(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("table \"%s\" takes part in an inverted index", get_rel_name(relid)),
+			 errdetail("Inverted indexes support declarative partitioning, not table inheritance.")));
+}
+
+static void
+refuse_new_member(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("table \"%s\" takes part in an inverted index and cannot become a partition",
+					get_rel_name(relid)),
+			 errhint("Drop its inverted indexes first.")));
+}
+
+/* ----------------------------------------------------------------------
+ * ddl_command_start
+ * ----------------------------------------------------------------------
+ */
+
+static void
+start_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid = rangevar_oid(stmt->relation);
+	ListCell   *lc;
+
+	if (!OidIsValid(base_of(relid)))
+		return;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_DetachPartition && ((PartitionCmd *) cmd->def)->concurrent)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot detach a partition of \"%s\" concurrently", get_rel_name(relid)),
+					 errdetail("Table \"%s\" has an inverted index, which DETACH PARTITION ... CONCURRENTLY could not keep exact between its two transactions.",
+							   get_rel_name(base_of(relid))),
+					 errhint("Use ALTER TABLE ... DETACH PARTITION without CONCURRENTLY.")));
+	}
+}
+
+/* DROP TABLE of a partition: its rows leave the index before it goes. */
+static void
+start_drop(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->removeType != OBJECT_TABLE && stmt->removeType != OBJECT_FOREIGN_TABLE)
+		return;
+	foreach(lc, stmt->objects)
+	{
+		RangeVar   *rv = makeRangeVarFromNameList((List *) lfirst(lc));
+		Oid			relid = rangevar_oid(rv);
+		Oid			base = base_of(relid);
+		List	   *ancestors;
+		ListCell   *a;
+
+		if (!OidIsValid(base) || base == relid)
+			continue;
+		/* lock as DROP will: the parents, then the partition */
+		ancestors = get_partition_ancestors(relid);
+		foreach(a, ancestors)
+			LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
+		LockRelationOid(relid, AccessExclusiveLock);
+		index_member_rows(base, relid, false);
+	}
+}
+
+Datum
+adjlist_on_ddl_start(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_start");
+
+	if (!extension_ready())
+		PG_RETURN_VOID();
+	if (IsA(ev->parsetree, AlterTableStmt))
+		start_alter_table((AlterTableStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, DropStmt))
+		start_drop((DropStmt *) ev->parsetree);
+	PG_RETURN_VOID();
+}
+
+/* ----------------------------------------------------------------------
+ * ddl_command_end
+ * ----------------------------------------------------------------------
+ */
+
+static void
+end_create_table(CreateStmt *stmt)
+{
+	Oid			relid = rangevar_oid(stmt->relation);
+	ListCell   *lc;
+
+	if (stmt->inhRelations == NIL || !OidIsValid(relid))
+		return;
+	if (stmt->partbound == NULL)
+	{
+		foreach(lc, stmt->inhRelations)
+			if (registry_involves(rangevar_oid(lfirst_node(RangeVar, lc))))
+				refuse_inheritance(rangevar_oid(lfirst_node(RangeVar, lc)));
+		return;
+	}
+	{
+		Oid			base = base_of(rangevar_oid(linitial_node(RangeVar, stmt->inhRelations)));
+
+		if (!OidIsValid(base))
+			return;
+		install_triggers(base);
+		/* a foreign table can bring rows with it */
+		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+			index_member_rows(base, relid, true);
+	}
+}
+
+/* ALTER TABLE base OWNER TO r: the index and counter tables follow. */
+static void
+follow_owner(Oid base)
+{
+	TableIndexes *ti = registry_lookup_unchecked(base);
+	const char *owner;
+
+	if (ti->nindexes == 0 || ti->baserel != base)
+		return;
+	owner = quote_identifier(GetUserNameFromId(adjlist_rel_owner(base), false));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		List	   *rels = list_make1_oid(ti->indexes[i].indexrel);
+		ListCell   *lc;
+
+		if (get_rel_relkind(ti->indexes[i].indexrel) == RELKIND_PARTITIONED_TABLE)
+			rels = find_all_inheritors(ti->indexes[i].indexrel, NoLock, NULL);
+		if (OidIsValid(ti->indexes[i].counterrel))
+			rels = lappend_oid(rels, ti->indexes[i].counterrel);
+		foreach(lc, rels)
+		{
+			if (adjlist_rel_owner(lfirst_oid(lc)) == adjlist_rel_owner(base))
+				continue;
+			if (SPI_execute(psprintf("ALTER TABLE %s OWNER TO %s",
+									 adjlist_qualified_name(lfirst_oid(lc)), owner),
+							false, 0) != SPI_OK_UTILITY)
+				elog(ERROR, "could not change the owner of an index table");
+		}
+	}
+	SPI_finish();
+}
+
+/* Check every index that relid takes part in; an error refuses the DDL. */
+static void
+recheck(Oid relid)
+{
+	Oid			base = base_of(relid);
+	IndexDef   *ix;
+
+	if (OidIsValid(base))
+	{
+		(void) registry_lookup(base);
+		return;
+	}
+	ix = registry_index(relid, true);
+	if (ix == NULL && registry_involves(relid))
+	{
+		/* a counter table: check every index (cheap: the registry is small) */
+		(void) registry_lookup(relid);
+	}
+}
+
+static void
+end_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			base = base_of(relid);
+	ListCell   *lc;
+
+	if (!OidIsValid(relid))
+		return;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		switch (cmd->subtype)
+		{
+			case AT_AttachPartition:
+				{
+					Oid			part = rangevar_oid(((PartitionCmd *) cmd->def)->name);
+
+					if (registry_involves(part))
+						refuse_new_member(part);
+					/* (a partition of an index or counter table is its storage) */
+					if (OidIsValid(base))
+					{
+						index_member_rows(base, part, true);
+						install_triggers(base);
+					}
+					break;
+				}
+			case AT_DetachPartition:
+			case AT_DetachPartitionFinalize:
+				{
+					Oid			part = rangevar_oid(((PartitionCmd *) cmd->def)->name);
+
+					if (OidIsValid(base) && OidIsValid(part))
+					{
+						index_member_rows(base, part, false);
+						remove_triggers(part);
+					}
+					break;
+				}
+			case AT_AddInherit:
+				if (registry_involves(relid) ||
+					registry_involves(rangevar_oid((RangeVar *) cmd->def)))
+					refuse_inheritance(relid);
+				break;
+			case AT_ChangeOwner:
+				if (OidIsValid(base) && base == relid)
+					follow_owner(base);
+				break;
+			default:
+				break;
+		}
+	}
+	if (OidIsValid(base) || registry_involves(relid))
+		recheck(relid);
+}
+
+Datum
+adjlist_on_ddl_end(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_end");
+	Node	   *stmt = ev->parsetree;
+
+	if (!extension_ready())
+		PG_RETURN_VOID();
+	if (IsA(stmt, CreateForeignTableStmt))
+		end_create_table(&((CreateForeignTableStmt *) stmt)->base);
+	else if (IsA(stmt, CreateStmt))
+		end_create_table((CreateStmt *) stmt);
+	else if (IsA(stmt, AlterTableStmt))
+		end_alter_table((AlterTableStmt *) stmt);
+	else if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->relation != NULL)
+	{
+		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
+
+		if (OidIsValid(relid) && registry_involves(relid))
+			recheck(relid);
+	}
+	PG_RETURN_VOID();
+}
+
+/* ----------------------------------------------------------------------
+ * sql_drop
+ * ----------------------------------------------------------------------
+ */
+
+static bool
+oid_in(Oid *oids, int n, Oid oid)
+{
+	for (int i = 0; i < n; i++)
+		if (oids[i] == oid)
+			return true;
+	return false;
+}
+
+static void
+drop_table_if_exists(Oid relid)
+{
+	if (get_rel_name(relid) == NULL)
+		return;
+	if (SPI_execute(psprintf("DROP TABLE IF EXISTS %s", adjlist_qualified_name(relid)),
+					false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "could not drop table %u", relid);
+}
+
+Datum
+adjlist_on_sql_drop(PG_FUNCTION_ARGS)
+{
+	Oid		   *dropped;
+	int			ndropped;
+	List	   *bases = NIL;
+	ListCell   *lc;
+
+	(void) event_data(fcinfo, "adjlist_on_sql_drop");
+	if (!extension_ready())
+		PG_RETURN_VOID();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+					"WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+					"AND d.objsubid OPERATOR(pg_catalog.=) 0", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the dropped objects");
+	ndropped = (int) SPI_processed;
+	dropped = palloc(sizeof(Oid) * Max(ndropped, 1));
+	for (int i = 0; i < ndropped; i++)
+	{
+		bool		isnull;
+
+		dropped[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+													SPI_tuptable->tupdesc, 1, &isnull));
+	}
+
+	for (int i = 0; i < ndropped; i++)
+	{
+		TableIndexes *ti = registry_lookup_unchecked(dropped[i]);
+		IndexDef   *ix;
+
+		/* a base table: its indexes go with it */
+		if (ti->nindexes > 0 && ti->baserel == dropped[i])
+		{
+			for (int k = 0; k < ti->nindexes; k++)
+			{
+				registry_delete(ti->indexes[k].indexrel);
+				if (!oid_in(dropped, ndropped, ti->indexes[k].indexrel))
+					drop_table_if_exists(ti->indexes[k].indexrel);
+				if (OidIsValid(ti->indexes[k].counterrel) &&
+					!oid_in(dropped, ndropped, ti->indexes[k].counterrel))
+					drop_table_if_exists(ti->indexes[k].counterrel);
+			}
+			continue;
+		}
+		/* an index table: unregister it; its base keeps the others */
+		ix = registry_index(dropped[i], false);
+		if (ix == NULL && registry_involves(dropped[i]))
+			registry_forget_counters(dropped[i]);	/* a counter table */
+		if (ix != NULL)
+		{
+			registry_delete(ix->indexrel);
+			if (OidIsValid(ix->counterrel) && !oid_in(dropped, ndropped, ix->counterrel))
+				drop_table_if_exists(ix->counterrel);
+			if (!oid_in(dropped, ndropped, ix->baserel))
+				bases = list_append_unique_oid(bases, ix->baserel);
+		}
+	}
+	SPI_finish();
+	CommandCounterIncrement();
+	foreach(lc, bases)
+		install_triggers(lfirst_oid(lc));
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,337 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_rule.c
+ *	  The rules that define an inverted index and its degree counters.
+ *
+ * Everything that computes index rows or counts calls these functions:
+ * the sync triggers, the write API, the backfill of create_inverted_index,
+ * and, through adjlist_index_rows() and adjlist_index_counts() (SQL), the
+ * check of verify_inverted_index and the repair of rebuild_inverted_index.
+ * There is no second copy of a rule in SQL or PL/pgSQL.
+ *
+ * The index row: the base row's values of the registered columns (by
+ * name), the partition key stored under its write shard when the index
+ * has write shards; no row when a key column is null (a sparse index).
+ * DynamoDB's size limits apply per role, on the tables adjlist manages: a
+ * sort key (the base table's, and the index's, which is the base table's
+ * partition key) may have 1024 bytes, a partition key 2048 (the type's own
+ * limit).
+ *
+ * The counters: see index_rule.h.  Edge names are the raw first part of
+ * the partition key (escapes kept, as key_prefix(sk, 1) returns it),
+ * stored as text in the database encoding.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "parser/parse_relation.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "index_rule.h"
+#include "index_write.h"
+
+/* ----------------------------------------------------------------------
+ * Index rows
+ * ----------------------------------------------------------------------
+ */
+
+static void
+check_sort_key(const IndexDef *ix, Datum key)
+{
+	struct varlena *k = DatumGetAdjkeyPP(key);
+
+	if (ADJKEY_LEN(k) > ADJKEY_MAX_SORT_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+				 errmsg("sort key of inverted index \"%s\" is too long",
+						get_rel_name(ix->indexrel)),
+				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (the key has %d bytes).",
+						   ADJKEY_MAX_SORT_BYTES, ADJKEY_LEN(k)),
+				 errhint("Column \"%s\" is the sort key of the index; DynamoDB allows sort keys of up to %d bytes.",
+						 ix->colnames[1], ADJKEY_MAX_SORT_BYTES)));
+}
+
+bool
+index_row(const IndexDef *ix, Datum *base, bool *basenull,
+		  Datum *row, bool *rownull, Datum *logical)
+{
+	for (int i = 0; i < ix->nkeys; i++)
+		if (basenull[i])
+			return false;
+	for (int i = 0; i < ix->ncols; i++)
+	{
+		row[i] = base[i];
+		rownull[i] = basenull[i];
+	}
+	/* the base table's sort key is the index's partition key */
+	check_sort_key(ix, row[0]);
+	check_sort_key(ix, row[1]);
+	if (logical)
+		*logical = row[0];
+	if (ix->write_shards > 0)
+		row[0] = write_shard_row_key(row[0], row[1], ix->write_shards);
+	return true;
+}
+
+AttrNumber *
+index_row_attnos(const IndexDef *ix, TupleDesc desc)
+{
+	AttrNumber *attnos = palloc(sizeof(AttrNumber) * ix->ncols);
+
+	for (int i = 0; i < ix->ncols; i++)
+	{
+		AttrNumber	a = InvalidAttrNumber;
+
+		for (int j = 0; j < desc->natts; j++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, j);
+
+			if (!att->attisdropped && strcmp(NameStr(att->attname), ix->colnames[i]) == 0)
+			{
+				a = j + 1;
+				break;
+			}
+		}
+		if (a == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of inverted index \"%s\" is missing from a table it indexes",
+							ix->colnames[i], get_rel_name(ix->indexrel))));
+		if (TupleDescAttr(desc, a - 1)->atttypid != ix->coltypes[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of inverted index \"%s\" has another type in a table it indexes",
+							ix->colnames[i], get_rel_name(ix->indexrel))));
+		attnos[i] = a;
+	}
+	return attnos;
+}
+
+void
+index_row_extract(const IndexDef *ix, const AttrNumber *attnos, TupleTableSlot *slot,
+				  Datum *base, bool *basenull)
+{
+	for (int i = 0; i < ix->ncols; i++)
+		base[i] = slot_getattr(slot, attnos[i], &basenull[i]);
+}
+
+bool
+index_row_equal(const IndexDef *ix, int from, int to, Datum *a, bool *anull,
+				Datum *b, bool *bnull)
+{
+	for (int i = from; i < to; i++)
+	{
+		if (anull[i] != bnull[i])
+			return false;
+		if (!anull[i] && !datum_image_eq(a[i], b[i], ix->typbyvals[i], ix->typlens[i]))
+			return false;
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------------
+ * Degree counters
+ * ----------------------------------------------------------------------
+ */
+
+#define COUNTS_FLUSH_AT 10000	/* groups summed in memory before a flush */
+
+typedef struct CountKey
+{
+	const char *bytes;			/* direction, edge length (4 bytes), edge, node */
+	int			len;
+} CountKey;
+
+typedef struct CountEntry
+{
+	CountKey	key;			/* hash key: must be first */
+	int64		n;
+} CountEntry;
+
+struct Counts
+{
+	const IndexDef *ix;
+	HTAB	   *hash;
+	MemoryContext cxt;
+	Tuplestorestate *sink;		/* or NULL: the counter table */
+	TupleDesc	sinkdesc;
+};
+
+static uint32
+countkey_hash(const void *key, Size keysize)
+{
+	const CountKey *k = (const CountKey *) key;
+
+	return hash_bytes((const unsigned char *) k->bytes, k->len);
+}
+
+static int
+countkey_match(const void *a, const void *b, Size keysize)
+{
+	const CountKey *x = (const CountKey *) a;
+	const CountKey *y = (const CountKey *) b;
+
+	if (x->len != y->len)
+		return 1;
+	return memcmp(x->bytes, y->bytes, x->len);
+}
+
+static void
+counts_reset(Counts *c)
+{
+	HASHCTL		ctl;
+
+	MemoryContextReset(c->cxt);
+	ctl.keysize = sizeof(CountKey);
+	ctl.entrysize = sizeof(CountEntry);
+	ctl.hash = countkey_hash;
+	ctl.match = countkey_match;
+	ctl.hcxt = c->cxt;
+	c->hash = hash_create("adjlist counts", 256, &ctl,
+						  HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+}
+
+Counts *
+counts_create(const IndexDef *ix)
+{
+	Counts	   *c = palloc0(sizeof(Counts));
+
+	c->ix = ix;
+	c->cxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist counts",
+								   ALLOCSET_DEFAULT_SIZES);
+	counts_reset(c);
+	return c;
+}
+
+void
+counts_set_sink(Counts *c, Tuplestorestate *ts, TupleDesc desc)
+{
+	c->sink = ts;
+	c->sinkdesc = desc;
+}
+
+static void
+count_one(Counts *c, char direction, const char *edge, int edgelen,
+		  const char *node, int nodelen, int64 delta)
+{
+	char	   *buf = palloc(1 + sizeof(int32) + edgelen + nodelen);
+	int32		el = edgelen;
+	CountKey	k;
+	CountEntry *e;
+	bool		found;
+
+	buf[0] = direction;
+	memcpy(buf + 1, &el, sizeof(int32));
+	memcpy(buf + 1 + sizeof(int32), edge, edgelen);
+	memcpy(buf + 1 + sizeof(int32) + edgelen, node, nodelen);
+	k.bytes = buf;
+	k.len = 1 + sizeof(int32) + edgelen + nodelen;
+	e = hash_search(c->hash, &k, HASH_FIND, NULL);
+	if (e == NULL)
+	{
+		k.bytes = MemoryContextAlloc(c->cxt, k.len);
+		memcpy((char *) k.bytes, buf, k.len);
+		e = hash_search(c->hash, &k, HASH_ENTER, &found);
+		e->n = 0;
+	}
+	e->n += delta;
+	pfree(buf);
+}
+
+void
+counts_add(Counts *c, Datum logical_partition, Datum sort_key, int64 delta)
+{
+	struct varlena *p = DatumGetAdjkeyPP(logical_partition);
+	struct varlena *s = DatumGetAdjkeyPP(sort_key);
+	const char *pdata = ADJKEY_DATA(p);
+	int			plen = ADJKEY_LEN(p);
+	int			edgelen = adjkey_first_part_len(pdata, plen);
+
+	if (edgelen == 0)
+		return;					/* no edge name: not counted */
+	if (edgelen < 0)
+		edgelen = plen;			/* a single part: an out-edge only */
+	count_one(c, 'o', pdata, edgelen, ADJKEY_DATA(s), ADJKEY_LEN(s), delta);
+	if (edgelen + 1 < plen)
+		count_one(c, 'i', pdata, edgelen, pdata + edgelen + 1, plen - edgelen - 1, delta);
+	if (hash_get_num_entries(c->hash) >= COUNTS_FLUSH_AT)
+		counts_flush(c);
+}
+
+void
+counts_flush(Counts *c)
+{
+	char	   *cols[4] = {"node", "edge", "direction", "n"};
+	HASH_SEQ_STATUS status;
+	CountEntry *e;
+	IndexWriter *w = NULL;
+
+	hash_seq_init(&status, c->hash);
+	while ((e = (CountEntry *) hash_seq_search(&status)) != NULL)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, false};
+		int32		edgelen;
+		const char *edge;
+		const char *node;
+		char	   *conv;
+
+		if (e->n == 0)
+			continue;
+		if (w == NULL && c->sink == NULL)
+			w = index_writer_begin(c->ix->counterrel, cols, 4, 3, WRITE_APPEND, true);
+		memcpy(&edgelen, e->key.bytes + 1, sizeof(int32));
+		edge = e->key.bytes + 1 + sizeof(int32);
+		node = edge + edgelen;
+		conv = pg_any_to_server(edge, edgelen, PG_UTF8);
+		values[0] = PointerGetDatum(adjkey_from_utf8(node, e->key.len - 1 - sizeof(int32) - edgelen));
+		values[1] = PointerGetDatum(conv == edge ? cstring_to_text_with_len(edge, edgelen)
+									: cstring_to_text(conv));
+		values[2] = CharGetDatum(e->key.bytes[0]);
+		values[3] = Int64GetDatum(e->n);
+		if (c->sink)
+			tuplestore_putvalues(c->sink, c->sinkdesc, values, nulls);
+		else
+			index_writer_put(w, values, nulls);
+	}
+	if (w != NULL)
+		index_writer_end(w);
+	counts_reset(c);
+}
+
+void
+counts_destroy(Counts *c)
+{
+	MemoryContextDelete(c->cxt);
+	pfree(c);
+}
+
+text *
+counts_edge_name(text *edge)
+{
+	int			len;
+	const char *p = adjkey_text_to_utf8(edge, &len);
+
+	/* "FOLLOWS#" and "FOLLOWS" name the same edge */
+	if (len > 0 && adjkey_next_separator(p, len, 0) == len - 1)
+		len--;
+	if (len == 0 || adjkey_next_separator(p, len, 0) >= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid edge name \"%s\"", text_to_cstring(edge)),
+				 errdetail("Degree counters are kept per edge name: the first part of a sort key, such as \"FOLLOWS\" for \"FOLLOWS#USER#bob\"."),
+				 errhint("Pass the edge name with or without its trailing separator.")));
+	if (GetDatabaseEncoding() == PG_UTF8)
+		return cstring_to_text_with_len(p, len);
+	return cstring_to_text(pg_any_to_server(p, len, PG_UTF8));
+}

@@ -1,0 +1,71 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_rule.h
+ *	  What an inverted index holds for a base row, and what its degree
+ *	  counters count: the one definition of each rule.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_INDEX_RULE_H
+#define ADJLIST_INDEX_RULE_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "utils/hsearch.h"
+#include "utils/tuplestore.h"
+
+#include "registry.h"
+
+/*
+ * The index row of a base row.  base[i] / basenull[i] are the base row's
+ * values of the index's registry columns (IndexDef.colnames), in order.
+ * Fills row[] / rownull[] with the index row as stored (the partition key
+ * under its write shard) and returns true; returns false when the row is
+ * not indexed (a key column is null: a sparse index).  Raises an error when
+ * a key breaks DynamoDB's size limits for its role.  *logical gets the
+ * partition key before sharding (what the counters count).
+ */
+extern bool index_row(const IndexDef *ix, Datum *base, bool *basenull,
+					  Datum *row, bool *rownull, Datum *logical);
+
+/* The registry columns of ix as attribute numbers of a tuple descriptor. */
+extern AttrNumber *index_row_attnos(const IndexDef *ix, TupleDesc desc);
+
+/* Extract the registry columns of ix from a slot. */
+extern void index_row_extract(const IndexDef *ix, const AttrNumber *attnos,
+							  TupleTableSlot *slot, Datum *base, bool *basenull);
+
+/* Are columns [from, to) of two index rows the same bytes? */
+extern bool index_row_equal(const IndexDef *ix, int from, int to, Datum *a, bool *anull,
+							Datum *b, bool *bnull);
+
+/*
+ * Degree counters.  An index row with partition key P (before sharding)
+ * and sort key S is an out-edge of S and, when P has a second part, an
+ * in-edge of the rest of P, both under the edge name: P's first part.
+ * Deltas are summed in a Counts table and written as insert-only rows.
+ */
+typedef struct Counts Counts;
+
+extern Counts *counts_create(const IndexDef *ix);
+/* Send flushed counts to a tuplestore (node, edge, direction, n) instead. */
+extern void counts_set_sink(Counts *c, Tuplestorestate *ts, TupleDesc desc);
+extern void counts_add(Counts *c, Datum logical_partition, Datum sort_key, int64 delta);
+extern void counts_flush(Counts *c);	/* the caller acts as the owner */
+extern void counts_destroy(Counts *c);
+
+/* An edge name as edge_count() and the counters spell it, or an error. */
+extern text *counts_edge_name(text *edge);
+
+/*
+ * Every row of a base table (or of one of its partitions), as its owner
+ * sees it without row-level security, in batches: cb gets the values of
+ * ix's registry columns.  The caller is connected to SPI and acts as the
+ * owner.
+ */
+typedef void (*BaseRowCallback) (void *arg, Datum *base, bool *basenull);
+
+extern void base_scan(Oid relid, const IndexDef *ix, BaseRowCallback cb, void *arg);
+
+#endif							/* ADJLIST_INDEX_RULE_H */

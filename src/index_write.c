@@ -1,0 +1,600 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_write.c
+ *	  The one writer of the tables adjlist maintains: index tables and
+ *	  degree counter tables.
+ *
+ * Two ways to write, one behaviour:
+ *
+ *	- A plain local table whose primary key is the index key is written
+ *	  with the executor's own helpers, as logical replication's apply
+ *	  worker writes user tables: ExecSimpleRelationInsert(),
+ *	  RelationFindReplTupleByIndex() + ExecSimpleRelationUpdate() /
+ *	  ExecSimpleRelationDelete(), under a per-writer EState with the
+ *	  table's indexes opened by ExecOpenIndices().  Constraints, generated
+ *	  columns, exclusion constraints, partial and deferrable unique indexes
+ *	  and row triggers of the table all apply, as they would to an INSERT.
+ *	  Many rows (a COPY into the base table) are buffered and written with
+ *	  table_multi_insert() and ExecInsertIndexTuples(), as COPY does, when
+ *	  the table has no row triggers of its own.  Costs what a second btree
+ *	  on the base table costs, plus the index table's heap tuple.
+ *
+ *	- Anything else (a partitioned or foreign index table, one whose key is
+ *	  not its primary key) through SQL with saved plans (plan_cache.c).
+ *
+ * Upserts.  In WRITE_UPSERT mode a row whose key is already there is
+ * replaced (its other columns updated when they differ), so that a write
+ * meeting an index row written behind adjlist's back (a data-only restore
+ * without --disable-triggers, say) repairs it instead of failing.  When the
+ * key index is deferrable the base table's key is too (create_inverted_index
+ * copies its deferrability), so the base may hold duplicate keys until
+ * commit; the index then holds the same multiset, and the caller uses
+ * WRITE_APPEND: plain inserts, each delete removing one row.
+ *
+ * Locks are taken with the table (RowExclusiveLock) and held to the end of
+ * the transaction, as for any write.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_relation.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "index_write.h"
+#include "plan_cache.h"
+
+#define WRITE_BATCH 1000		/* rows per table_multi_insert() */
+
+struct IndexWriter
+{
+	Relation	rel;
+	WriteMode	mode;
+	int			ncols;
+	int			nkeys;
+	AttrNumber *attnos;			/* column i -> attribute of rel */
+	Oid		   *types;
+	int16	   *typlens;
+	bool	   *typbyvals;
+	bool		direct;
+	bool		multiset;		/* deferrable key: WRITE_APPEND */
+
+	/* the executor path */
+	Oid			keyindex;
+	EState	   *estate;
+	ResultRelInfo *rri;
+	TupleTableSlot *searchslot;
+	TupleTableSlot *foundslot;
+	TupleTableSlot *newslot;
+	bool		buffered;		/* table_multi_insert() batches */
+	TupleTableSlot **batch;
+	int			nbatch;
+	BulkInsertState bistate;
+
+	/* the SQL path */
+	char	   *insert_sql;
+	char	   *delete_sql;
+	char	   *remove_first_sql;	/* upsert without a unique key: delete, insert */
+};
+
+/* ----------------------------------------------------------------------
+ * Choosing the path
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The unique index of rel on exactly the key columns (in any order), valid,
+ * ready, without predicate or expressions; InvalidOid if none.  Sets
+ * *is_pk and *deferrable.
+ */
+static Oid
+key_index(Relation rel, AttrNumber *keyattnos, int nkeys, bool *is_pk, bool *deferrable)
+{
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	Oid			result = InvalidOid;
+
+	*is_pk = false;
+	*deferrable = false;
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+		bool		match;
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		match = idx->indisunique && idx->indisvalid && idx->indisready &&
+			idx->indnkeyatts == nkeys &&
+			heap_attisnull(tp, Anum_pg_index_indexprs, NULL) &&
+			heap_attisnull(tp, Anum_pg_index_indpred, NULL);
+		for (int i = 0; match && i < nkeys; i++)
+		{
+			bool		found = false;
+
+			for (int j = 0; j < nkeys; j++)
+				if (idx->indkey.values[j] == keyattnos[i])
+					found = true;
+			match = found;
+		}
+		if (match && (!OidIsValid(result) || idx->indisprimary))
+		{
+			result = idx->indexrelid;
+			*is_pk = idx->indisprimary;
+			*deferrable = !idx->indimmediate;
+		}
+		ReleaseSysCache(tp);
+	}
+	list_free(indexes);
+	return result;
+}
+
+static void
+writer_columns(IndexWriter *w, char **colnames)
+{
+	TupleDesc	desc = RelationGetDescr(w->rel);
+
+	w->attnos = palloc(sizeof(AttrNumber) * w->ncols);
+	w->types = palloc(sizeof(Oid) * w->ncols);
+	w->typlens = palloc(sizeof(int16) * w->ncols);
+	w->typbyvals = palloc(sizeof(bool) * w->ncols);
+	for (int i = 0; i < w->ncols; i++)
+	{
+		AttrNumber	a = attnameAttNum(w->rel, colnames[i], false);
+		Form_pg_attribute att;
+
+		if (a <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of relation \"%s\" does not exist",
+							colnames[i], RelationGetRelationName(w->rel))));
+		att = TupleDescAttr(desc, a - 1);
+		w->attnos[i] = a;
+		w->types[i] = att->atttypid;
+		w->typlens[i] = att->attlen;
+		w->typbyvals[i] = att->attbyval;
+	}
+}
+
+bool
+index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	AttrNumber	keyattnos[INDEX_MAX_KEYS];
+	bool		is_pk;
+	bool		deferrable;
+	bool		spi;
+
+	spi = rel->rd_rel->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS;
+	if (!spi && mode == WRITE_UPSERT)
+	{
+		for (int i = 0; i < nkeys; i++)
+			keyattnos[i] = attnameAttNum(rel, colnames[i], false);
+		spi = !OidIsValid(key_index(rel, keyattnos, nkeys, &is_pk, &deferrable)) ||
+			!is_pk ||
+			(OidIsValid(RelationGetReplicaIndex(rel)) &&
+			 RelationGetReplicaIndex(rel) != key_index(rel, keyattnos, nkeys, &is_pk, &deferrable));
+	}
+	table_close(rel, NoLock);
+	return spi || adjlist_is_citus_table(relid);
+}
+
+bool
+index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	AttrNumber	keyattnos[INDEX_MAX_KEYS];
+	bool		is_pk;
+	bool		deferrable = false;
+
+	if (nkeys <= INDEX_MAX_KEYS && rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
+	{
+		for (int i = 0; i < nkeys; i++)
+			keyattnos[i] = attnameAttNum(rel, colnames[i], false);
+		(void) key_index(rel, keyattnos, nkeys, &is_pk, &deferrable);
+	}
+	table_close(rel, NoLock);
+	return deferrable;
+}
+
+/* ----------------------------------------------------------------------
+ * The SQL path
+ * ----------------------------------------------------------------------
+ */
+
+static void
+build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
+{
+	char	   *qrel = adjlist_qualified_name(RelationGetRelid(w->rel));
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, ") VALUES (");
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfoChar(&buf, ')');
+	if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
+	{
+		appendStringInfoString(&buf, " ON CONFLICT (");
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+		if (w->ncols == w->nkeys)
+			appendStringInfoString(&buf, ") DO NOTHING");
+		else
+		{
+			appendStringInfoString(&buf, ") DO UPDATE SET ");
+			for (int i = w->nkeys; i < w->ncols; i++)
+				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
+								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+		}
+	}
+	else if (w->mode == WRITE_UPSERT && !unique_key)
+	{
+		/*
+		 * No unique index to name (a partitioned table over foreign
+		 * partitions cannot have one): the row is deleted first, and a
+		 * remote primary key still makes the insert idempotent.
+		 */
+		appendStringInfoString(&buf, " ON CONFLICT DO NOTHING");
+		w->remove_first_sql = "";
+	}
+	w->insert_sql = buf.data;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "DELETE FROM %s WHERE ", qrel);
+	for (int i = 0; i < w->nkeys; i++)
+		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
+						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
+	w->delete_sql = buf.data;
+}
+
+static void
+spi_put(IndexWriter *w, Datum *values, bool *nulls)
+{
+	char	   *n = palloc(w->ncols);
+
+	for (int i = 0; i < w->ncols; i++)
+		n[i] = nulls[i] ? 'n' : ' ';
+	if (w->remove_first_sql != NULL)
+		adjlist_plan_execute(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+							 values, n, false, 0, SPI_OK_DELETE);
+	adjlist_plan_execute(adjlist_plan(w->insert_sql, w->ncols, w->types),
+						 values, n, false, 0, SPI_OK_INSERT);
+	pfree(n);
+}
+
+static bool
+spi_remove(IndexWriter *w, Datum *keyvalues)
+{
+	adjlist_plan_execute(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+						 keyvalues, NULL, false, 0, SPI_OK_DELETE);
+	return SPI_processed > 0;
+}
+
+/* ----------------------------------------------------------------------
+ * The executor path
+ * ----------------------------------------------------------------------
+ */
+
+static void
+direct_begin(IndexWriter *w, bool bulk)
+{
+	MemoryContext oldcxt;
+	TriggerDesc *td;
+
+	w->estate = CreateExecutorState();
+	w->estate->es_output_cid = GetCurrentCommandId(true);
+	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
+	w->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
+	w->estate->es_opened_result_relations =
+		lappend(w->estate->es_opened_result_relations, w->rri);
+	ExecOpenIndices(w->rri, false);
+	w->searchslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
+	w->foundslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
+	w->newslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
+	td = w->rri->ri_TrigDesc;
+	w->buffered = bulk && w->mode == WRITE_APPEND &&
+		(td == NULL || (!td->trig_insert_before_row && !td->trig_insert_instead_row &&
+						!td->trig_insert_after_row));
+	if (w->buffered)
+		w->batch = palloc0(sizeof(TupleTableSlot *) * WRITE_BATCH);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* Fill slot with a row: the given columns, the rest null (then defaults). */
+static void
+fill_slot(IndexWriter *w, TupleTableSlot *slot, Datum *values, bool *nulls, int n)
+{
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+
+	ExecClearTuple(slot);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		slot->tts_values[i] = (Datum) 0;
+		slot->tts_isnull[i] = true;
+	}
+	for (int i = 0; i < n; i++)
+	{
+		slot->tts_values[w->attnos[i] - 1] = values[i];
+		slot->tts_isnull[w->attnos[i] - 1] = nulls ? nulls[i] : false;
+	}
+	ExecStoreVirtualTuple(slot);
+}
+
+/* Do the columns after the key of the found row equal the new values? */
+static bool
+same_projections(IndexWriter *w, Datum *values, bool *nulls)
+{
+	slot_getallattrs(w->foundslot);
+	for (int i = w->nkeys; i < w->ncols; i++)
+	{
+		int			a = w->attnos[i] - 1;
+		bool		isnull = w->foundslot->tts_isnull[a];
+
+		if (isnull != nulls[i])
+			return false;
+		if (!isnull && !datum_image_eq(w->foundslot->tts_values[a], values[i],
+									   w->typbyvals[i], w->typlens[i]))
+			return false;
+	}
+	return true;
+}
+
+static void
+direct_flush(IndexWriter *w)
+{
+	MemoryContext oldcxt;
+
+	if (w->nbatch == 0)
+		return;
+	if (w->bistate == NULL)
+	{
+		oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
+		w->bistate = GetBulkInsertState();
+		MemoryContextSwitchTo(oldcxt);
+	}
+	oldcxt = MemoryContextSwitchTo(GetPerTupleMemoryContext(w->estate));
+	table_multi_insert(w->rel, w->batch, w->nbatch, w->estate->es_output_cid, 0,
+					   w->bistate);
+	for (int i = 0; i < w->nbatch; i++)
+	{
+		List	   *recheck = NIL;
+
+		if (w->rri->ri_NumIndices > 0)
+			recheck = ADJLIST_INSERT_INDEX_TUPLES(w->rri, w->batch[i], w->estate,
+												  false, NULL, NIL);
+		/* deferred unique checks are queued as after-row events */
+		if (recheck != NIL)
+			ExecARInsertTriggers(w->estate, w->rri, w->batch[i], recheck, NULL);
+		list_free(recheck);
+		ExecClearTuple(w->batch[i]);
+	}
+	w->nbatch = 0;
+	MemoryContextSwitchTo(oldcxt);
+	ResetPerTupleExprContext(w->estate);
+}
+
+static void
+direct_put(IndexWriter *w, Datum *values, bool *nulls)
+{
+	if (w->mode == WRITE_UPSERT)
+	{
+		fill_slot(w, w->searchslot, values, nulls, w->nkeys);
+		if (RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
+										 w->searchslot, w->foundslot))
+		{
+			if (!same_projections(w, values, nulls))
+			{
+				fill_slot(w, w->newslot, values, nulls, w->ncols);
+				ExecSimpleRelationUpdate(w->rri, w->estate, NULL, w->foundslot, w->newslot);
+			}
+			return;
+		}
+	}
+	if (w->buffered)
+	{
+		TupleTableSlot *slot;
+		Relation	rel = w->rel;
+
+		if (w->batch[w->nbatch] == NULL)
+		{
+			MemoryContext oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
+
+			w->batch[w->nbatch] = table_slot_create(rel, &w->estate->es_tupleTable);
+			MemoryContextSwitchTo(oldcxt);
+		}
+		slot = w->batch[w->nbatch];
+		fill_slot(w, slot, values, nulls, w->ncols);
+		/* the caller's values may not live until the flush */
+		ExecMaterializeSlot(slot);
+		if (rel->rd_att->constr && rel->rd_att->constr->has_generated_stored)
+			ExecComputeStoredGenerated(w->rri, w->estate, slot, CMD_INSERT);
+		if (rel->rd_att->constr)
+			ExecConstraints(w->rri, slot, w->estate);
+		if (++w->nbatch == WRITE_BATCH)
+			direct_flush(w);
+		return;
+	}
+	fill_slot(w, w->newslot, values, nulls, w->ncols);
+	ExecSimpleRelationInsert(w->rri, w->estate, w->newslot);
+	ResetPerTupleExprContext(w->estate);
+}
+
+static bool
+direct_remove(IndexWriter *w, Datum *keyvalues)
+{
+	if (!OidIsValid(w->keyindex))
+		elog(ERROR, "index table \"%s\" has no key to delete by",
+			 RelationGetRelationName(w->rel));
+	direct_flush(w);
+	fill_slot(w, w->searchslot, keyvalues, NULL, w->nkeys);
+	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
+									  w->searchslot, w->foundslot))
+		return false;
+	ExecSimpleRelationDelete(w->rri, w->estate, NULL, w->foundslot);
+	ResetPerTupleExprContext(w->estate);
+	return true;
+}
+
+/* ----------------------------------------------------------------------
+ * The interface
+ * ----------------------------------------------------------------------
+ */
+
+IndexWriter *
+index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode mode,
+				   bool bulk)
+{
+	IndexWriter *w = palloc0(sizeof(IndexWriter));
+	AttrNumber	keyattnos[INDEX_MAX_KEYS];
+	bool		is_pk = false;
+	bool		deferrable = false;
+
+	w->rel = table_open(relid, RowExclusiveLock);
+	w->mode = mode;
+	w->ncols = ncols;
+	w->nkeys = nkeys;
+	writer_columns(w, colnames);
+	if (nkeys <= INDEX_MAX_KEYS && w->rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
+	{
+		for (int i = 0; i < nkeys; i++)
+			keyattnos[i] = w->attnos[i];
+		w->keyindex = key_index(w->rel, keyattnos, nkeys, &is_pk, &deferrable);
+	}
+	if (deferrable)
+	{
+		w->multiset = true;
+		w->mode = WRITE_APPEND;
+	}
+	/*
+	 * The executor helpers find a row by the primary key (or compare whole
+	 * rows when a replica identity index names another index); appending
+	 * needs no key index at all (a new index table gets its primary key
+	 * after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).
+	 */
+	w->direct = w->rel->rd_rel->relkind == RELKIND_RELATION &&
+		!adjlist_is_citus_table(relid) &&
+		(w->mode == WRITE_APPEND ||
+		 (OidIsValid(w->keyindex) && is_pk &&
+		  (!OidIsValid(RelationGetReplicaIndex(w->rel)) ||
+		   RelationGetReplicaIndex(w->rel) == w->keyindex)));
+	if (w->direct)
+		direct_begin(w, bulk);
+	else
+		build_sql(w, colnames, OidIsValid(w->keyindex), deferrable);
+	return w;
+}
+
+void
+index_writer_put(IndexWriter *w, Datum *values, bool *nulls)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (w->direct)
+		direct_put(w, values, nulls);
+	else
+		spi_put(w, values, nulls);
+}
+
+bool
+index_writer_multiset(IndexWriter *w)
+{
+	return w->multiset;
+}
+
+bool
+index_writer_remove(IndexWriter *w, Datum *keyvalues)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (w->direct)
+		return direct_remove(w, keyvalues);
+	return spi_remove(w, keyvalues);
+}
+
+void
+index_writer_end(IndexWriter *w)
+{
+	if (w->direct)
+	{
+		direct_flush(w);
+		if (w->bistate != NULL)
+			FreeBulkInsertState(w->bistate);
+		ExecCloseIndices(w->rri);
+		ExecResetTupleTable(w->estate->es_tupleTable, false);
+		FreeExecutorState(w->estate);
+	}
+	table_close(w->rel, NoLock);
+	pfree(w);
+}
+
+void
+index_writer_truncate(Oid relid)
+{
+	char	   *qrel = adjlist_qualified_name(relid);
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	bool		in_use = false;
+
+	/*
+	 * TRUNCATE refuses a table this session has open (a query still reading
+	 * it, or "TRUNCATE base, base_inverted", which holds the index table):
+	 * try it in a subtransaction and fall back to DELETE for that error
+	 * only, as core's own check (CheckTableNotInUse) defines it.
+	 */
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		if (SPI_execute(psprintf("TRUNCATE %s", qrel), false, 0) != SPI_OK_UTILITY)
+			elog(ERROR, "TRUNCATE of %s failed", qrel);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		if (edata->sqlerrcode != ERRCODE_OBJECT_IN_USE)
+			ReThrowError(edata);
+		FreeErrorData(edata);
+		in_use = true;
+	}
+	PG_END_TRY();
+	if (in_use &&
+		SPI_execute(psprintf("DELETE FROM %s", qrel), false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "DELETE from %s failed", qrel);
+}

@@ -1,0 +1,63 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_write.h
+ *	  Writing the rows of a table that adjlist maintains (an index table, a
+ *	  counter table): the one writer the triggers, the write API and the
+ *	  maintenance functions share.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_INDEX_WRITE_H
+#define ADJLIST_INDEX_WRITE_H
+
+#include "postgres.h"
+
+typedef struct IndexWriter IndexWriter;
+
+typedef enum WriteMode
+{
+	WRITE_UPSERT,				/* a row with the same key is replaced */
+	WRITE_APPEND				/* plain inserts (counter deltas, a multiset
+								 * key, a table known to be empty) */
+} WriteMode;
+
+/*
+ * Start writing relid, whose columns colnames[0..ncols) get the values;
+ * the first nkeys of them identify a row.  The caller acts as the table's
+ * owner (adjlist_become()) from here to index_writer_end(), and is
+ * connected to SPI if the table may need it.  bulk: many rows are coming,
+ * buffer them.
+ */
+extern IndexWriter *index_writer_begin(Oid relid, char **colnames, int ncols,
+									   int nkeys, WriteMode mode, bool bulk);
+
+/* Insert a row (values in column order), or replace the one with its key. */
+extern void index_writer_put(IndexWriter *w, Datum *values, bool *nulls);
+
+/*
+ * Does the table hold a multiset of keys?  When its key index is deferrable
+ * the writer appends instead of upserting (see index_write.c), and a row
+ * whose other columns change is removed and put again.
+ */
+extern bool index_writer_multiset(IndexWriter *w);
+
+/* Delete one row with the given key; false if there is none. */
+extern bool index_writer_remove(IndexWriter *w, Datum *keyvalues);
+
+/* Flush and close; locks are held until the end of the transaction. */
+extern void index_writer_end(IndexWriter *w);
+
+/* Does writing relid need SPI (a partitioned or foreign table)? */
+extern bool index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode);
+
+/* Is the key index of relid deferrable (then rows form a multiset)? */
+extern bool index_writer_key_deferrable(Oid relid, char **colnames, int nkeys);
+
+/*
+ * Empty relid as its owner: TRUNCATE, or DELETE where this session still
+ * has the table open (TRUNCATE refuses that).  The caller acts as the
+ * owner and is connected to SPI.
+ */
+extern void index_writer_truncate(Oid relid);
+
+#endif							/* ADJLIST_INDEX_WRITE_H */

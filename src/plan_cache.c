@@ -1,0 +1,146 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_cache.c
+ *	  Saved SPI plans, keyed by their SQL text and the role they run as.
+ *
+ * The SQL adjlist runs is generated from the catalogs (index_write.c, the
+ * graph readers): its text is a function of the tables' names and columns,
+ * so a cache keyed by text never runs a stale statement after a rename,
+ * and a plan whose tables changed is re-planned by the plan cache itself
+ * (SPI_keepplan).  Plans are prepared as the role that runs them, since
+ * row-level security makes a plan depend on the role.
+ *
+ * Bounded: past PLAN_CACHE_MAX plans the cache is emptied, but only when no
+ * cached plan is running, so a nested call (a policy or a trigger calling
+ * adjlist while adjlist runs a plan) never frees a plan in use.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "plan_cache.h"
+
+#define PLAN_CACHE_MAX 256
+
+typedef struct PlanKey
+{
+	uint32		hash;			/* of the text */
+	Oid			userid;
+	const char *sql;			/* in plan_cxt */
+} PlanKey;
+
+typedef struct PlanEntry
+{
+	PlanKey		key;			/* hash key: must be first */
+	SPIPlanPtr	plan;
+} PlanEntry;
+
+static HTAB *plan_cache = NULL;
+static MemoryContext plan_cxt = NULL;
+static int	plans_running = 0;
+
+static uint32
+plankey_hash(const void *key, Size keysize)
+{
+	const PlanKey *k = (const PlanKey *) key;
+
+	return k->hash ^ k->userid;
+}
+
+static int
+plankey_match(const void *a, const void *b, Size keysize)
+{
+	const PlanKey *x = (const PlanKey *) a;
+	const PlanKey *y = (const PlanKey *) b;
+
+	if (x->hash != y->hash || x->userid != y->userid)
+		return 1;
+	return strcmp(x->sql, y->sql);
+}
+
+static void
+plan_cache_reset(void)
+{
+	HASH_SEQ_STATUS status;
+	PlanEntry  *e;
+
+	hash_seq_init(&status, plan_cache);
+	while ((e = (PlanEntry *) hash_seq_search(&status)) != NULL)
+	{
+		if (e->plan)
+			SPI_freeplan(e->plan);
+	}
+	hash_destroy(plan_cache);
+	plan_cache = NULL;
+	MemoryContextReset(plan_cxt);
+}
+
+SPIPlanPtr
+adjlist_plan(const char *sql, int nargs, const Oid *argtypes)
+{
+	PlanKey		key;
+	PlanEntry  *e;
+	bool		found;
+	SPIPlanPtr	plan;
+
+	if (plan_cache != NULL && plans_running == 0 &&
+		hash_get_num_entries(plan_cache) >= PLAN_CACHE_MAX)
+		plan_cache_reset();
+	if (plan_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (plan_cxt == NULL)
+			plan_cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist plan cache",
+											 ALLOCSET_DEFAULT_SIZES);
+		ctl.keysize = sizeof(PlanKey);
+		ctl.entrysize = sizeof(PlanEntry);
+		ctl.hash = plankey_hash;
+		ctl.match = plankey_match;
+		ctl.hcxt = plan_cxt;
+		plan_cache = hash_create("adjlist plan cache", 64, &ctl,
+								 HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	}
+	key.hash = hash_bytes((const unsigned char *) sql, strlen(sql));
+	key.userid = GetUserId();
+	key.sql = sql;
+	e = hash_search(plan_cache, &key, HASH_FIND, NULL);
+	if (e != NULL && e->plan != NULL)
+		return e->plan;
+
+	plan = SPI_prepare(sql, nargs, (Oid *) argtypes);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", sql,
+			 SPI_result_code_string(SPI_result));
+	SPI_keepplan(plan);
+	key.sql = MemoryContextStrdup(plan_cxt, sql);
+	e = hash_search(plan_cache, &key, HASH_ENTER, &found);
+	e->plan = plan;
+	return plan;
+}
+
+int
+adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
+					 bool read_only, long count, int expected)
+{
+	int			ret;
+
+	plans_running++;
+	PG_TRY();
+	{
+		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
+	}
+	PG_FINALLY();
+	{
+		plans_running--;
+	}
+	PG_END_TRY();
+	if (expected != 0 && ret != expected)
+		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
+	return ret;
+}

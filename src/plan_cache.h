@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan_cache.h
+ *	  Saved SPI plans, shared by every module that runs SQL repeatedly.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_PLAN_CACHE_H
+#define ADJLIST_PLAN_CACHE_H
+
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+/*
+ * The saved plan of sql for the current user (prepared as that user, as
+ * ri_triggers.c prepares as the role that executes).  The caller is
+ * connected to SPI.
+ */
+extern SPIPlanPtr adjlist_plan(const char *sql, int nargs, const Oid *argtypes);
+
+/*
+ * SPI_execute_plan() of a plan from adjlist_plan(); the plan cannot be
+ * evicted while it runs, even by a nested call.  Checks the result code.
+ */
+extern int	adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
+								 bool read_only, long count, int expected);
+
+#endif							/* ADJLIST_PLAN_CACHE_H */

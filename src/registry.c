@@ -1,0 +1,784 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.c
+ *	  The registry of inverted indexes (adjlist_inverted_indexes): reading it,
+ *	  checking what it says against the catalogs, caching it, and writing it.
+ *
+ * Trust.  The registry decides which table the sync triggers write, and as
+ * whom: they write an index table as its owner.  So nobody but this file
+ * writes it (the table grants PUBLIC only SELECT), and only on behalf of
+ * create_inverted_index() and drop_inverted_index(), which have checked
+ * that the caller owns both tables, and of the DDL event triggers.  On top
+ * of that every reader and writer re-checks, at use, what could have
+ * changed since: the index table still exists, is a table, still has the
+ * base table's owner, and still has every registered column with the type
+ * that column has in the base table.  A mismatch is an error that names the
+ * index, never a crash and never a write into the wrong table.
+ *
+ * Caching.  Lookups are cached per base table (and per partition, pointing
+ * at its registered ancestor) in one hash table whose entries own their
+ * memory context; a relcache invalidation of any table an entry mentions,
+ * or of the registry itself, marks it stale, and it is rebuilt (its memory
+ * freed) at the next lookup.  Callers get a copy in their own memory, so a
+ * nested call that rebuilds an entry can never pull memory from under an
+ * outer one.  The cache holds at most REGISTRY_CACHE_MAX entries.
+ *
+ * Snapshots.  The registry is read with SnapshotSelf: every committed row,
+ * no predicate locks (a SERIALIZABLE writer gets no serialization failure
+ * from the registry).  Registry rows change only while the base table is
+ * locked against writers (its triggers are re-created), so a writer that
+ * holds its lock sees the registry as it is.  Readers, whose snapshot may
+ * be older, skip an index whose registry row they cannot see
+ * (registry_visible()).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/namespace.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "registry.h"
+
+#define REGISTRY_CACHE_MAX	1024
+
+typedef struct RegistryEntry
+{
+	Oid			relid;			/* hash key: a base table or a member */
+	bool		valid;
+	Oid			baserel;		/* the registered table relid belongs to */
+	MemoryContext cxt;			/* owns indexes and what they point to */
+	TableIndexes ti;			/* unchecked */
+	char	   *problem;		/* why an index cannot be used, or NULL */
+	char	   *problem_detail;
+	Oid			problem_index;
+} RegistryEntry;
+
+static HTAB *registry_cache = NULL;
+static uint64 registry_generation = 1;
+
+static void
+registry_relcache_callback(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	RegistryEntry *e;
+
+	if (registry_cache == NULL)
+		return;
+	registry_generation++;
+	hash_seq_init(&status, registry_cache);
+	while ((e = (RegistryEntry *) hash_seq_search(&status)) != NULL)
+	{
+		bool		stale = !OidIsValid(relid) || e->relid == relid ||
+			e->baserel == relid || relid == adjlist_registry_oid_if_loaded();
+
+		for (int i = 0; !stale && i < e->ti.nindexes; i++)
+			stale = (e->ti.indexes[i].indexrel == relid ||
+					 e->ti.indexes[i].counterrel == relid);
+		if (stale)
+			e->valid = false;
+	}
+}
+
+void
+registry_init(void)
+{
+	CacheRegisterRelcacheCallback(registry_relcache_callback, (Datum) 0);
+}
+
+/* ----------------------------------------------------------------------
+ * Reading the registry
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct RegistryColumns
+{
+	AttrNumber	indexrel;
+	AttrNumber	baserel;
+	AttrNumber	columns;
+	AttrNumber	nkeys;
+	AttrNumber	counterrel;
+	AttrNumber	base_key;
+	AttrNumber	mode;
+	AttrNumber	created;
+	AttrNumber	write_shards;	/* 0 in a 0.1 catalog */
+} RegistryColumns;
+
+static void
+registry_columns(Oid reg, RegistryColumns *c)
+{
+	c->indexrel = get_attnum(reg, "indexrel");
+	c->baserel = get_attnum(reg, "baserel");
+	c->columns = get_attnum(reg, "columns");
+	c->nkeys = get_attnum(reg, "nkeys");
+	c->counterrel = get_attnum(reg, "counterrel");
+	c->base_key = get_attnum(reg, "base_key");
+	c->mode = get_attnum(reg, "mode");
+	c->created = get_attnum(reg, "created");
+	c->write_shards = get_attnum(reg, "write_shards");
+	if (c->indexrel <= 0 || c->baserel <= 0 || c->columns <= 0 || c->nkeys <= 0 ||
+		c->counterrel <= 0 || c->base_key <= 0 || c->mode <= 0 || c->created <= 0)
+		elog(ERROR, "the registry of extension adjlist lacks a column");
+	if (c->write_shards < 0)
+		c->write_shards = 0;
+}
+
+static char **
+name_array(Datum d, int *n)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **names;
+
+	deconstruct_array(arr, NAMEOID, NAMEDATALEN, false, TYPALIGN_CHAR,
+					  &elems, &nulls, n);
+	names = palloc(sizeof(char *) * Max(*n, 1));
+	for (int i = 0; i < *n; i++)
+	{
+		if (nulls[i])
+			elog(ERROR, "the registry of extension adjlist has a null column name");
+		names[i] = pstrdup(NameStr(*DatumGetName(elems[i])));
+	}
+	return names;
+}
+
+typedef struct RawIndex
+{
+	IndexDef	def;
+	TimestampTz created;
+} RawIndex;
+
+static int
+raw_index_cmp(const void *a, const void *b)
+{
+	const RawIndex *x = (const RawIndex *) a;
+	const RawIndex *y = (const RawIndex *) b;
+
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	if (x->def.indexrel != y->def.indexrel)
+		return x->def.indexrel < y->def.indexrel ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The registry rows of baserel, in creation order (ties broken by the index
+ * table's OID), allocated in the current memory context.
+ */
+static int
+registry_read(Oid baserel, IndexDef **out)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	reg = table_open(cat->registry, AccessShareLock);
+	TupleDesc	desc = RelationGetDescr(reg);
+	RegistryColumns rc;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	RawIndex   *raw = NULL;
+	int			n = 0;
+	int			cap = 0;
+
+	registry_columns(cat->registry, &rc);
+	ScanKeyInit(&key, rc.baserel, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(baserel));
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		IndexDef   *d;
+		bool		isnull;
+		Datum		v;
+		char	   *mode;
+		int			nbk;
+
+		if (n >= cap)
+		{
+			cap = Max(4, cap * 2);
+			raw = raw ? repalloc(raw, sizeof(RawIndex) * cap) : palloc(sizeof(RawIndex) * cap);
+		}
+		memset(&raw[n], 0, sizeof(RawIndex));
+		d = &raw[n].def;
+		d->indexrel = DatumGetObjectId(heap_getattr(tup, rc.indexrel, desc, &isnull));
+		d->baserel = baserel;
+		d->colnames = name_array(heap_getattr(tup, rc.columns, desc, &isnull), &d->ncols);
+		d->nkeys = DatumGetInt32(heap_getattr(tup, rc.nkeys, desc, &isnull));
+		v = heap_getattr(tup, rc.counterrel, desc, &isnull);
+		d->counterrel = isnull ? InvalidOid : DatumGetObjectId(v);
+		d->base_key = name_array(heap_getattr(tup, rc.base_key, desc, &isnull), &nbk);
+		d->nbasekey = nbk;
+		mode = TextDatumGetCString(heap_getattr(tup, rc.mode, desc, &isnull));
+		d->mode = (strcmp(mode, "api") == 0) ? INDEX_MODE_API : INDEX_MODE_TRIGGER;
+		if (rc.write_shards > 0)
+			d->write_shards = DatumGetInt32(heap_getattr(tup, rc.write_shards, desc, &isnull));
+		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
+		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
+		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
+			elog(ERROR, "the registry of extension adjlist has a malformed row");
+		n++;
+	}
+	systable_endscan(scan);
+	table_close(reg, AccessShareLock);
+
+	if (n > 1)
+		qsort(raw, n, sizeof(RawIndex), raw_index_cmp);
+	*out = palloc(sizeof(IndexDef) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+		(*out)[i] = raw[i].def;
+	return n;
+}
+
+/* ----------------------------------------------------------------------
+ * Checking an index against the catalogs
+ * ----------------------------------------------------------------------
+ */
+
+/* A problem found by check_index(): message and detail, or NULL. */
+typedef struct IndexProblem
+{
+	char	   *msg;
+	char	   *detail;
+} IndexProblem;
+
+static bool
+problem(IndexProblem *p, char *msg, char *detail)
+{
+	p->msg = msg;
+	p->detail = detail;
+	return false;
+}
+
+/* A user table adjlist may write: not a catalog, not in a system schema. */
+static bool
+is_user_table(Oid relid, Form_pg_class c)
+{
+	return relid >= FirstNormalObjectId &&
+		!IsCatalogNamespace(c->relnamespace) &&
+		!IsToastNamespace(c->relnamespace) &&
+		(c->relkind == RELKIND_RELATION ||
+		 c->relkind == RELKIND_PARTITIONED_TABLE ||
+		 c->relkind == RELKIND_FOREIGN_TABLE);
+}
+
+/* The owner of a table that adjlist may write, or InvalidOid. */
+static Oid
+table_owner(Oid relid, char **name)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Form_pg_class c;
+	Oid			owner = InvalidOid;
+
+	*name = NULL;
+	if (!HeapTupleIsValid(tp))
+		return InvalidOid;
+	c = (Form_pg_class) GETSTRUCT(tp);
+	*name = pstrdup(NameStr(c->relname));
+	if (is_user_table(relid, c))
+		owner = c->relowner;
+	ReleaseSysCache(tp);
+	return owner;
+}
+
+/* The type of a live column, or InvalidOid. */
+static Oid
+column_type(Oid relid, const char *col)
+{
+	AttrNumber	a = get_attnum(relid, col);
+
+	return a > 0 ? get_atttype(relid, a) : InvalidOid;
+}
+
+static bool
+check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	char	   *idxname;
+	Oid			owner = table_owner(d->indexrel, &idxname);
+
+	if (idxname == NULL)
+		return problem(p, psprintf("the index table of an inverted index of table \"%s\" does not exist",
+								   basename), NULL);
+	if (!OidIsValid(owner))
+		return problem(p, psprintf("\"%s\" cannot be an inverted index", idxname),
+					   pstrdup("An inverted index must be a table of a user schema."));
+	if (owner != base_owner)
+		return problem(p, psprintf("inverted index \"%s\" is not owned by the owner of table \"%s\"",
+								   idxname, basename),
+					   pstrdup("An index table must have the owner of its base table."));
+	for (int i = 0; i < d->ncols; i++)
+	{
+		Oid			bt = column_type(d->baserel, d->colnames[i]);
+		Oid			it = column_type(d->indexrel, d->colnames[i]);
+
+		if (!OidIsValid(bt))
+			return problem(p, psprintf("inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+									   idxname, d->colnames[i], basename), NULL);
+		if (!OidIsValid(it))
+			return problem(p, psprintf("inverted index \"%s\" has no column \"%s\"",
+									   idxname, d->colnames[i]), NULL);
+		if (bt != it)
+			return problem(p, psprintf("column \"%s\" of inverted index \"%s\" does not have the type it has in table \"%s\"",
+									   d->colnames[i], idxname, basename),
+						   psprintf("It is %s in the index and %s in the table.",
+									format_type_be(it), format_type_be(bt)));
+		if (i < 2 && bt != cat->keytype)
+			return problem(p, psprintf("key column \"%s\" of inverted index \"%s\" is not of type adjkey",
+									   d->colnames[i], idxname), NULL);
+		d->coltypes[i] = bt;
+		get_typlenbyval(bt, &d->typlens[i], &d->typbyvals[i]);
+	}
+	for (int i = 0; i < d->nbasekey; i++)
+		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
+			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
+									   basename, d->base_key[i]), NULL);
+	if (OidIsValid(d->counterrel))
+	{
+		char	   *cntname;
+		Oid			cowner = table_owner(d->counterrel, &cntname);
+
+		if (cntname == NULL || cowner != base_owner)
+			return problem(p, psprintf("the degree counters of inverted index \"%s\" are missing or not owned by the owner of table \"%s\"",
+									   idxname, basename), NULL);
+		if (column_type(d->counterrel, "node") != cat->keytype ||
+			column_type(d->counterrel, "edge") != TEXTOID ||
+			column_type(d->counterrel, "direction") != CHAROID ||
+			column_type(d->counterrel, "n") != INT8OID)
+			return problem(p, psprintf("degree counter table \"%s\" does not have the columns node adjkey, edge text, direction \"char\" and n bigint",
+									   cntname), NULL);
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------------
+ * The cache
+ * ----------------------------------------------------------------------
+ */
+
+static void
+entry_release(RegistryEntry *e)
+{
+	if (e->cxt)
+		MemoryContextDelete(e->cxt);
+	e->cxt = NULL;
+	e->ti.nindexes = 0;
+	e->ti.indexes = NULL;
+	e->problem = NULL;
+	e->problem_detail = NULL;
+	e->problem_index = InvalidOid;
+}
+
+/*
+ * The registered table relid belongs to: itself, or its nearest partition
+ * ancestor that has indexes.
+ */
+static Oid
+find_base(Oid relid, IndexDef **defs, int *n)
+{
+	List	   *ancestors;
+	ListCell   *lc;
+
+	*n = registry_read(relid, defs);
+	if (*n > 0 || !get_rel_relispartition(relid))
+		return relid;
+	ancestors = get_partition_ancestors(relid);
+	foreach(lc, ancestors)
+	{
+		Oid			a = lfirst_oid(lc);
+
+		*n = registry_read(a, defs);
+		if (*n > 0)
+			return a;
+	}
+	return relid;
+}
+
+static void
+entry_build(RegistryEntry *e)
+{
+	MemoryContext oldcxt;
+	IndexDef   *defs;
+	int			n;
+	Oid			base;
+	char	   *basename;
+	Oid			owner;
+
+	e->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist registry entry",
+								   ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(e->cxt);
+	base = find_base(e->relid, &defs, &n);
+	e->baserel = base;
+	e->ti.baserel = base;
+	e->ti.nindexes = n;
+	e->ti.indexes = defs;
+	owner = table_owner(base, &basename);
+	e->ti.owner = owner;
+	for (int i = 0; i < n; i++)
+	{
+		IndexDef   *d = &defs[i];
+		IndexProblem p = {NULL, NULL};
+
+		d->coltypes = palloc0(sizeof(Oid) * d->ncols);
+		d->typlens = palloc0(sizeof(int16) * d->ncols);
+		d->typbyvals = palloc0(sizeof(bool) * d->ncols);
+		if (e->problem == NULL && !check_index(d, owner, basename ? basename : "?", &p))
+		{
+			e->problem = p.msg;
+			e->problem_detail = p.detail;
+			e->problem_index = d->indexrel;
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+static RegistryEntry *
+entry_get(Oid relid)
+{
+	RegistryEntry *e;
+	bool		found;
+
+	if (registry_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(RegistryEntry);
+		registry_cache = hash_create("adjlist registry cache", 64, &ctl,
+									 HASH_ELEM | HASH_BLOBS);
+	}
+	if (hash_get_num_entries(registry_cache) >= REGISTRY_CACHE_MAX)
+	{
+		/* bounded: start over (entries are rebuilt on demand) */
+		HASH_SEQ_STATUS status;
+		RegistryEntry *old;
+
+		hash_seq_init(&status, registry_cache);
+		while ((old = (RegistryEntry *) hash_seq_search(&status)) != NULL)
+		{
+			entry_release(old);
+			hash_search(registry_cache, &old->relid, HASH_REMOVE, NULL);
+		}
+	}
+	e = hash_search(registry_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->cxt = NULL;
+		e->baserel = InvalidOid;
+		e->ti.nindexes = 0;
+		e->ti.indexes = NULL;
+		e->problem = NULL;
+	}
+	if (!e->valid)
+	{
+		entry_release(e);
+		e->valid = true;		/* an invalidation during the build clears it */
+		PG_TRY();
+		{
+			entry_build(e);
+		}
+		PG_CATCH();
+		{
+			entry_release(e);
+			e->valid = false;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+	}
+	return e;
+}
+
+static IndexDef
+copy_def(const IndexDef *s)
+{
+	IndexDef	d = *s;
+
+	d.colnames = palloc(sizeof(char *) * s->ncols);
+	for (int i = 0; i < s->ncols; i++)
+		d.colnames[i] = pstrdup(s->colnames[i]);
+	d.coltypes = palloc(sizeof(Oid) * s->ncols);
+	memcpy(d.coltypes, s->coltypes, sizeof(Oid) * s->ncols);
+	d.typlens = palloc(sizeof(int16) * s->ncols);
+	memcpy(d.typlens, s->typlens, sizeof(int16) * s->ncols);
+	d.typbyvals = palloc(sizeof(bool) * s->ncols);
+	memcpy(d.typbyvals, s->typbyvals, sizeof(bool) * s->ncols);
+	d.base_key = palloc(sizeof(char *) * Max(s->nbasekey, 1));
+	for (int i = 0; i < s->nbasekey; i++)
+		d.base_key[i] = pstrdup(s->base_key[i]);
+	return d;
+}
+
+static TableIndexes *
+copy_entry(const RegistryEntry *e)
+{
+	TableIndexes *ti = palloc(sizeof(TableIndexes));
+
+	ti->baserel = e->ti.baserel;
+	ti->owner = e->ti.owner;
+	ti->nindexes = e->ti.nindexes;
+	ti->indexes = palloc(sizeof(IndexDef) * Max(e->ti.nindexes, 1));
+	for (int i = 0; i < e->ti.nindexes; i++)
+		ti->indexes[i] = copy_def(&e->ti.indexes[i]);
+	ti->generation = registry_generation;
+	return ti;
+}
+
+TableIndexes *
+registry_lookup_unchecked(Oid relid)
+{
+	return copy_entry(entry_get(relid));
+}
+
+TableIndexes *
+registry_lookup(Oid relid)
+{
+	RegistryEntry *e = entry_get(relid);
+
+	if (e->problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s", e->problem),
+				 e->problem_detail ? errdetail("%s", e->problem_detail) : 0,
+				 errhint("Repair the index table, or drop the index with drop_inverted_index() and create it again.")));
+	return copy_entry(e);
+}
+
+bool
+registry_changed(const TableIndexes *ti)
+{
+	RegistryEntry *e;
+
+	if (ti->generation == registry_generation)
+		return false;
+	e = hash_search(registry_cache, &ti->baserel, HASH_FIND, NULL);
+	return e == NULL || !e->valid;
+}
+
+/* The base table an index table belongs to, from the registry. */
+static Oid
+base_of_index(Oid indexrel)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	reg = table_open(cat->registry, AccessShareLock);
+	RegistryColumns rc;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			base = InvalidOid;
+
+	registry_columns(cat->registry, &rc);
+	ScanKeyInit(&key, rc.indexrel, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(indexrel));
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+
+		base = DatumGetObjectId(heap_getattr(tup, rc.baserel, RelationGetDescr(reg), &isnull));
+	}
+	systable_endscan(scan);
+	table_close(reg, AccessShareLock);
+	return base;
+}
+
+IndexDef *
+registry_index(Oid indexrel, bool check)
+{
+	Oid			base = base_of_index(indexrel);
+	TableIndexes *ti;
+
+	if (!OidIsValid(base))
+		return NULL;
+	ti = check ? registry_lookup(base) : registry_lookup_unchecked(base);
+	for (int i = 0; i < ti->nindexes; i++)
+		if (ti->indexes[i].indexrel == indexrel)
+			return &ti->indexes[i];
+	return NULL;
+}
+
+Oid
+registry_base_of(Oid relid)
+{
+	RegistryEntry *e = entry_get(relid);
+
+	return e->ti.nindexes > 0 ? e->baserel : InvalidOid;
+}
+
+bool
+registry_involves(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	reg;
+	RegistryColumns rc;
+	ScanKeyData key[1];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		found = false;
+
+	if (registry_base_of(relid) == relid)
+		return true;
+	reg = table_open(cat->registry, AccessShareLock);
+	registry_columns(cat->registry, &rc);
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, key);
+	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		v;
+
+		if (DatumGetObjectId(heap_getattr(tup, rc.indexrel, RelationGetDescr(reg), &isnull)) == relid)
+			found = true;
+		v = heap_getattr(tup, rc.counterrel, RelationGetDescr(reg), &isnull);
+		if (!isnull && DatumGetObjectId(v) == relid)
+			found = true;
+	}
+	systable_endscan(scan);
+	table_close(reg, AccessShareLock);
+	return found;
+}
+
+bool
+registry_visible(const IndexDef *ix, Snapshot snapshot)
+{
+	if (!TransactionIdIsNormal(ix->xmin) || TransactionIdIsCurrentTransactionId(ix->xmin))
+		return true;
+	return !XidInMVCCSnapshot(ix->xmin, snapshot);
+}
+
+const IndexDef *
+registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname)
+{
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		const IndexDef *d = &ti->indexes[i];
+
+		if (strcmp(d->colnames[0], skname) == 0 && strcmp(d->colnames[1], pkname) == 0)
+			return d;
+	}
+	return NULL;
+}
+
+/* ----------------------------------------------------------------------
+ * Writing the registry
+ * ----------------------------------------------------------------------
+ */
+
+static Datum
+names_datum(char **names, int n)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		Name		nm = palloc0(NAMEDATALEN);
+
+		namestrcpy(nm, names[i]);
+		elems[i] = NameGetDatum(nm);
+	}
+	return PointerGetDatum(construct_array(elems, n, NAMEOID, NAMEDATALEN, false,
+										   TYPALIGN_CHAR));
+}
+
+/* Run one statement on the registry as its owner. */
+static void
+registry_exec(const char *sql, int nargs, Oid *types, Datum *values,
+			  const char *nulls, int expected)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	AdjlistRoleSwitch save;
+	int			ret;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(cat->registry_owner, &save);
+	ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	adjlist_unbecome(&save);
+	if (ret != expected)
+		elog(ERROR, "registry update failed: %s", SPI_result_code_string(ret));
+	SPI_finish();
+	/* writers of the base table must see the change at once */
+	CacheInvalidateRelcacheByRelid(cat->registry);
+}
+
+void
+registry_insert(const RegistryRow *row)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[8] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
+	NAMEARRAYOID, TEXTOID, INT4OID};
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	char	   *sql;
+
+	values[0] = ObjectIdGetDatum(row->indexrel);
+	values[1] = ObjectIdGetDatum(row->baserel);
+	values[2] = names_datum(row->colnames, row->ncols);
+	values[3] = Int32GetDatum(row->nkeys);
+	values[4] = ObjectIdGetDatum(row->counterrel);
+	if (!OidIsValid(row->counterrel))
+		nulls[4] = 'n';
+	values[5] = names_datum(row->base_key, row->nbasekey);
+	values[6] = CStringGetTextDatum(row->mode == INDEX_MODE_API ? "api" : "trigger");
+	values[7] = Int32GetDatum(row->write_shards);
+	sql = psprintf("INSERT INTO %s.adjlist_inverted_indexes "
+				   "(indexrel, baserel, columns, nkeys, counterrel, counter_shards, "
+				   "base_key, mode, write_shards) "
+				   "VALUES ($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3, $4, "
+				   "$5::pg_catalog.regclass, "
+				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8)",
+				   cat->nspname);
+	registry_exec(sql, 8, types, values, nulls, SPI_OK_INSERT);
+	CacheInvalidateRelcacheByRelid(row->baserel);
+}
+
+void
+registry_delete(Oid indexrel)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	char	   *sql;
+
+	values[0] = ObjectIdGetDatum(indexrel);
+	sql = psprintf("DELETE FROM %s.adjlist_inverted_indexes "
+				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+				   cat->nspname);
+	registry_exec(sql, 1, types, values, NULL, SPI_OK_DELETE);
+}
+
+void
+registry_forget_counters(Oid counterrel)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	char	   *sql;
+
+	values[0] = ObjectIdGetDatum(counterrel);
+	sql = psprintf("UPDATE %s.adjlist_inverted_indexes SET counterrel = NULL, counter_shards = 0 "
+				   "WHERE counterrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+				   cat->nspname);
+	registry_exec(sql, 1, types, values, NULL, SPI_OK_UPDATE);
+}

@@ -1,0 +1,106 @@
+/*-------------------------------------------------------------------------
+ *
+ * registry.h
+ *	  The registry of inverted indexes: which tables have which indexes,
+ *	  validated before use, cached per session.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_REGISTRY_H
+#define ADJLIST_REGISTRY_H
+
+#include "postgres.h"
+
+#include "utils/snapshot.h"
+
+typedef enum IndexMode
+{
+	INDEX_MODE_TRIGGER,			/* kept by triggers on the base table */
+	INDEX_MODE_API				/* kept by put_edge() and friends */
+} IndexMode;
+
+/* One registered inverted index, as the registry and the catalogs say. */
+typedef struct IndexDef
+{
+	Oid			indexrel;
+	Oid			baserel;
+	int			ncols;			/* columns of the index table */
+	int			nkeys;			/* leading columns that form its key */
+	char	  **colnames;		/* registry order: partition key, sort key,
+								 * rest of the base key, projections */
+	Oid		   *coltypes;		/* the same in the base and the index table */
+	int16	   *typlens;
+	bool	   *typbyvals;
+	int			nbasekey;		/* the columns that identify a base row */
+	char	  **base_key;
+	Oid			counterrel;		/* degree counters, or InvalidOid */
+	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
+	IndexMode	mode;
+	TransactionId xmin;			/* of the registry row */
+} IndexDef;
+
+/* Every index of one base table, in creation order. */
+typedef struct TableIndexes
+{
+	Oid			baserel;
+	Oid			owner;			/* of the base table and of every index table */
+	int			nindexes;
+	IndexDef   *indexes;
+	uint64		generation;		/* bumped by every invalidation */
+} TableIndexes;
+
+extern void registry_init(void);
+
+/*
+ * The indexes of a base table, or of the registered table that relid is a
+ * partition of (at any depth); nindexes = 0 when there are none.  The result
+ * is a copy in the caller's memory context.  Every index is checked: its
+ * table exists, has the base table's owner, and has each registered column
+ * with the type that column has in the base table; a problem is an error
+ * that names the index.
+ */
+extern TableIndexes *registry_lookup(Oid relid);
+
+/* Same, but without the checks (what DDL and maintenance need). */
+extern TableIndexes *registry_lookup_unchecked(Oid relid);
+
+/* Has an invalidation touched these indexes since the lookup? */
+extern bool registry_changed(const TableIndexes *ti);
+
+/* The index whose table is indexrel, or NULL; copied, checked if asked. */
+extern IndexDef *registry_index(Oid indexrel, bool check);
+
+/* Is relid itself a registered base, index or counter table? */
+extern bool registry_involves(Oid relid);
+
+/* Registered base table of relid (itself or an ancestor), or InvalidOid. */
+extern Oid	registry_base_of(Oid relid);
+
+/* Was the registry row of ix committed before the snapshot was taken? */
+extern bool registry_visible(const IndexDef *ix, Snapshot snapshot);
+
+/* The first index (in creation order) whose key flips base columns pk, sk. */
+extern const IndexDef *registry_find_flip(const TableIndexes *ti,
+										  const char *pkname, const char *skname);
+
+/* Writing the registry: done as its owner, after the caller's checks. */
+typedef struct RegistryRow
+{
+	Oid			indexrel;
+	Oid			baserel;
+	int			ncols;
+	char	  **colnames;
+	int			nkeys;
+	Oid			counterrel;
+	int			nbasekey;
+	char	  **base_key;
+	IndexMode	mode;
+	int			write_shards;
+} RegistryRow;
+
+extern void registry_insert(const RegistryRow *row);
+extern void registry_delete(Oid indexrel);
+/* The degree counter table counterrel was dropped: forget it. */
+extern void registry_forget_counters(Oid counterrel);
+
+#endif							/* ADJLIST_REGISTRY_H */

@@ -1,0 +1,716 @@
+/*-------------------------------------------------------------------------
+ *
+ * write_api.c
+ *	  put_edge, put_edges, delete_edge and delete_node: writing a base table
+ *	  and its inverted indexes in one transaction, without triggers.
+ *
+ * This is how the indexes of a table in mode 'api' are kept: Citus, for
+ * one, refuses triggers that write a table distributed by another key, so
+ * the index rows are written here, next to the base write, as router
+ * statements (one shard each).  An index in trigger mode on the same table
+ * is kept by its triggers, which fire on the base write as on any other.
+ *
+ * Semantics are DynamoDB's: put_edge is PutItem (insert, or replace the
+ * whole item; last writer wins, two sessions putting the same new key do
+ * not fail), delete_edge is DeleteItem.  The base table is written as the
+ * caller, with the caller's privileges and row-level security; the index
+ * rows, computed from what the base write returned (index_rule.c), are
+ * written as the index's owner (index_write.c), as the triggers do.
+ *
+ * While one of these functions runs, adjlist_api_guard() lets the writes
+ * to an API-mode table through: the depth counter below is raised and
+ * lowered around them, also when an error passes through.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "index_rule.h"
+#include "index_write.h"
+#include "plan_cache.h"
+#include "registry.h"
+#include "write_api.h"
+
+PG_FUNCTION_INFO_V1(adjlist_put_edge);
+PG_FUNCTION_INFO_V1(adjlist_put_edges);
+PG_FUNCTION_INFO_V1(adjlist_delete_edge);
+PG_FUNCTION_INFO_V1(adjlist_delete_node);
+
+static int	write_api_depth = 0;
+
+bool
+adjlist_in_write_api(void)
+{
+	return write_api_depth > 0;
+}
+
+/* What the write API needs to know about a table. */
+typedef struct ApiTable
+{
+	Oid			relid;
+	char	   *qname;
+	TableIndexes *ti;
+	const char *pk;				/* the two key columns, quoted */
+	const char *sk;
+	bool		has_data;		/* a jsonb column "data" */
+	bool		unique_key;		/* a unique index on (pk, sk): upsert */
+	char	  **cols;			/* every column any index needs, for RETURNING */
+	int			ncols;
+	char	   *returning;
+	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
+} ApiTable;
+
+static ApiTable *
+api_table(Oid relid)
+{
+	ApiTable   *t = palloc0(sizeof(ApiTable));
+	const IndexDef *first;
+	StringInfoData buf;
+	Relation	rel;
+	TupleDesc	desc;
+
+	t->relid = relid;
+	t->ti = registry_lookup(relid);
+	if (t->ti->nindexes == 0 || t->ti->baserel != relid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
+				 errhint("The write API keeps the inverted indexes of a table; create one first.")));
+	first = &t->ti->indexes[0];
+	if (first->nbasekey != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the write API needs a table keyed by two columns (pk, sk)")));
+	t->pk = quote_identifier(first->base_key[0]);
+	t->sk = quote_identifier(first->base_key[1]);
+	t->qname = adjlist_qualified_name(relid);
+
+	rel = table_open(relid, AccessShareLock);
+	desc = RelationGetDescr(rel);
+	t->has_data = false;
+	initStringInfo(&buf);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		const char *name = NameStr(att->attname);
+
+		if (att->attisdropped || att->attgenerated)
+			continue;
+		if (strcmp(name, "data") == 0 && att->atttypid == JSONBOID)
+			t->has_data = true;
+		if (strcmp(name, first->base_key[0]) == 0 || strcmp(name, first->base_key[1]) == 0)
+			continue;
+		appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
+						 quote_identifier(name), quote_identifier(name));
+	}
+	t->set_list = buf.data;
+	{
+		List	   *indexes = RelationGetIndexList(rel);
+		ListCell   *lc;
+		AttrNumber	a1 = get_attnum(relid, first->base_key[0]);
+		AttrNumber	a2 = get_attnum(relid, first->base_key[1]);
+
+		foreach(lc, indexes)
+		{
+			Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
+			Form_pg_index f = ind->rd_index;
+
+			if (f->indisunique && f->indimmediate && f->indisvalid && f->indnkeyatts == 2 &&
+				RelationGetIndexPredicate(ind) == NIL &&
+				((f->indkey.values[0] == a1 && f->indkey.values[1] == a2) ||
+				 (f->indkey.values[0] == a2 && f->indkey.values[1] == a1)))
+				t->unique_key = true;
+			index_close(ind, AccessShareLock);
+		}
+		list_free(indexes);
+	}
+	table_close(rel, NoLock);
+
+	/* RETURNING every column an API-mode index needs */
+	t->cols = palloc(sizeof(char *) * MaxTupleAttributeNumber);
+	initStringInfo(&buf);
+	for (int i = 0; i < t->ti->nindexes; i++)
+	{
+		const IndexDef *ix = &t->ti->indexes[i];
+
+		for (int c = 0; c < ix->ncols; c++)
+		{
+			bool		seen = false;
+
+			for (int k = 0; k < t->ncols && !seen; k++)
+				seen = strcmp(t->cols[k], ix->colnames[c]) == 0;
+			if (seen)
+				continue;
+			t->cols[t->ncols++] = ix->colnames[c];
+			appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(ix->colnames[c]));
+		}
+	}
+	t->returning = buf.data;
+	return t;
+}
+
+/* ----------------------------------------------------------------------
+ * Index maintenance from returned base rows
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct ApiWriters
+{
+	ApiTable   *t;
+	int			n;
+	const IndexDef **ix;
+	IndexWriter **w;
+	Counts	  **counts;
+	int		   *pos;			/* ix column i -> position in t->cols, flattened */
+	AdjlistRoleSwitch role;
+} ApiWriters;
+
+static ApiWriters *
+api_writers_begin(ApiTable *t, bool bulk)
+{
+	ApiWriters *aw = palloc0(sizeof(ApiWriters));
+
+	aw->t = t;
+	aw->ix = palloc(sizeof(IndexDef *) * t->ti->nindexes);
+	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
+	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
+	adjlist_become(t->ti->owner, &aw->role);
+	for (int i = 0; i < t->ti->nindexes; i++)
+	{
+		const IndexDef *ix = &t->ti->indexes[i];
+
+		if (ix->mode != INDEX_MODE_API)
+			continue;
+		LockRelationOid(ix->indexrel, RowExclusiveLock);
+		aw->ix[aw->n] = ix;
+		aw->w[aw->n] = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
+										  WRITE_UPSERT, bulk);
+		if (OidIsValid(ix->counterrel))
+			aw->counts[aw->n] = counts_create(ix);
+		aw->n++;
+	}
+	return aw;
+}
+
+static void
+api_writers_end(ApiWriters *aw)
+{
+	for (int i = 0; i < aw->n; i++)
+	{
+		index_writer_end(aw->w[i]);
+		if (aw->counts[i])
+		{
+			counts_flush(aw->counts[i]);
+			counts_destroy(aw->counts[i]);
+		}
+	}
+	adjlist_unbecome(&aw->role);
+}
+
+/*
+ * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
+ * put (or remove) their index rows.  inserted[] says which rows are new
+ * (for the counters), or NULL.
+ */
+static void
+api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
+{
+	ApiTable   *t = aw->t;
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+												 ALLOCSET_DEFAULT_SIZES);
+
+	for (uint64 r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		for (int i = 0; i < aw->n; i++)
+		{
+			const IndexDef *ix = aw->ix[i];
+			Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
+			bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+			Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
+			bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
+			Datum		logical;
+
+			for (int c = 0; c < ix->ncols; c++)
+			{
+				int			k = 0;
+
+				while (strcmp(t->cols[k], ix->colnames[c]) != 0)
+					k++;
+				base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
+			}
+			if (!index_row(ix, base, basenull, row, rownull, &logical))
+				continue;
+			if (add)
+				index_writer_put(aw->w[i], row, rownull);
+			else
+				(void) index_writer_remove(aw->w[i], row);
+			if (aw->counts[i] && (counted == NULL || counted[r]))
+				counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
+		}
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+}
+
+/* ----------------------------------------------------------------------
+ * The statements
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (data) into the base
+ * table, returning what each index needs and whether the row is new.
+ */
+static char *
+upsert_sql(ApiTable *t)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	char	   *source = psprintf("SELECT DISTINCT ON (u.k, u.s) u.k, u.s%s FROM "
+								  "pg_catalog.unnest($1::%s.adjkey[], $2::%s.adjkey[], $3::pg_catalog.jsonb[]) "
+								  "WITH ORDINALITY AS u(k, s, d, o) "
+								  "ORDER BY u.k, u.s, u.o DESC",
+								  t->has_data ? ", u.d" : "", nsp, nsp);
+	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
+
+	if (t->unique_key)
+		return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
+						"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+						t->qname, target, source, t->pk, t->sk,
+						t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+						t->returning);
+	/* no unique index (foreign partitions): replace by delete and insert */
+	return psprintf("WITH d AS (DELETE FROM %s b USING (%s) n WHERE b.%s OPERATOR(%s.=) n.k "
+					"AND b.%s OPERATOR(%s.=) n.s RETURNING b.%s, b.%s) "
+					"INSERT INTO %s AS b (%s) %s RETURNING %s, true",
+					t->qname, source, t->pk, nsp, t->sk, nsp, t->pk, t->sk,
+					t->qname, target, source, t->returning);
+}
+
+/* Put rows: arrays of keys and data, all in one statement. */
+static int64
+put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+	Datum		values[3] = {pks, sks, datas};
+	SPITupleTable *tt;
+	uint64		n;
+	bool	   *counted;
+	ApiWriters *aw;
+	int			flagcol;
+
+	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
+						 SPI_OK_INSERT_RETURNING);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	flagcol = t->ncols + 1;
+	counted = palloc(sizeof(bool) * Max(n, 1));
+	for (uint64 r = 0; r < n; r++)
+	{
+		bool		isnull;
+		Datum		v = SPI_getbinval(tt->vals[r], tt->tupdesc, flagcol, &isnull);
+
+		counted[r] = !isnull && DatumGetBool(v);
+	}
+	aw = api_writers_begin(t, n > 1);
+	api_apply(aw, tt, n, true, counted);
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
+
+/* Delete the base rows a condition selects, and their index rows. */
+static int64
+delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values)
+{
+	char	   *sql = psprintf("DELETE FROM %s b WHERE %s RETURNING %s",
+							   t->qname, where, t->returning);
+	SPITupleTable *tt;
+	uint64		n;
+	ApiWriters *aw;
+
+	adjlist_plan_execute(adjlist_plan(sql, nargs, types), values, NULL, false, 0,
+						 SPI_OK_DELETE_RETURNING);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	aw = api_writers_begin(t, n > 1);
+	api_apply(aw, tt, n, false, NULL);
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
+
+static Datum
+one_elem_array(Datum d, Oid type, bool isnull)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {1};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_md_array(&d, &isnull, 1, dims, lbs, type, len, byval, align));
+}
+
+/*
+ * Run body(arg) with the write API's guard lifted, connected to SPI.  Every
+ * entry point goes through here.
+ */
+static int64
+in_write_api(int64 (*body) (void *), void *arg)
+{
+	int64		result = 0;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	write_api_depth++;
+	PG_TRY();
+	{
+		result = body(arg);
+	}
+	PG_FINALLY();
+	{
+		write_api_depth--;
+	}
+	PG_END_TRY();
+	SPI_finish();
+	return result;
+}
+
+typedef struct PutArgs
+{
+	ApiTable   *t;
+	Datum		pks;
+	Datum		sks;
+	Datum		datas;
+} PutArgs;
+
+static int64
+put_body(void *arg)
+{
+	PutArgs    *a = (PutArgs *) arg;
+
+	return put_rows(a->t, a->pks, a->sks, a->datas);
+}
+
+typedef struct DeleteArgs
+{
+	ApiTable   *t;
+	const char *where;
+	int			nargs;
+	Oid		   *types;
+	Datum	   *values;
+} DeleteArgs;
+
+static int64
+delete_body(void *arg)
+{
+	DeleteArgs *a = (DeleteArgs *) arg;
+
+	return delete_rows(a->t, a->where, a->nargs, a->types, a->values);
+}
+
+static void
+require_args(FunctionCallInfo fcinfo, int n, const char *what)
+{
+	for (int i = 0; i < n; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s", what)));
+}
+
+/* put_edge(tbl regclass, pk adjkey, sk adjkey, data jsonb) */
+Datum
+adjlist_put_edge(PG_FUNCTION_ARGS)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	ApiTable   *t;
+
+	require_args(fcinfo, 3, "put_edge needs a table, a pk and an sk");
+	t = api_table(PG_GETARG_OID(0));
+	if (!PG_ARGISNULL(3) && !t->has_data)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
+	{
+		PutArgs		a;
+
+		a.t = t;
+		a.pks = one_elem_array(PG_GETARG_DATUM(1), cat->keytype, false);
+		a.sks = one_elem_array(PG_GETARG_DATUM(2), cat->keytype, false);
+		a.datas = one_elem_array(PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3), JSONBOID,
+								 PG_ARGISNULL(3));
+		(void) in_write_api(put_body, &a);
+	}
+	PG_RETURN_VOID();
+}
+
+/* The value of a member of a JSON object, whatever the case of its name. */
+static JsonbValue *
+member_ci(Jsonb *obj, const char *name, JsonbValue *buf)
+{
+	JsonbIterator *it = JsonbIteratorInit(&obj->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		want = false;
+	JsonbValue *found = NULL;
+
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			want = (v.val.string.len == (int) strlen(name) &&
+					pg_strncasecmp(v.val.string.val, name, v.val.string.len) == 0);
+		else if (tok == WJB_VALUE && want)
+		{
+			*buf = v;
+			found = buf;
+			want = false;
+		}
+	}
+	return found;
+}
+
+/*
+ * put_edges(tbl regclass, edges jsonb) RETURNS bigint: put_edge for each
+ * element of a JSON array of {"pk": ..., "sk": ..., "data": ...} (member
+ * names in any case), in one statement; a key given twice: the last wins.
+ */
+Datum
+adjlist_put_edges(PG_FUNCTION_ARGS)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Jsonb	   *edges;
+	ApiTable   *t;
+	ArrayBuildState *pks;
+	ArrayBuildState *sks;
+	ArrayBuildState *datas;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int64		n = 0;
+
+	require_args(fcinfo, 2, "put_edges needs a table and an array of edges");
+	edges = PG_GETARG_JSONB_P(1);
+	if (!JB_ROOT_IS_ARRAY(edges) || JB_ROOT_IS_SCALAR(edges))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("edges must be a JSON array of {\"pk\": ..., \"sk\": ..., \"data\": ...}")));
+	t = api_table(PG_GETARG_OID(0));
+	pks = initArrayResult(cat->keytype, CurrentMemoryContext, false);
+	sks = initArrayResult(cat->keytype, CurrentMemoryContext, false);
+	datas = initArrayResult(JSONBOID, CurrentMemoryContext, false);
+	it = JsonbIteratorInit(&edges->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		Jsonb	   *obj;
+		JsonbValue	buf;
+		JsonbValue *k;
+		JsonbValue *s;
+		JsonbValue *d;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("element %lld of edges is not a JSON object", (long long) n + 1)));
+		obj = JsonbValueToJsonb(&v);
+		k = member_ci(obj, "pk", &buf);
+		if (k == NULL || k->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("element %lld of edges has no string \"pk\"", (long long) n + 1)));
+		accumArrayResult(pks, PointerGetDatum(adjkey_from_server(k->val.string.val, k->val.string.len, NULL)),
+						 false, cat->keytype, CurrentMemoryContext);
+		s = member_ci(obj, "sk", &buf);
+		if (s == NULL || s->type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("element %lld of edges has no string \"sk\"", (long long) n + 1)));
+		accumArrayResult(sks, PointerGetDatum(adjkey_from_server(s->val.string.val, s->val.string.len, NULL)),
+						 false, cat->keytype, CurrentMemoryContext);
+		d = member_ci(obj, "data", &buf);
+		if (d != NULL && d->type != jbvNull && !t->has_data)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
+		accumArrayResult(datas, (d == NULL || d->type == jbvNull) ? (Datum) 0 :
+						 JsonbPGetDatum(JsonbValueToJsonb(d)),
+						 d == NULL || d->type == jbvNull, JSONBOID, CurrentMemoryContext);
+		n++;
+	}
+	if (n == 0)
+		PG_RETURN_INT64(0);
+	{
+		PutArgs		a;
+
+		a.t = t;
+		a.pks = makeArrayResult(pks, CurrentMemoryContext);
+		a.sks = makeArrayResult(sks, CurrentMemoryContext);
+		a.datas = makeArrayResult(datas, CurrentMemoryContext);
+		(void) in_write_api(put_body, &a);
+	}
+	PG_RETURN_INT64(n);
+}
+
+/* delete_edge(tbl regclass, pk adjkey, sk adjkey) RETURNS boolean */
+Datum
+adjlist_delete_edge(PG_FUNCTION_ARGS)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	ApiTable   *t;
+	Oid			types[2] = {cat->keytype, cat->keytype};
+	Datum		values[2];
+	int64		n = 0;
+
+	require_args(fcinfo, 3, "delete_edge needs a table, a pk and an sk");
+	t = api_table(PG_GETARG_OID(0));
+	values[0] = PG_GETARG_DATUM(1);
+	values[1] = PG_GETARG_DATUM(2);
+	{
+		DeleteArgs	a;
+
+		a.t = t;
+		a.where = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
+						   t->pk, cat->nspname, t->sk, cat->nspname);
+		a.nargs = 2;
+		a.types = types;
+		a.values = values;
+		n = in_write_api(delete_body, &a);
+	}
+	PG_RETURN_BOOL(n > 0);
+}
+
+typedef struct NodeArgs
+{
+	ApiTable   *t;
+	const IndexDef *flip;
+	struct varlena *node;
+	Datum	   *pdat;
+	bool	   *pnull;
+	int			np;
+} NodeArgs;
+
+/* The sources of the edges pointing at node under one prefix, or NULL. */
+static Datum
+edge_sources(NodeArgs *a, const char *sk, int sklen, bool *found)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	const IndexDef *flip = a->flip;
+	int			nshards = Max(flip->write_shards, 1);
+	Datum	   *shardkeys = palloc(sizeof(Datum) * nshards);
+	Oid			atypes[1] = {cat->keyarraytype};
+	Datum		arg;
+	char	   *sql;
+	AdjlistRoleSwitch role;
+	Datum		sources;
+	bool		isnull;
+
+	for (int s = 0; s < nshards; s++)
+		shardkeys[s] = PointerGetDatum(flip->write_shards > 0 ?
+									   write_shard_key(sk, sklen, s) :
+									   adjkey_from_utf8(sk, sklen));
+	arg = PointerGetDatum(construct_array(shardkeys, nshards, cat->keytype, -1, false,
+										  TYPALIGN_INT));
+	sql = psprintf("SELECT pg_catalog.array_agg(i.%s) FROM %s i WHERE i.%s OPERATOR(%s.=) ANY ($1)",
+				   quote_identifier(flip->colnames[1]), adjlist_qualified_name(flip->indexrel),
+				   quote_identifier(flip->colnames[0]), cat->nspname);
+	/* the index is read as its owner; the base rows are deleted as the caller */
+	adjlist_become(a->t->ti->owner, &role);
+	adjlist_plan_execute(adjlist_plan(sql, 1, atypes), &arg, NULL, true, 0, SPI_OK_SELECT);
+	adjlist_unbecome(&role);
+	sources = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	*found = !isnull;
+	return isnull ? (Datum) 0 : PointerGetDatum(DatumGetArrayTypePCopy(sources));
+}
+
+static int64
+node_body(void *arg)
+{
+	NodeArgs   *a = (NodeArgs *) arg;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	ApiTable   *t = a->t;
+	Oid			types[2] = {cat->keytype, cat->keyarraytype};
+	Datum		values[2];
+	int64		n = 0;
+
+	for (int i = 0; i < a->np; i++)
+	{
+		int			plen;
+		const char *p;
+		char	   *sk;
+		int			sklen;
+		bool		found;
+
+		if (a->pnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("edge prefixes must not be null")));
+		p = adjkey_edge_prefix(DatumGetTextPP(a->pdat[i]), &plen);
+		sklen = plen + ADJKEY_LEN(a->node);
+		sk = palloc(sklen);
+		memcpy(sk, p, plen);
+		memcpy(sk + plen, ADJKEY_DATA(a->node), ADJKEY_LEN(a->node));
+		adjkey_check_bytes(sk, sklen, NULL);
+		values[1] = edge_sources(a, sk, sklen, &found);
+		if (!found)
+			continue;
+		values[0] = PointerGetDatum(adjkey_from_utf8(sk, sklen));
+		n += delete_rows(t, psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) ANY ($2)",
+									 t->sk, cat->nspname, t->pk, cat->nspname),
+						 2, types, values);
+	}
+	values[0] = PointerGetDatum(a->node);
+	n += delete_rows(t, psprintf("b.%s OPERATOR(%s.=) $1", t->pk, cat->nspname), 1, types, values);
+	return n;
+}
+
+/*
+ * delete_node(tbl regclass, node adjkey, edge_prefixes text[]) RETURNS
+ * bigint: the node's item collection (pk = node) and, for each edge prefix,
+ * the edges that point at it (sk = prefix || node), found through the
+ * inverted index that flips (pk, sk), across its write shards.
+ */
+Datum
+adjlist_delete_node(PG_FUNCTION_ARGS)
+{
+	NodeArgs	a;
+	ArrayType  *prefixes;
+
+	require_args(fcinfo, 3, "delete_node needs a table, a node and edge prefixes");
+	a.t = api_table(PG_GETARG_OID(0));
+	a.node = PG_GETARG_ADJKEY_PP(1);
+	prefixes = PG_GETARG_ARRAYTYPE_P(2);
+	deconstruct_array(prefixes, TEXTOID, -1, false, TYPALIGN_INT, &a.pdat, &a.pnull, &a.np);
+	a.flip = registry_find_flip(a.t->ti, a.t->ti->indexes[0].base_key[0],
+								a.t->ti->indexes[0].base_key[1]);
+	if (a.np > 0 && a.flip == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index that flips its key",
+						get_rel_name(a.t->relid))));
+	PG_RETURN_INT64(in_write_api(node_body, &a));
+}
