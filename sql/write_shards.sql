@@ -126,20 +126,9 @@ SELECT * FROM query('ws_shard_inverted', 'FOLLOWS#USER#bob', lim => 2);
 SELECT * FROM reverse_neighbors('ws_shard', 'USER#bob', 'FOLLOWS#', lim => 3);
 
 -- query() reads the shards as one ordered stream: a Merge Append of index scans
-DO $$
-DECLARE
-	l text;
-BEGIN
-	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) '
-			|| adjlist_query_sql('ws_shard_inverted', NULL, NULL, NULL, false, 10, NULL, false)
-		USING 'FOLLOWS#USER#bob'::adjkey, NULL::text, NULL::text, NULL::jsonb,
-			  write_shard_keys('FOLLOWS#USER#bob', 4)
-	LOOP
-		IF l ~ 'Merge Append|Limit|Index' THEN
-			RAISE WARNING '%', regexp_replace(l, 'ws_shard_inverted_pkey.*', 'ws_shard_inverted_pkey ...');
-		END IF;
-	END LOOP;
-END $$;
+SELECT regexp_replace(l, 'ws_shard_inverted_pkey.*', 'ws_shard_inverted_pkey ...') AS plan
+FROM explain_query('ws_shard_inverted', 'FOLLOWS#USER#bob', lim => 10) l
+WHERE l ~ 'Merge Append|Limit|Index';
 
 -- writes keep the sharded index exact: the same changes to both tables
 CREATE FUNCTION ws_write(tbl regclass) RETURNS void LANGUAGE plpgsql AS $$
@@ -188,7 +177,7 @@ SELECT count(*) FROM ws_shard_inverted WHERE pk = 'USER#ghost';
 DELETE FROM ws_shard_inverted WHERE pk = 'USER#u050' AND sk ^@ 'FOLLOWS#USER#bob#';
 UPDATE ws_shard_inverted SET sk = 'FOLLOWS#USER#bob'
  WHERE pk = 'USER#u060' AND sk ^@ 'FOLLOWS#USER#bob#';
-SELECT problem, key FROM verify_inverted_index('ws_shard_inverted') ORDER BY 1, 2::text;
+SELECT problem, key FROM verify_inverted_index('ws_shard_inverted') ORDER BY problem, key::text;
 SELECT rebuild_inverted_index('ws_shard_inverted');
 SELECT count(*) FROM verify_inverted_index('ws_shard_inverted');
 
@@ -257,7 +246,8 @@ SELECT create_inverted_index('ws_api', index_name => 'x', write_shards => 1);
 SELECT create_inverted_index('ws_api', index_name => 'x', write_shards => -2);
 SELECT create_inverted_index('ws_api', index_name => 'x', write_shards => 257);
 SELECT create_inverted_index('ws_api', index_name => 'x', write_shards => NULL);
--- a key that would outgrow the limit once sharded is refused, and nothing is written
+-- a key too long for its role (a sort key of more than 1024 bytes) is refused,
+-- and nothing is written
 INSERT INTO ws_shard VALUES ('USER#long', repeat('x', 2047), '{}');
 SELECT count(*) FROM ws_shard WHERE pk = 'USER#long';
 

@@ -405,18 +405,6 @@ CREATE FUNCTION write_shard_keys(partition_key adjkey, shards integer) RETURNS a
 COMMENT ON FUNCTION write_shard_keys(adjkey, integer) IS
 	'every stored partition key of a logical partition: partition_key#0 .. #shards-1, or {partition_key}';
 
--- The write shards of a registered index table; 0 for any other table.
-CREATE FUNCTION adjlist_index_write_shards(tbl regclass) RETURNS integer
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-	SELECT coalesce((SELECT r.write_shards FROM @extschema@.adjlist_inverted_indexes r
-					 WHERE r.indexrel = tbl), 0)
-$$;
-COMMENT ON FUNCTION adjlist_index_write_shards(regclass) IS
-	'internal: the number of write shards of an inverted index table, 0 for other tables';
-
-
 -- The C triggers (index_sync.c).
 CREATE FUNCTION adjlist_sync_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'adjlist_sync_trigger'
@@ -688,210 +676,32 @@ COMMENT ON FUNCTION to_mermaid(regclass, adjkey, text, integer, text, text, bool
 -- query: DynamoDB's Query on a table or an inverted index
 -- ---------------------------------------------------------------------
 
--- "OPERATOR(schema.op)" for a btree strategy of a type's default class.
-CREATE FUNCTION adjlist_btree_operator(t regtype, strategy integer) RETURNS text
-	LANGUAGE sql STABLE STRICT PARALLEL SAFE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-	SELECT format('OPERATOR(%I.%s)', n.nspname, o.oprname)
-	FROM pg_catalog.pg_opclass c
-	JOIN pg_catalog.pg_am am ON am.oid = c.opcmethod AND am.amname = 'btree'
-	JOIN pg_catalog.pg_amop ao ON ao.amopfamily = c.opcfamily AND ao.amopstrategy = strategy
-		AND ao.amoplefttype = c.opcintype AND ao.amoprighttype = c.opcintype
-	JOIN pg_catalog.pg_operator o ON o.oid = ao.amopopr
-	JOIN pg_catalog.pg_namespace n ON n.oid = o.oprnamespace
-	WHERE c.opcdefault AND c.opcintype = t
-$$;
-COMMENT ON FUNCTION adjlist_btree_operator(regtype, integer) IS
-	'internal: schema-qualified btree operator of a type (strategy 1..5)';
-
-CREATE FUNCTION adjlist_query_sql(
-	tbl regclass, sort_op text, sort_value text, sort_value2 text,
-	backward boolean, lim bigint, exclusive_start_key jsonb, count_only boolean)
-RETURNS text
-	LANGUAGE plpgsql STABLE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	cols name[];
-	types regtype[];
-	keytype regtype := '@extschema@.adjkey'::regtype;
-	q text;
-	cond text := '';
-	keyset text := '';
-	ord text := '';
-	i int;
-	p text;
-	s text;
-	shards int;
-	lim_sql text := CASE WHEN lim IS NOT NULL THEN format(' LIMIT %s', greatest(lim, 0)) ELSE '' END;
-BEGIN
-	IF tbl IS NULL THEN
-		RAISE EXCEPTION 'table must not be null' USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	SELECT array_agg(a.attname ORDER BY k.ord), array_agg(a.atttypid::regtype ORDER BY k.ord)
-	  INTO cols, types
-	  FROM pg_index x
-	  CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY k(attnum, ord)
-	  JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
-	 WHERE x.indrelid = tbl AND x.indisprimary;
-	IF cols IS NULL THEN
-		-- an inverted index table that can have no primary key (over
-		-- foreign partitions): the key it was registered with
-		SELECT array_agg(a.attname ORDER BY k.ord), array_agg(a.atttypid::regtype ORDER BY k.ord)
-		  INTO cols, types
-		  FROM @extschema@.adjlist_inverted_indexes r
-		  CROSS JOIN LATERAL unnest(r.columns[1:r.nkeys]) WITH ORDINALITY k(col, ord)
-		  JOIN pg_attribute a ON a.attrelid = tbl AND a.attname = k.col AND NOT a.attisdropped
-		 WHERE r.indexrel = tbl;
-	END IF;
-	IF cols IS NULL OR cardinality(cols) < 2 OR types[1] <> keytype OR types[2] <> keytype THEN
-		RAISE EXCEPTION 'table % needs a primary key whose first two columns are adjkey', tbl
-			USING ERRCODE = 'invalid_table_definition',
-				  HINT = 'query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).';
-	END IF;
-	p := format('t.%I', cols[1]);
-	s := format('t.%I', cols[2]);
-	-- a write-sharded inverted index: the partition $1 is spread over the
-	-- keys write_shard_keys($1, shards), read one by one and merged in key
-	-- order (the immutable call on a parameter folds to constants)
-	shards := @extschema@.adjlist_index_write_shards(tbl);
-
-	-- the sort-key condition
-	IF sort_op IS NOT NULL THEN
-		IF sort_value IS NULL THEN
-			RAISE EXCEPTION 'sort condition % needs a value', sort_op
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		CASE lower(sort_op)
-			WHEN '=', '<', '<=', '>', '>=' THEN
-				cond := format(' AND %s %s $2::%s', s,
-							   @extschema@.adjlist_btree_operator(keytype,
-								   CASE sort_op WHEN '<' THEN 1 WHEN '<=' THEN 2 WHEN '=' THEN 3
-												WHEN '>=' THEN 4 ELSE 5 END),
-							   keytype);
-			WHEN 'between' THEN
-				IF sort_value2 IS NULL THEN
-					RAISE EXCEPTION 'between needs two values' USING ERRCODE = 'invalid_parameter_value';
-				END IF;
-				IF sort_value::@extschema@.adjkey OPERATOR(@extschema@.>) sort_value2::@extschema@.adjkey THEN
-					RAISE EXCEPTION 'invalid between condition: the low bound % is greater than the high bound %',
-						quote_literal(sort_value), quote_literal(sort_value2)
-						USING ERRCODE = 'invalid_parameter_value',
-							  HINT = 'DynamoDB rejects this too (ValidationException); swap the bounds.';
-				END IF;
-				cond := format(' AND %1$s OPERATOR(%3$s.>=) $2::%2$s AND %1$s OPERATOR(%3$s.<=) $3::%2$s',
-							   s, keytype, '@extschema@');
-			WHEN 'begins_with' THEN
-				cond := format(' AND %s OPERATOR(%s.^@) $2::text', s, '@extschema@');
-			ELSE
-				RAISE EXCEPTION 'unknown sort condition %', quote_literal(sort_op)
-					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Use =, <, <=, >, >=, between or begins_with.';
-		END CASE;
-	END IF;
-
-	-- keyset pagination: rows strictly after the exclusive start key, in
-	-- the scan's order; the key must name every key column after the first
-	IF exclusive_start_key IS NOT NULL THEN
-		FOR i IN REVERSE cardinality(cols) .. 2 LOOP
-			IF NOT exclusive_start_key ? cols[i] THEN
-				RAISE EXCEPTION 'exclusive_start_key lacks the key column %', cols[i]
-					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Pass the key of the last row of the previous page.';
-			END IF;
-			keyset := format('(t.%1$I %2$s ($4 ->> %3$L)::%4$s%5$s)',
-							 cols[i],
-							 @extschema@.adjlist_btree_operator(types[i], CASE WHEN backward THEN 1 ELSE 5 END),
-							 cols[i], types[i],
-							 CASE WHEN keyset = '' THEN ''
-								  ELSE format(' OR (t.%I %s ($4 ->> %L)::%s AND %s)', cols[i],
-											  @extschema@.adjlist_btree_operator(types[i], 3),
-											  cols[i], types[i], keyset) END);
-		END LOOP;
-		keyset := ' AND ' || keyset;
-	END IF;
-
-	IF count_only AND shards > 0 THEN
-		RETURN format('SELECT count(*) FROM %s t WHERE %s %s ANY (@extschema@.write_shard_keys($1, %s))%s',
-					  @extschema@.adjlist_qualified(tbl), p,
-					  @extschema@.adjlist_btree_operator(keytype, 3), shards, cond);
-	ELSIF count_only THEN
-		RETURN format('SELECT count(*) FROM %s t WHERE %s %s $1%s',
-					  @extschema@.adjlist_qualified(tbl), p,
-					  @extschema@.adjlist_btree_operator(keytype, 3), cond);
-	END IF;
-
-	FOR i IN 2 .. cardinality(cols) LOOP
-		ord := ord || CASE WHEN i > 2 THEN ', ' ELSE '' END
-			|| format('t.%I USING %s', cols[i],
-					  @extschema@.adjlist_btree_operator(types[i], CASE WHEN backward THEN 5 ELSE 1 END));
-	END LOOP;
-	IF shards > 0 THEN
-		-- callers see the partition they asked for, not the shard's key
-		RETURN format('SELECT $1, %s, jsonb_build_object(%s), to_jsonb(t) || jsonb_build_object(%L, $1) '
-					  'FROM (%s) t ORDER BY %s%s',
-					  s,
-					  (SELECT string_agg(CASE WHEN c = cols[1] THEN format('%L, $1', c)
-											  ELSE format('%L, t.%I', c, c) END, ', ')
-						 FROM unnest(cols) c),
-					  cols[1],
-					  (SELECT string_agg(format('(SELECT * FROM %s t WHERE %s %s '
-												'(@extschema@.write_shard_keys($1, %s))[%s]%s%s ORDER BY %s%s)',
-												@extschema@.adjlist_qualified(tbl), p,
-												@extschema@.adjlist_btree_operator(keytype, 3),
-												shards, g.shard, cond, keyset, ord, lim_sql),
-										 ' UNION ALL ' ORDER BY g.shard)
-						 FROM generate_series(1, shards) g(shard)),
-					  ord, lim_sql);
-	END IF;
-	RETURN format('SELECT %s, %s, jsonb_build_object(%s), to_jsonb(t) FROM %s t '
-				  'WHERE %s %s $1%s%s ORDER BY %s%s',
-				  p, s,
-				  (SELECT string_agg(format('%L, t.%I', c, c), ', ') FROM unnest(cols) c),
-				  @extschema@.adjlist_qualified(tbl),
-				  p, @extschema@.adjlist_btree_operator(keytype, 3), cond, keyset, ord, lim_sql);
-END $$;
-COMMENT ON FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean) IS
-	'internal: the SQL of query() and query_count()';
-
 CREATE FUNCTION query(
 	tbl regclass, partition_value adjkey,
 	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
 	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
 RETURNS TABLE (partition_key adjkey, sort_key adjkey, key jsonb, item jsonb)
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF partition_value IS NULL THEN
-		RETURN;
-	END IF;
-	RETURN QUERY EXECUTE @extschema@.adjlist_query_sql(tbl, sort_op, sort_value, sort_value2,
-														backward, lim, exclusive_start_key, false)
-		USING partition_value, sort_value, sort_value2, exclusive_start_key;
-END $$;
+	AS 'MODULE_PATHNAME', 'adjlist_query'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
 COMMENT ON FUNCTION query(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
 	'DynamoDB Query: one partition, an optional sort-key condition, order, limit, exclusive start key';
+
+CREATE FUNCTION explain_query(
+	tbl regclass, partition_value adjkey,
+	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
+	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS SETOF text
+	AS 'MODULE_PATHNAME', 'adjlist_explain_query'
+	LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION explain_query(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
+	'the plan (EXPLAIN, COSTS OFF) of the statement query() runs for these arguments';
 
 CREATE FUNCTION query_count(
 	tbl regclass, partition_value adjkey,
 	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL)
 RETURNS bigint
-	LANGUAGE plpgsql STABLE PARALLEL RESTRICTED
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	n bigint;
-BEGIN
-	IF partition_value IS NULL THEN
-		RETURN 0;
-	END IF;
-	EXECUTE @extschema@.adjlist_query_sql(tbl, sort_op, sort_value, sort_value2,
-										  false, NULL, NULL, true)
-		INTO n USING partition_value, sort_value, sort_value2;
-	RETURN n;
-END $$;
+	AS 'MODULE_PATHNAME', 'adjlist_query_count'
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
 	'DynamoDB Query with Select COUNT: the number of matching items';
 

@@ -45,18 +45,26 @@
 #include "adjlist.h"
 #include "catalog.h"
 
+/*
+ * The catalog lives in static storage, rebuilt in place: callers keep
+ * pointers to it (and to its schema name) across calls, and a rebuild
+ * inside a nested call must not pull memory from under them.
+ */
+static AdjlistCatalog cat_storage;
 static AdjlistCatalog *cat = NULL;
-static MemoryContext cat_cxt = NULL;
+static bool stale = false;
 
+/*
+ * Only a reset of the whole relcache drops the cache here: the other
+ * modules' callbacks compare invalidated relations with the registry's OID,
+ * which must stay known to them.  A dropped extension is noticed at the
+ * next use instead (its registry table is gone).
+ */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
 {
-	if (cat != NULL && (!OidIsValid(relid) || relid == cat->registry))
-	{
-		/* rebuilt at the next use; the memory is reused */
-		cat = NULL;
-		MemoryContextReset(cat_cxt);
-	}
+	if (cat != NULL && !OidIsValid(relid))
+		stale = true;
 }
 
 Oid
@@ -106,26 +114,23 @@ const AdjlistCatalog *
 adjlist_catalog(void)
 {
 	AdjlistCatalog *c;
-	MemoryContext oldcxt;
 	Oid			ext;
 	Oid			opclass;
 
-	if (cat != NULL)
+	if (cat != NULL && !stale && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(cat->registry)))
 		return cat;
-	if (cat_cxt == NULL)
-		cat_cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist catalog",
-										ALLOCSET_SMALL_SIZES);
+	cat = NULL;
+	stale = false;
 	ext = get_extension_oid("adjlist", true);
 	if (!OidIsValid(ext))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("extension \"adjlist\" is not installed in this database")));
 
-	oldcxt = MemoryContextSwitchTo(cat_cxt);
-	c = palloc0(sizeof(AdjlistCatalog));
+	c = &cat_storage;
 	c->extension = ext;
 	c->namespace = extension_schema(ext);
-	c->nspname = quote_identifier(get_namespace_name(c->namespace));
+	strlcpy(c->nspname, quote_identifier(get_namespace_name(c->namespace)), sizeof(c->nspname));
 	c->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("adjkey"),
 								 ObjectIdGetDatum(c->namespace));
@@ -156,7 +161,6 @@ adjlist_catalog(void)
 	}
 	c->registry_has_write_shards =
 		(get_attnum(c->registry, "write_shards") != InvalidAttrNumber);
-	MemoryContextSwitchTo(oldcxt);
 	cat = c;
 	return c;
 }

@@ -22,7 +22,7 @@ typedef struct AdjlistCatalog
 {
 	Oid			extension;		/* pg_extension row */
 	Oid			namespace;		/* the extension's schema */
-	const char *nspname;		/* quoted */
+	char		nspname[NAMEDATALEN * 2 + 3];	/* quoted */
 	Oid			keytype;		/* adjkey */
 	Oid			keyarraytype;	/* adjkey[] */
 	Oid			key_family;		/* adjkey's btree operator family */

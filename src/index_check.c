@@ -166,14 +166,14 @@ adjlist_index_counts(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------------
  */
 
-/* "ext.adjlist_index_rows(oid) AS r(c1 t1, ...)" */
+/* "ext.adjlist_index_rows(oid) AS er(c1 t1, ...)": select er AS r */
 static char *
 expected_rows_sql(const IndexDef *ix)
 {
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s.adjlist_index_rows(%u::pg_catalog.oid::pg_catalog.regclass) AS r(",
+	appendStringInfo(&buf, "%s.adjlist_index_rows(%u::pg_catalog.oid::pg_catalog.regclass) AS er(",
 					 adjlist_catalog()->nspname, ix->indexrel);
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&buf, "%s%s %s", i ? ", " : "", quote_identifier(ix->colnames[i]),
@@ -182,7 +182,7 @@ expected_rows_sql(const IndexDef *ix)
 	return buf.data;
 }
 
-/* "(SELECT c1, c2, ... FROM idx) r" */
+/* "(SELECT c1, c2, ... FROM idx) ar": select ar AS r */
 static char *
 actual_rows_sql(const IndexDef *ix)
 {
@@ -192,7 +192,7 @@ actual_rows_sql(const IndexDef *ix)
 	appendStringInfoString(&buf, "(SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
-	appendStringInfo(&buf, " FROM %s) r", adjlist_qualified_name(ix->indexrel));
+	appendStringInfo(&buf, " FROM %s) ar", adjlist_qualified_name(ix->indexrel));
 	return buf.data;
 }
 
@@ -225,8 +225,8 @@ diff_rows_sql(const IndexDef *ix)
 	return psprintf("SELECT CASE WHEN a.m IS NULL THEN 'missing' WHEN e.m IS NULL THEN 'extra' "
 					"ELSE 'stale' END::pg_catalog.text, pg_catalog.jsonb_build_object(%s), "
 					"pg_catalog.to_jsonb(e.r), pg_catalog.to_jsonb(a.r) "
-					"FROM (SELECT r, 1 AS m FROM %s) e "
-					"FULL JOIN (SELECT r, 1 AS m FROM %s) a ON %s "
+					"FROM (SELECT er AS r, 1 AS m FROM %s) e "
+					"FULL JOIN (SELECT ar AS r, 1 AS m FROM %s) a ON %s "
 					"WHERE a.m IS NULL OR e.m IS NULL "
 					"OR (e.r)::pg_catalog.text OPERATOR(pg_catalog.<>) (a.r)::pg_catalog.text",
 					key.data, expected_rows_sql(ix), actual_rows_sql(ix),
@@ -344,13 +344,13 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 	{
 		/* index rows that are not exactly an expected row */
 		if (SPI_execute(psprintf("DELETE FROM %s t WHERE NOT EXISTS (SELECT 1 FROM "
-								 "(SELECT r FROM %s) e, (SELECT t AS r) a WHERE %s)",
+								 "(SELECT er AS r FROM %s) e, (SELECT t AS r) a WHERE %s)",
 								 qidx, expected_rows_sql(ix), exact),
 						false, 0) != SPI_OK_DELETE)
 			elog(ERROR, "rebuild delete failed");
 		/* expected rows that are not in the index */
-		if (SPI_execute(psprintf("INSERT INTO %s SELECT (e.r).* FROM (SELECT r FROM %s) e "
-								 "WHERE NOT EXISTS (SELECT 1 FROM (SELECT r FROM %s) a WHERE %s)",
+		if (SPI_execute(psprintf("INSERT INTO %s SELECT (e.r).* FROM (SELECT er AS r FROM %s) e "
+								 "WHERE NOT EXISTS (SELECT 1 FROM (SELECT ar AS r FROM %s) a WHERE %s)",
 								 qidx, expected_rows_sql(ix), actual_rows_sql(ix), exact),
 						false, 0) != SPI_OK_INSERT)
 			elog(ERROR, "rebuild insert failed");

@@ -45,20 +45,37 @@
  * ----------------------------------------------------------------------
  */
 
+/*
+ * DynamoDB's limit for sort keys, on the base table (its sort key column)
+ * and on the index (its sort key, the second registered column).
+ */
 static void
-check_sort_key(const IndexDef *ix, Datum key)
+check_sort_key(const IndexDef *ix, Datum key, const char *column, bool of_index)
 {
 	struct varlena *k = DatumGetAdjkeyPP(key);
 
 	if (ADJKEY_LEN(k) > ADJKEY_MAX_SORT_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 errmsg("sort key of inverted index \"%s\" is too long",
-						get_rel_name(ix->indexrel)),
-				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (the key has %d bytes).",
-						   ADJKEY_MAX_SORT_BYTES, ADJKEY_LEN(k)),
-				 errhint("Column \"%s\" is the sort key of the index; DynamoDB allows sort keys of up to %d bytes.",
-						 ix->colnames[1], ADJKEY_MAX_SORT_BYTES)));
+				 of_index ?
+				 errmsg("sort key of inverted index \"%s\" is too long", get_rel_name(ix->indexrel)) :
+				 errmsg("sort key of table \"%s\" is too long", get_rel_name(ix->baserel)),
+				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
+						   ADJKEY_MAX_SORT_BYTES, column, ADJKEY_LEN(k)),
+				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
+						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
+}
+
+/* Where the base table's sort key stands among the registered columns, or -1. */
+static int
+base_sort_column(const IndexDef *ix)
+{
+	if (ix->nbasekey < 2)
+		return -1;
+	for (int i = 0; i < ix->ncols; i++)
+		if (strcmp(ix->colnames[i], ix->base_key[1]) == 0)
+			return ix->coltypes[i] == ix->coltypes[1] ? i : -1;
+	return -1;
 }
 
 bool
@@ -73,9 +90,13 @@ index_row(const IndexDef *ix, Datum *base, bool *basenull,
 		row[i] = base[i];
 		rownull[i] = basenull[i];
 	}
-	/* the base table's sort key is the index's partition key */
-	check_sort_key(ix, row[0]);
-	check_sort_key(ix, row[1]);
+	check_sort_key(ix, row[1], ix->colnames[1], true);
+	{
+		int			b = base_sort_column(ix);
+
+		if (b >= 0 && b != 1)
+			check_sort_key(ix, row[b], ix->colnames[b], false);
+	}
 	if (logical)
 		*logical = row[0];
 	if (ix->write_shards > 0)

@@ -168,11 +168,12 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 	}
 	if (st->nindexes == 0)
 		return;
+	/* in the call's context, not in SPI's, which SPI_finish() deletes */
+	st->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist sync row",
+									   ALLOCSET_DEFAULT_SIZES);
 	if (st->spi && SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(ti->owner, &st->role);
-	st->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist sync row",
-									   ALLOCSET_DEFAULT_SIZES);
 }
 
 /* The writer of an index, opened at first use in the call's context. */
@@ -223,9 +224,9 @@ sync_end(SyncState *st)
 		}
 	}
 	adjlist_unbecome(&st->role);
+	MemoryContextDelete(st->rowcxt);
 	if (st->spi)
 		SPI_finish();
-	MemoryContextDelete(st->rowcxt);
 }
 
 /* ----------------------------------------------------------------------

@@ -287,8 +287,8 @@ upsert_sql(ApiTable *t)
 {
 	const char *nsp = adjlist_catalog()->nspname;
 	char	   *source = psprintf("SELECT DISTINCT ON (u.k, u.s) u.k, u.s%s FROM "
-								  "pg_catalog.unnest($1::%s.adjkey[], $2::%s.adjkey[], $3::pg_catalog.jsonb[]) "
-								  "WITH ORDINALITY AS u(k, s, d, o) "
+								  "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) WITH ORDINALITY AS u(k, s, d, o) "
 								  "ORDER BY u.k, u.s, u.o DESC",
 								  t->has_data ? ", u.d" : "", nsp, nsp);
 	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");

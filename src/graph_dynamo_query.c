@@ -1,0 +1,595 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_dynamo_query.c
+ *	  query() and query_count(): DynamoDB's Query on a table or an inverted
+ *	  index.
+ *
+ * One partition (partition key equality), an optional sort-key condition
+ * (=, <, <=, >, >=, between, begins_with), forward or backward, a limit,
+ * and keyset pagination with an exclusive start key, read as the caller
+ * (privileges and row-level security apply, as to the SELECT it is).  The
+ * key is the table's primary key (the partition key, the sort key, then
+ * any other key columns), or, for an index table over foreign partitions
+ * that can have none, the key it was registered with.
+ *
+ * The SQL is built here once per table and shape, and its plan saved
+ * (plan_cache.c), so a call costs what the hand-written statement costs.
+ * A write-sharded index table spreads a partition over N stored keys: one
+ * ordered branch per shard under one ORDER BY (a Merge Append), with the
+ * partition the caller asked for in the results.
+ *
+ * As DynamoDB does, an exclusive start key must come from the partition
+ * and the condition of the query, and a limit must be positive: anything
+ * else is an error ("the provided starting key is invalid").
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "plan_cache.h"
+#include "registry.h"
+
+PG_FUNCTION_INFO_V1(adjlist_query);
+PG_FUNCTION_INFO_V1(adjlist_query_count);
+PG_FUNCTION_INFO_V1(adjlist_explain_query);
+
+typedef enum SortOp
+{
+	SORT_NONE, SORT_EQ, SORT_LT, SORT_LE, SORT_GT, SORT_GE, SORT_BETWEEN, SORT_BEGINS
+} SortOp;
+
+/* The key of the table query() reads. */
+typedef struct QueryTable
+{
+	Oid			relid;
+	char	   *qname;
+	int			ncols;			/* key columns: partition, sort, others */
+	char	  **cols;
+	Oid		   *types;
+	int			shards;			/* write shards of a registered index table */
+} QueryTable;
+
+static QueryTable *
+query_table(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	QueryTable *q = palloc0(sizeof(QueryTable));
+	Relation	rel = table_open(relid, AccessShareLock);
+	Oid			pk = adjlist_primary_key_index(rel);
+	IndexDef   *ix = registry_index(relid, false);
+
+	q->relid = relid;
+	q->qname = adjlist_qualified_name(relid);
+	if (OidIsValid(pk))
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pk));
+		Form_pg_index idx;
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for index %u", pk);
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		q->ncols = idx->indnkeyatts;
+		q->cols = palloc(sizeof(char *) * q->ncols);
+		q->types = palloc(sizeof(Oid) * q->ncols);
+		for (int i = 0; i < q->ncols; i++)
+		{
+			q->cols[i] = get_attname(relid, idx->indkey.values[i], false);
+			q->types[i] = get_atttype(relid, idx->indkey.values[i]);
+		}
+		ReleaseSysCache(tp);
+	}
+	else if (ix != NULL)
+	{
+		/* an index table that can have no primary key (foreign partitions) */
+		q->ncols = ix->nkeys;
+		q->cols = ix->colnames;
+		q->types = palloc(sizeof(Oid) * q->ncols);
+		for (int i = 0; i < q->ncols; i++)
+			q->types[i] = get_atttype(relid, get_attnum(relid, ix->colnames[i]));
+	}
+	table_close(rel, AccessShareLock);
+	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("table \"%s\" needs a primary key whose first two columns are adjkey",
+						get_rel_name(relid)),
+				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
+	q->shards = ix ? ix->write_shards : 0;
+	return q;
+}
+
+static SortOp
+parse_sort_op(text *t)
+{
+	char	   *s = text_to_cstring(t);
+
+	for (char *c = s; *c; c++)
+		*c = pg_ascii_tolower((unsigned char) *c);
+	if (strcmp(s, "=") == 0)
+		return SORT_EQ;
+	if (strcmp(s, "<") == 0)
+		return SORT_LT;
+	if (strcmp(s, "<=") == 0)
+		return SORT_LE;
+	if (strcmp(s, ">") == 0)
+		return SORT_GT;
+	if (strcmp(s, ">=") == 0)
+		return SORT_GE;
+	if (strcmp(s, "between") == 0)
+		return SORT_BETWEEN;
+	if (strcmp(s, "begins_with") == 0)
+		return SORT_BEGINS;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown sort condition \"%s\"", text_to_cstring(t)),
+			 errhint("Use =, <, <=, >, >=, between or begins_with.")));
+	return SORT_NONE;
+}
+
+/* The arguments of a call, checked. */
+typedef struct QueryArgs
+{
+	struct varlena *partition;
+	SortOp		op;
+	struct varlena *v1;			/* adjkey (begins_with: the prefix's UTF-8) */
+	struct varlena *v2;
+	const char *prefix;			/* begins_with */
+	int			prefixlen;
+	text	   *prefix_text;
+	bool		backward;
+	bool		has_limit;
+	int64		limit;
+	Jsonb	   *esk;
+} QueryArgs;
+
+/* The value of member name of a JSON object, as text; NULL if absent. */
+static char *
+esk_value(Jsonb *esk, const char *name, bool *isnull)
+{
+	JsonbValue	k;
+	JsonbValue *v;
+
+	k.type = jbvString;
+	k.val.string.val = (char *) name;
+	k.val.string.len = strlen(name);
+	v = findJsonbValueFromContainer(&esk->root, JB_FOBJECT, &k);
+	*isnull = (v == NULL || v->type == jbvNull);
+	if (v == NULL)
+		return NULL;
+	if (v->type == jbvNull)
+		return pstrdup("");
+	if (v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	return JsonbToCString(NULL, v->type == jbvBinary ? v->val.binary.data : NULL, 0);
+}
+
+static void
+invalid_start_key(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the provided starting key is invalid"),
+			 errdetail("%s", detail),
+			 errhint("Pass the key of the last row of the previous page of the same query.")));
+}
+
+/* Does a sort key satisfy the query's condition? */
+static bool
+satisfies(const QueryArgs *a, struct varlena *k)
+{
+	const char *d = ADJKEY_DATA(k);
+	int			len = ADJKEY_LEN(k);
+	int			c1 = a->v1 ? adjkey_cmp_bytes(d, len, ADJKEY_DATA(a->v1), ADJKEY_LEN(a->v1)) : 0;
+
+	switch (a->op)
+	{
+		case SORT_NONE:
+			return true;
+		case SORT_EQ:
+			return c1 == 0;
+		case SORT_LT:
+			return c1 < 0;
+		case SORT_LE:
+			return c1 <= 0;
+		case SORT_GT:
+			return c1 > 0;
+		case SORT_GE:
+			return c1 >= 0;
+		case SORT_BETWEEN:
+			return c1 >= 0 &&
+				adjkey_cmp_bytes(d, len, ADJKEY_DATA(a->v2), ADJKEY_LEN(a->v2)) <= 0;
+		case SORT_BEGINS:
+			return len >= a->prefixlen && memcmp(d, a->prefix, a->prefixlen) == 0;
+	}
+	return false;
+}
+
+static void
+check_start_key(QueryTable *q, QueryArgs *a)
+{
+	bool		isnull;
+	char	   *v;
+
+	if (!JB_ROOT_IS_OBJECT(a->esk))
+		invalid_start_key("The exclusive start key must be a JSON object of key columns.");
+	/* the partition, when given, must be the one queried */
+	v = esk_value(a->esk, q->cols[0], &isnull);
+	if (v != NULL)
+	{
+		struct varlena *k;
+
+		if (isnull)
+			invalid_start_key(psprintf("Key column \"%s\" is null.", q->cols[0]));
+		k = adjkey_from_server(v, strlen(v), NULL);
+		if (adjkey_cmp_bytes(ADJKEY_DATA(k), ADJKEY_LEN(k), ADJKEY_DATA(a->partition),
+							 ADJKEY_LEN(a->partition)) != 0)
+			invalid_start_key("It belongs to another partition than the one queried.");
+	}
+	for (int i = 1; i < q->ncols; i++)
+	{
+		v = esk_value(a->esk, q->cols[i], &isnull);
+		if (v == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("exclusive_start_key lacks the key column \"%s\"", q->cols[i]),
+					 errhint("Pass the key of the last row of the previous page.")));
+		if (isnull)
+			invalid_start_key(psprintf("Key column \"%s\" is null.", q->cols[i]));
+		if (i == 1)
+		{
+			struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
+
+			if (!satisfies(a, k))
+				invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
+		}
+	}
+}
+
+static struct varlena *
+key_arg(FunctionCallInfo fcinfo, int n)
+{
+	text	   *t = PG_GETARG_TEXT_PP(n);
+
+	return adjkey_from_server(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), NULL);
+}
+
+static void
+read_args(FunctionCallInfo fcinfo, QueryArgs *a, bool with_page)
+{
+	memset(a, 0, sizeof(*a));
+	a->partition = PG_GETARG_ADJKEY_PP(1);
+	a->op = PG_ARGISNULL(2) ? SORT_NONE : parse_sort_op(PG_GETARG_TEXT_PP(2));
+	if (a->op != SORT_NONE && PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sort condition \"%s\" needs a value", text_to_cstring(PG_GETARG_TEXT_PP(2)))));
+	if (a->op == SORT_BEGINS)
+	{
+		a->prefix_text = PG_GETARG_TEXT_PP(3);
+		a->prefix = adjkey_text_to_utf8(a->prefix_text, &a->prefixlen);
+	}
+	else if (a->op != SORT_NONE)
+		a->v1 = key_arg(fcinfo, 3);
+	if (a->op == SORT_BETWEEN)
+	{
+		if (PG_ARGISNULL(4))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("between needs two values")));
+		a->v2 = key_arg(fcinfo, 4);
+		if (adjkey_cmp_bytes(ADJKEY_DATA(a->v1), ADJKEY_LEN(a->v1),
+							 ADJKEY_DATA(a->v2), ADJKEY_LEN(a->v2)) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid between condition: the low bound is greater than the high bound"),
+					 errhint("DynamoDB rejects this too (ValidationException); swap the bounds.")));
+	}
+	if (!with_page)
+		return;
+	a->backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
+	a->has_limit = !PG_ARGISNULL(6);
+	a->limit = a->has_limit ? PG_GETARG_INT64(6) : 0;
+	if (a->has_limit && a->limit <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("limit must be at least 1, not " INT64_FORMAT, a->limit),
+				 errdetail("DynamoDB rejects a Limit below 1 (ValidationException).")));
+	a->esk = PG_ARGISNULL(7) ? NULL : PG_GETARG_JSONB_P(7);
+}
+
+/* "AND s OP $2 ..." for the sort condition ($2, $3) */
+static void
+append_condition(StringInfo sql, QueryTable *q, SortOp op)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	const char *s = quote_identifier(q->cols[1]);
+	static const char *const ops[] = {"", "=", "<", "<=", ">", ">="};
+
+	if (op >= SORT_EQ && op <= SORT_GE)
+		appendStringInfo(sql, " AND t.%s OPERATOR(%s.%s) $2", s, nsp, ops[op]);
+	else if (op == SORT_BETWEEN)
+		appendStringInfo(sql, " AND t.%s OPERATOR(%s.>=) $2 AND t.%s OPERATOR(%s.<=) $3",
+						 s, nsp, s, nsp);
+	else if (op == SORT_BEGINS)
+		appendStringInfo(sql, " AND t.%s OPERATOR(%s.^@) $4", s, nsp);
+}
+
+/* Rows strictly after the start key ($5) in the scan's order. */
+static void
+append_keyset(StringInfo sql, QueryTable *q, bool backward)
+{
+	StringInfoData k;
+
+	initStringInfo(&k);
+	for (int i = q->ncols - 1; i >= 1; i--)
+	{
+		const char *c = quote_identifier(q->cols[i]);
+		char	   *gt = adjlist_operator_sql(get_opfamily_member(
+			get_opclass_family(GetDefaultOpClass(q->types[i], BTREE_AM_OID)),
+			q->types[i], q->types[i], backward ? BTLessStrategyNumber : BTGreaterStrategyNumber));
+		char	   *val = psprintf("($5 OPERATOR(pg_catalog.->>) %s)::%s", quote_literal_cstr(q->cols[i]),
+								   format_type_be_qualified(q->types[i]));
+		char	   *prev = k.data[0] ? pstrdup(k.data) : NULL;
+
+		resetStringInfo(&k);
+		if (prev == NULL)
+			appendStringInfo(&k, "t.%s %s %s", c, gt, val);
+		else
+			appendStringInfo(&k, "(t.%s %s %s OR (t.%s %s %s AND %s))", c, gt, val,
+							 c, adjlist_equality_sql(q->types[i]), val, prev);
+	}
+	appendStringInfo(sql, " AND %s", k.data);
+}
+
+static void
+append_order(StringInfo sql, QueryTable *q, bool backward)
+{
+	appendStringInfoString(sql, " ORDER BY ");
+	for (int i = 1; i < q->ncols; i++)
+	{
+		Oid			opf = get_opclass_family(GetDefaultOpClass(q->types[i], BTREE_AM_OID));
+
+		appendStringInfo(sql, "%st.%s USING %s", i > 1 ? ", " : "", quote_identifier(q->cols[i]),
+						 adjlist_operator_sql(get_opfamily_member(opf, q->types[i], q->types[i],
+																   backward ? BTGreaterStrategyNumber :
+																   BTLessStrategyNumber)));
+	}
+}
+
+/*
+ * The statement: $1 partition, $2 and $3 sort values (adjkey), $4 the
+ * begins_with prefix (text), $5 the start key (jsonb), $6 the limit, $7 the
+ * stored keys of a write-sharded partition (adjkey[]).
+ */
+static char *
+query_sql(QueryTable *q, const QueryArgs *a, bool count_only)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	const char *p = quote_identifier(q->cols[0]);
+	StringInfoData where;
+	StringInfoData sql;
+
+	initStringInfo(&where);
+	append_condition(&where, q, a->op);
+	if (a->esk != NULL)
+		append_keyset(&where, q, a->backward);
+	initStringInfo(&sql);
+	if (count_only)
+	{
+		appendStringInfo(&sql, "SELECT pg_catalog.count(*) FROM %s t WHERE t.%s OPERATOR(%s.=) %s%s",
+						 q->qname, p, nsp, q->shards > 0 ? "ANY ($7)" : "$1", where.data);
+		return sql.data;
+	}
+	if (q->shards == 0)
+	{
+		StringInfoData key;
+
+		initStringInfo(&key);
+		for (int i = 0; i < q->ncols; i++)
+			appendStringInfo(&key, "%s%s, t.%s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
+							 quote_identifier(q->cols[i]));
+		appendStringInfo(&sql, "SELECT t.%s, t.%s, pg_catalog.jsonb_build_object(%s), pg_catalog.to_jsonb(t) "
+						 "FROM %s t WHERE t.%s OPERATOR(%s.=) $1%s",
+						 p, quote_identifier(q->cols[1]), key.data, q->qname, p, nsp, where.data);
+		append_order(&sql, q, a->backward);
+		if (a->has_limit)
+			appendStringInfoString(&sql, " LIMIT $6");
+		return sql.data;
+	}
+	/* a write-sharded index: one ordered branch per stored partition key */
+	{
+		StringInfoData key;
+		StringInfoData order;
+
+		initStringInfo(&key);
+		for (int i = 0; i < q->ncols; i++)
+			appendStringInfo(&key, "%s%s, %s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
+							 i == 0 ? "$1" : psprintf("t.%s", quote_identifier(q->cols[i])));
+		initStringInfo(&order);
+		append_order(&order, q, a->backward);
+		appendStringInfo(&sql, "SELECT $1, t.%s, pg_catalog.jsonb_build_object(%s), "
+						 "pg_catalog.to_jsonb(t) OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object(%s, $1) "
+						 "FROM (",
+						 quote_identifier(q->cols[1]), key.data, quote_literal_cstr(q->cols[0]));
+		for (int s = 1; s <= q->shards; s++)
+			appendStringInfo(&sql, "%s(SELECT * FROM %s t WHERE t.%s OPERATOR(%s.=) ($7)[%d]%s%s%s)",
+							 s > 1 ? " UNION ALL " : "", q->qname, p, nsp, s, where.data, order.data,
+							 a->has_limit ? " LIMIT $6" : "");
+		appendStringInfo(&sql, ") t%s%s", order.data, a->has_limit ? " LIMIT $6" : "");
+		return sql.data;
+	}
+}
+
+static int
+run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[7] = {cat->keytype, cat->keytype, cat->keytype, TEXTOID, JSONBOID,
+	INT8OID, cat->keyarraytype};
+	Datum		values[7] = {0};
+	char		nulls[7] = {' ', 'n', 'n', 'n', 'n', 'n', 'n'};
+
+	values[0] = PointerGetDatum(a->partition);
+	if (a->v1)
+	{
+		values[1] = PointerGetDatum(a->v1);
+		nulls[1] = ' ';
+	}
+	if (a->v2)
+	{
+		values[2] = PointerGetDatum(a->v2);
+		nulls[2] = ' ';
+	}
+	if (a->prefix_text)
+	{
+		values[3] = PointerGetDatum(a->prefix_text);
+		nulls[3] = ' ';
+	}
+	if (a->esk)
+	{
+		values[4] = JsonbPGetDatum(a->esk);
+		nulls[4] = ' ';
+	}
+	if (a->has_limit)
+	{
+		values[5] = Int64GetDatum(a->limit);
+		nulls[5] = ' ';
+	}
+	if (q->shards > 0)
+	{
+		Datum	   *keys = palloc(sizeof(Datum) * q->shards);
+
+		for (int s = 0; s < q->shards; s++)
+			keys[s] = PointerGetDatum(write_shard_key(ADJKEY_DATA(a->partition),
+													  ADJKEY_LEN(a->partition), s));
+		values[6] = PointerGetDatum(construct_array(keys, q->shards, cat->keytype, -1, false,
+													TYPALIGN_INT));
+		nulls[6] = ' ';
+	}
+	if (explain)
+		return SPI_execute_with_args(psprintf("EXPLAIN (COSTS OFF) %s", query_sql(q, a, count_only)),
+									 7, types, values, nulls, false, 0);
+	return adjlist_plan_execute(adjlist_plan(query_sql(q, a, count_only), 7, types),
+								values, nulls, true, 0, SPI_OK_SELECT);
+}
+
+/*
+ * query(tbl, partition_value, sort_op, sort_value, sort_value2, backward,
+ *		 lim, exclusive_start_key)
+ *	RETURNS TABLE (partition_key adjkey, sort_key adjkey, key jsonb, item jsonb)
+ */
+Datum
+adjlist_query(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	QueryTable *q;
+	QueryArgs	a;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+		return (Datum) 0;
+	q = query_table(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, true);
+	if (a.esk != NULL)
+		check_start_key(q, &a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_query(q, &a, false, false);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		values[4];
+		bool		nulls[4];
+
+		for (int c = 0; c < 4; c++)
+			values[c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, c + 1, &nulls[c]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* query_count(tbl, partition_value, sort_op, sort_value, sort_value2) RETURNS bigint */
+Datum
+adjlist_query_count(PG_FUNCTION_ARGS)
+{
+	QueryTable *q;
+	QueryArgs	a;
+	int64		n;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_INT64(0);
+	q = query_table(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	run_query(q, &a, true, false);
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	SPI_finish();
+	PG_RETURN_INT64(n);
+}
+
+/*
+ * explain_query(...the arguments of query()...) RETURNS SETOF text: the
+ * plan of the statement query() runs for these arguments (EXPLAIN, COSTS
+ * OFF), to see which index it reads.
+ */
+Datum
+adjlist_explain_query(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	QueryTable *q;
+	QueryArgs	a;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table and the partition value must not be null")));
+	q = query_table(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, true);
+	if (a.esk != NULL)
+		check_start_key(q, &a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (run_query(q, &a, false, true) != SPI_OK_UTILITY)
+		elog(ERROR, "EXPLAIN failed");
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		v;
+		bool		isnull;
+
+		v = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
