@@ -730,6 +730,7 @@ class RunState:
         self.lock = threading.Lock()
         self.indexes = list(scenario.indexes)
         self.failures = []          # (batch, text)
+        self.soft_failures = []     # failures that do not stop the scenario
         self.history = []           # attempts in the order they ended
         self.seq = 0
         self.part_pks = {}
@@ -1061,7 +1062,7 @@ def oracle(conn, state, rng, label):
                     spec.name, n, idx_cols, '\n'.join('      ' + l for l in lines)))
             # (c) counters
             if spec.counters:
-                problems += check_counts(cur, spec, logical, rng, state.exclude)
+                problems += check_counts(cur, spec, logical, rng, state.exclude, state)
         cur.execute('COMMIT')
     except psycopg2.Error as e:
         cur.execute('ROLLBACK')
@@ -1069,7 +1070,7 @@ def oracle(conn, state, rng, label):
     return problems
 
 
-def check_counts(cur, spec, logical, rng, exclude=()):
+def check_counts(cur, spec, logical, rng, exclude=(), state=None):
     cnt = expected_counts(logical)
     probes = list(cnt.keys())
     # some that must be 0
@@ -1094,15 +1095,27 @@ def check_counts(cur, spec, logical, rng, exclude=()):
         cur.execute('ROLLBACK TO SAVEPOINT cc')
         return ['%s: edge_count failed: %s %s' % (spec.name, e.pgcode, (e.pgerror or '').strip())]
     bad = []
-    for n, e, d, c in got:
-        ename = e[:-1] if e.endswith('#') and not e.endswith('\\#') else e
+    spelling = []
+    for i, (n, e, d, c) in enumerate(got):
+        ename = e[:-1] if i >= len(probes) else e
         want = cnt.get((n, ename, d), 0)
         if c != want:
-            bad.append("edge_count(%s, %s, %s, %s) = %s, expected %d" % (spec.name, q(n), q(e), q(d), c, want))
+            line = "edge_count(%s, %s, %s, %s) = %s, expected %d" % (spec.name, q(n), q(e), q(d), c, want)
+            (spelling if i >= len(probes) else bad).append(line)
+    out = []
     if bad:
-        return ['%s: %d edge_count mismatches (of %d probes):\n%s' % (
-            spec.name, len(bad), len(allp), '\n'.join('      ' + b for b in bad[:15]))]
-    return []
+        out.append('%s: %d edge_count mismatches (of %d probes):\n%s' % (
+            spec.name, len(bad), len(probes), '\n'.join('      ' + b for b in bad[:15])))
+    if spelling and state is not None:
+        # reported once, then left out, so that it does not hide drift
+        with state.lock:
+            state.soft_failures.append(
+                'batch %d: %s: the edge name spelled with a trailing separator (\'FOLLOWS#\') does not count '
+                'as the bare name (\'FOLLOWS\'): %d of %d probes differ:\n%s'
+                % (state.batch, spec.name, len(spelling), len(variants),
+                   '\n'.join('      ' + b for b in spelling[:8])))
+            state.exclude.add('edge_spelling')
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -1219,7 +1232,7 @@ def replay(dbname, sc, rows, attempts, rng):
                 cur.execute('ROLLBACK')
             except psycopg2.Error:
                 pass
-    st = RunState(sc, 0, ())
+    st = RunState(sc, 0, ('edge_spelling',))
     probs = oracle(conn, st, rng, 'replay')
     conn.close()
     return probs
@@ -1390,6 +1403,7 @@ def run_counter_conflicts(sc, seed, pairs, args):
         if db == without:
             st2.indexes = nocount
         problems += oracle(conns[db][0], st2, rng, 'final')
+        problems += st2.soft_failures
     for db in conns:
         for c in conns[db]:
             c.close()
@@ -1477,7 +1491,8 @@ def run_scenario(sc, seed, args):
     setup.close()
     stt = state.stats
     nfail = len(state.failures) + (1 if failed_batch is not None and not state.failures else 0)
-    ok = failed_batch is None and not state.failures
+    ok = failed_batch is None and not state.failures and not state.soft_failures
+    nfail += len(state.soft_failures)
     repro = None
     if not ok and args.reduce_seconds > 0 and last_good is not None and failed_batch:
         repro = reduce_failure(sc, state, last_good, failed_batch, args.reduce_seconds)
@@ -1487,6 +1502,8 @@ def run_scenario(sc, seed, args):
                fmt(stt.retries), fmt(stt.gave_up), fmt(stt.aborted), fmt(stt.refusals), nfail,
                b, nbatches, time.time() - t0, 'PASS' if ok else 'FAIL (batch %s)' % failed_batch))
     detail = []
+    for f in state.soft_failures:
+        detail.append('FAILURE scenario=%s seed=%s (did not stop the scenario) %s' % (sc.name, seed, f))
     if stt.refusals:
         detail.append('refused DDL in scenario %s (SQLSTATE: example):' % sc.name)
         detail += ['  %s: %s' % (k, v) for k, v in sorted(stt.refusal_examples.items())]
@@ -1536,7 +1553,7 @@ ARGS = None
 def main():
     global ARGS
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--seed', type=int, default=1)
+    ap.add_argument('--seed', type=int, default=None, help='default 1 (with --soak: a fresh one)')
     ap.add_argument('--statements', type=int, default=150, help='statements per session and scenario')
     ap.add_argument('--batch', type=int, default=50, help='statements per session between two checks')
     ap.add_argument('--sessions', type=int, default=4)
@@ -1549,6 +1566,8 @@ def main():
     args = ap.parse_args()
     args.exclude = [x for x in args.exclude.split(',') if x]
     ARGS = args
+    if args.seed is None:
+        args.seed = random.SystemRandom().randrange(1, 10 ** 9) if args.soak else 1
     if args.list:
         for s in SCENARIOS:
             print('%-18s %s' % (s.name, s.doc))
