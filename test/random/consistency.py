@@ -65,6 +65,18 @@ SKS = ['FOLLOWS#USER#u0', 'FOLLOWS#USER#u1', 'FOLLOWS#USER#ü', 'FOLLOWS#',
 GSKS = ['G#1', 'G#2', 'GSI#USER#u1', 'PROFILE', 'G#é']
 
 
+KEY_FEATURES = {
+    'key_trailing_sep': lambda k: k.endswith('#') and not k.endswith('\\#'),
+    'key_escaped': lambda k: '\\' in k,
+    'key_multibyte': lambda k: any(ord(c) > 127 for c in k),
+    'key_single_part': lambda k: split_first(k)[1] == '',
+}
+
+
+def key_excluded(k, exclude):
+    return any(f in exclude and KEY_FEATURES[f](k) for f in KEY_FEATURES)
+
+
 def fnv1a32(s):
     h = 2166136261
     for b in s.encode('utf-8'):
@@ -173,6 +185,7 @@ COMMON_WEIGHTS = {
 
 class Scenario:
     name = None
+
     doc = ''
     deferrable = False
     partitioned = False
@@ -180,6 +193,15 @@ class Scenario:
     ddl_session = False      # session 0 issues DDL
     extra_weights = {}
     nparts = 4
+    partition_by = 'HASH (pk)'
+    ddl_ops = ('detach', 'attach', 'index_detached')
+
+    def post_load_sql(self):
+        """Run after the initial rows, before the indexes are created."""
+        return ''
+
+    def part_bound(self, i):
+        return 'FOR VALUES WITH (MODULUS %d, REMAINDER %d)' % (self.nparts, i)
 
     def __init__(self):
         self.indexes = self.make_indexes()
@@ -190,11 +212,10 @@ class Scenario:
     def table_sql(self):
         pkey = 'PRIMARY KEY (pk, sk)' + (' DEFERRABLE INITIALLY IMMEDIATE' if self.deferrable else '')
         sql = ('CREATE TABLE g (pk adjkey, sk adjkey, data jsonb, note text, gsk adjkey, %s)%s;\n'
-               % (pkey, ' PARTITION BY HASH (pk)' if self.partitioned else ''))
+               % (pkey, ' PARTITION BY %s' % self.partition_by if self.partitioned else ''))
         if self.partitioned:
             for i in range(self.nparts):
-                sql += ('CREATE TABLE g_p%d PARTITION OF g FOR VALUES WITH (MODULUS %d, REMAINDER %d);\n'
-                        % (i, self.nparts, i))
+                sql += 'CREATE TABLE g_p%d PARTITION OF g %s;\n' % (i, self.part_bound(i))
         if self.triggers:
             sql += USER_TRIGGERS_SQL
         return sql
@@ -227,18 +248,44 @@ class PartitionedScenario(Scenario):
         return [IndexSpec('g_inv', include=['data'], partitions=4)]
 
 
+class RangeScenario(PartitionedScenario):
+    name = 'partitioned_range'
+    doc = 'base partitioned by RANGE (pk) with a DEFAULT partition; key updates move rows between partitions'
+    partition_by = 'RANGE (pk)'
+    extra_weights = {'part_write': 4, 'truncate_partition': 0.3}
+
+    def part_bound(self, i):
+        return ["FOR VALUES FROM (MINVALUE) TO ('ORG')", "FOR VALUES FROM ('ORG') TO ('USER#u2')",
+                "FOR VALUES FROM ('USER#u2') TO ('USER#ü')", 'DEFAULT'][i]
+
+    def make_indexes(self):
+        return [IndexSpec('g_inv', include=['*'])]
+
+
 class DetachScenario(PartitionedScenario):
     name = 'detach'
     doc = 'hash-partitioned base: DETACH [CONCURRENTLY] / ATTACH (also of an indexed table) from session 0'
     ddl_session = True
-    extra_weights = {'part_write': 6, 'truncate_partition': 0.3, 'ddl_partition': 3}
+    extra_weights = {'part_write': 6, 'ddl_partition': 8}
+
+
+class AttachScenario(PartitionedScenario):
+    name = 'attach'
+    doc = ('hash-partitioned base whose partitions 2 and 3 start detached, with rows: ATTACH them '
+           '(sometimes after indexing them on their own) from session 0; no DETACH')
+    ddl_session = True
+    ddl_ops = ('attach', 'index_detached')
+    extra_weights = {'part_write': 6, 'ddl_partition': 8}
+
+    def post_load_sql(self):
+        return 'ALTER TABLE g DETACH PARTITION g_p2; ALTER TABLE g DETACH PARTITION g_p3;'
 
 
 class InheritScenario(Scenario):
     name = 'inherit'
     doc = 'inheritance children of the base table (CREATE ... INHERITS, ALTER ... INHERIT / NO INHERIT)'
     ddl_session = True
-    extra_weights = {'child_write': 6, 'ddl_inherit': 3}
+    extra_weights = {'child_write': 6, 'ddl_inherit': 8}
 
 
 class ShardedScenario(Scenario):
@@ -268,6 +315,16 @@ class MultiScenario(Scenario):
                 IndexSpec('g_by_gsk', partition_key='gsk', sort_key='pk', include=['data'])]
 
 
+class MultiSqlScenario(Scenario):
+    name = 'multi_sql'
+    doc = 'three indexes, two of them written through SQL (a partitioned index table; counters), one write-sharded'
+
+    def make_indexes(self):
+        return [IndexSpec('g_part', include=['data'], partitions=2),
+                IndexSpec('g_cnt', counters=2),
+                IndexSpec('g_ws', include=['*'], write_shards=4)]
+
+
 class DeferrableScenario(Scenario):
     name = 'deferrable'
     doc = 'DEFERRABLE primary key: key swaps in one statement, deferred duplicates'
@@ -288,8 +345,8 @@ class CounterConflictScenario(Scenario):
         return [IndexSpec('g_inv', include=['data'], counters=4)]
 
 
-SCENARIOS = [PlainScenario, TriggersScenario, PartitionedScenario, DetachScenario,
-             InheritScenario, ShardedScenario, CountedScenario, MultiScenario,
+SCENARIOS = [PlainScenario, TriggersScenario, PartitionedScenario, RangeScenario, DetachScenario, AttachScenario,
+             InheritScenario, ShardedScenario, CountedScenario, MultiScenario, MultiSqlScenario,
              DeferrableScenario, CounterConflictScenario]
 SCENARIO_BY_NAME = {s.name: s for s in SCENARIOS}
 
@@ -343,16 +400,19 @@ class Gen:
         w = scenario.weights()
         self.kinds = [k for k in w if w[k] > 0 and k not in state.exclude]
         self.kw = [w[k] for k in self.kinds]
+        # key features can be left out too (--exclude key_trailing_sep, ...)
+        self.pks = [k for k in PKS if not key_excluded(k, state.exclude)] or ['USER#u0']
+        self.sks = [k for k in SKS if not key_excluded(k, state.exclude)] or ['FOLLOWS#USER#u0']
 
     # values
     def pk(self):
-        return self.rng.choice(PKS)
+        return self.rng.choice(self.pks)
 
     def sk(self):
         r = self.rng.random()
-        if r < 0.06:
-            return self.rng.choice(SKS).lower()
-        return self.rng.choice(SKS)
+        if r < 0.06 and 'key_lowercase' not in self.state.exclude:
+            return self.rng.choice(self.sks).lower()
+        return self.rng.choice(self.sks)
 
     def data(self):
         r = self.rng.random()
@@ -493,7 +553,7 @@ class Gen:
                         % (self.where_key(), q(self.sk())))
         if kind == 'swap':
             p = self.pk()
-            a, b = r.sample(SKS, 2)
+            a, b = r.sample(self.sks, 2)
             return Stmt(kind, 'UPDATE g SET sk = CASE WHEN sk = %s THEN %s::adjkey ELSE %s::adjkey END '
                               'WHERE pk = %s AND sk IN (%s, %s)' % (q(a), q(b), q(a), q(p), q(a), q(b)))
         if kind == 'truncate':
@@ -574,20 +634,23 @@ class Gen:
             if pending:
                 return ('ALTER TABLE g DETACH PARTITION %s FINALIZE' % name, None)
         detached = [i for i in range(n) if 'g_p%d' % i not in attached]
-        if detached and (r.random() < 0.6 or len(attached) <= 2):
+        ops = self.sc.ddl_ops
+        if detached and ('detach' not in ops or r.random() < 0.6 or len(attached) <= 2):
             i = r.choice(detached)
             t = 'g_p%d' % i
             cur.execute("SELECT 1 FROM adjlist_inverted_indexes WHERE baserel = %s::regclass", (t,))
             indexed = cur.fetchone() is not None
             c = r.random()
-            if not indexed and c < 0.35:
+            if not indexed and c < 0.35 and 'index_detached' in ops:
                 # make the detached table an indexed table of its own, to attach it later
                 spec = IndexSpec('g_p%d_inv' % i, base=t, include=['data'], dynamic=True)
                 self.state.add_dynamic_index(spec)
                 return (spec.create_sql(), None)
             if indexed and c < 0.4:
                 return ("SELECT drop_inverted_index('g_p%d_inv')" % i, None)
-            return ('ALTER TABLE g ATTACH PARTITION %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)' % (t, n, i), None)
+            return ('ALTER TABLE g ATTACH PARTITION %s %s' % (t, self.sc.part_bound(i)), None)
+        if 'detach' not in ops:
+            return None
         i = int(r.choice(sorted(attached))[3:])
         conc = r.random() < 0.4
         if conc:
@@ -601,7 +664,7 @@ class Gen:
                     "FROM pg_class c WHERE c.relname LIKE 'g\\_child%' AND c.relkind = 'r' ORDER BY 1")
         tables = cur.fetchall()
         c = r.random()
-        if len(tables) < 3 and c < 0.4:
+        if not tables or (len(tables) < 3 and c < 0.4):
             name = 'g_child%d' % r.randrange(3)
             if any(t[0] == name for t in tables):
                 name = 'g_child%d' % r.randrange(3, 6)
@@ -783,7 +846,9 @@ class Session:
             return 'unexpected'
         if code == '23505':
             t = getattr(e.diag, 'table_name', None)
-            if t in self.state.index_tables or (t and t.endswith('_inv') or t and '_inv_' in t):
+            # a duplicate in a base table (g, its partitions, its children) is
+            # the application's; one in an index table is the product's
+            if t and not re.match(r'^(g|g_p\d+|g_child\d+)$', t):
                 return 'unexpected'
         if item is not None and getattr(item, 'refusable', False):
             return 'refusal'
@@ -1158,6 +1223,8 @@ def setup_db(dbname, sc, initial_rows, indexes=None, with_ext_retry=True):
     cur.execute(sc.table_sql())
     if initial_rows:
         cur.execute('INSERT INTO g (pk, sk, data, note, gsk) VALUES %s' % Gen.values(initial_rows))
+    if sc.post_load_sql():
+        cur.execute(sc.post_load_sql())
     for spec in (indexes if indexes is not None else sc.indexes):
         cur.execute(spec.create_sql())
     return conn
@@ -1178,6 +1245,8 @@ def script_of(sc, rows, attempts):
            'CREATE EXTENSION IF NOT EXISTS adjlist;', sc.table_sql().strip()]
     if rows:
         out.append('INSERT INTO g (pk, sk, data, note, gsk) VALUES %s;' % Gen.values(rows))
+    if sc.post_load_sql():
+        out.append(sc.post_load_sql())
     for spec in sc.indexes:
         out.append(spec.create_sql() + ';')
     for a in attempts:
@@ -1269,9 +1338,13 @@ def reduce_failure(sc, state, last_good_rows, batch, budget):
     attempts = [a for a in state.history if a[5] == batch]
     rng = random.Random(0)
     deadline = time.time() + budget
-    probs = replay(dbname, sc, last_good_rows, attempts, rng)
-    if probs is None:
-        return 'not reduced: the setup of the replay failed'
+    if sc.ddl_session:
+        # the catalog changed in earlier batches: replay everything
+        probs = []
+    else:
+        probs = replay(dbname, sc, last_good_rows, attempts, rng)
+        if probs is None:
+            return 'not reduced: the setup of the replay failed'
     if not probs:
         # also try the whole history from the start
         attempts = list(state.history)
@@ -1438,13 +1511,22 @@ def run_scenario(sc, seed, args):
     setup = setup_db(dbname, sc, rows0)
     cur = setup.cursor()
     # which table names belong to the indexes (a unique violation there is a product bug)
-    cur.execute("SELECT c.relname FROM pg_class c WHERE c.relname ~ '(_inv|_keys|_all|_by_gsk)' AND c.relkind IN ('r', 'p')")
+    cur.execute("SELECT c.relname FROM pg_class c WHERE c.relname ~ '(_inv|_keys|_all|_by_gsk|_part|_cnt|_ws)' AND c.relkind IN ('r', 'p')")
     state.index_tables = {x[0] for x in cur.fetchall()}
     if sc.partitioned:
-        for i in range(sc.nparts):
-            cur.execute("SELECT array_agg(k) FROM unnest(%s::text[]) k "
-                        "WHERE satisfies_hash_partition('g'::regclass, %s, %s, k::adjkey)", (PKS, sc.nparts, i))
-            state.part_pks[i] = cur.fetchone()[0] or []
+        # which partition each pk goes to: ask the server (inserts rolled back)
+        if sc.partition_by.startswith('HASH'):
+            for i in range(sc.nparts):
+                cur.execute("SELECT array_agg(k) FROM unnest(%s::text[]) k "
+                            "WHERE satisfies_hash_partition('g'::regclass, %s, %s, k::adjkey)", (PKS, sc.nparts, i))
+                state.part_pks[i] = cur.fetchone()[0] or []
+        else:
+            cur.execute('BEGIN')
+            for k in PKS:
+                cur.execute("INSERT INTO g (pk, sk) VALUES (%s, 'PROBE') RETURNING tableoid::regclass::text", (k,))
+                part = cur.fetchone()[0]
+                state.part_pks.setdefault(int(part[3:]), []).append(k)
+            cur.execute('ROLLBACK')
     # the write-shard rule of the oracle against the product's own function
     for spec in sc.indexes:
         if spec.write_shards:
@@ -1482,9 +1564,11 @@ def run_scenario(sc, seed, args):
             report_failure(sc, seed, b, state, sessions, problems + batch_failures)
             break
         last_good = snapshot_base(checker)
-        # forget the history of good batches (the reducer starts from last_good)
-        with state.lock:
-            state.history = [h for h in state.history if h[5] > b]
+        # forget the history of good batches (the reducer starts from
+        # last_good), unless DDL makes the base rows alone not enough
+        if not sc.ddl_session:
+            with state.lock:
+                state.history = [h for h in state.history if h[5] > b]
     for s in sessions:
         s.close()
     checker.close()
@@ -1510,7 +1594,7 @@ def run_scenario(sc, seed, args):
     if stt.by_iso_40001:
         detail.append('40001 by isolation level: %s' % fmt(stt.by_iso_40001))
     if repro:
-        detail.append('reduced (sequential replay from the base rows of the last good check):')
+        detail.append('reduced (one session, sequential replay; then shrunk):')
         detail.append(repro)
     return ok, line, detail
 
@@ -1534,8 +1618,22 @@ def report_failure(sc, seed, batch, state, sessions, problems):
            '  indexes: %s' % '; '.join(s.describe() for s in state.indexes),
            '  replay: consistency.py --scenario %s --seed %s --statements %s%s'
            % (sc.name, seed, ARGS.statements, (' --exclude ' + ','.join(sorted(state.exclude))) if state.exclude else '')]
+    groups = collections.OrderedDict()
     for p in problems:
-        out.append('  - ' + p.replace('\n', '\n    '))
+        lines = p.split('\n')
+        if ': unexpected error ' in lines[0] and len(lines) > 1:
+            code = lines[0].split(': unexpected error ')[1].split()[0]
+            sig = code + ' ' + lines[1].strip().split(' | ')[0]
+            groups.setdefault(sig, []).append(p)
+        else:
+            groups.setdefault(p, []).append(p)
+    for sig, ps in groups.items():
+        if len(ps) > 1:
+            out.append('  - %d times: %s; first ones:' % (len(ps), sig))
+            for p in ps[:3]:
+                out.append('      ' + p.replace('\n', '\n      '))
+        else:
+            out.append('  - ' + ps[0].replace('\n', '\n    '))
     for s in sessions:
         out.append('  last statements of session %d:' % s.no)
         for l in list(s.log)[-8:]:
@@ -1571,8 +1669,10 @@ def main():
     if args.list:
         for s in SCENARIOS:
             print('%-18s %s' % (s.name, s.doc))
-        print('statement kinds: %s' % ', '.join(sorted(set(COMMON_WEIGHTS) | {
+        print('statement kinds (for --exclude): %s' % ', '.join(sorted(set(COMMON_WEIGHTS) | {
             k for s in SCENARIOS for k in s.extra_weights})))
+        print('key features (for --exclude): %s, key_lowercase' % ', '.join(sorted(KEY_FEATURES)))
+        print('checks (for --exclude): edge_spelling')
         return 0
     names = []
     for s in args.scenario or []:
