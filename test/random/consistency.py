@@ -185,6 +185,7 @@ COMMON_WEIGHTS = {
 
 class Scenario:
     name = None
+    stream = None            # name the random streams are seeded with (default: name)
 
     doc = ''
     deferrable = False
@@ -304,6 +305,13 @@ class CountedScenario(Scenario):
         return [IndexSpec('g_inv', include=['data'], counters=4)]
 
 
+class CountedBaselineScenario(Scenario):
+    name = 'counted_baseline'
+    stream = 'counted'
+    doc = ('the statement stream of counted (same seeds) on the same index without counters: '
+           'compare the 40001 retries of the two summary lines')
+
+
 class MultiScenario(Scenario):
     name = 'multi'
     doc = 'three indexes: keys only; {*} partitioned; sparse on gsk'
@@ -345,9 +353,21 @@ class CounterConflictScenario(Scenario):
         return [IndexSpec('g_inv', include=['data'], counters=4)]
 
 
+class SelfTestScenario(Scenario):
+    """Not a stream scenario: corrupts the index behind the triggers' back
+    and requires the oracle's own checks (b) and (c) to notice."""
+    name = 'oracle_selftest'
+    doc = ('corrupts indexes behind the triggers\' back (session_replication_role = replica, direct '
+           'writes to the index table, a wrong write shard): the oracle\'s own checks must see each one')
+
+    def make_indexes(self):
+        return [IndexSpec('g_inv', include=['data'], counters=4),
+                IndexSpec('g_ws', include=['data'], write_shards=4)]
+
+
 SCENARIOS = [PlainScenario, TriggersScenario, PartitionedScenario, RangeScenario, DetachScenario, AttachScenario,
-             InheritScenario, ShardedScenario, CountedScenario, MultiScenario, MultiSqlScenario,
-             DeferrableScenario, CounterConflictScenario]
+             InheritScenario, ShardedScenario, CountedScenario, CountedBaselineScenario, MultiScenario, MultiSqlScenario,
+             DeferrableScenario, CounterConflictScenario, SelfTestScenario]
 SCENARIO_BY_NAME = {s.name: s for s in SCENARIOS}
 
 # ---------------------------------------------------------------------------
@@ -810,6 +830,29 @@ class RunState:
             self.failures.append((self.batch, text))
 
 
+def classify_error(e, refusable=False, dynamic=False):
+    """retry, refusal, expected (the application's own error) or unexpected
+    (the product's fault)."""
+    code = e.pgcode
+    if code in RETRY_CODES:
+        return 'retry'
+    if code is None or code.startswith('XX') or code.startswith('58'):
+        return 'unexpected'
+    if code == '23505':
+        t = getattr(e.diag, 'table_name', None)
+        # a duplicate in a base table (g, its partitions, its children) is
+        # the application's; one in an index table is the product's
+        if t and not re.match(r'^(g|g_p\d+|g_child\d+)$', t):
+            return 'unexpected'
+    if refusable:
+        return 'refusal'
+    if code in ('23505', '23514', '21000'):
+        return 'expected'
+    if code in ('42P01', '42P07') and dynamic:
+        return 'expected'
+    return 'unexpected'
+
+
 def connect(dbname, app='adjrand'):
     conn = psycopg2.connect(dbname=dbname, application_name=app)
     conn.autocommit = True
@@ -824,7 +867,7 @@ class Session:
         self.cur = self.conn.cursor()
         self.cur.execute("SET deadlock_timeout = '50ms'; SET lock_timeout = '20s'; "
                          "SET statement_timeout = '120s'")
-        self.rng = random.Random('%s/%s/%d' % (state.seed, state.sc.name, no))
+        self.rng = random.Random('%s/%s/%d' % (state.seed, state.sc.stream or state.sc.name, no))
         self.gen = Gen(state.sc, self.rng, no, state)
         self.log = collections.deque(maxlen=25)
         self.attempt = None
@@ -839,24 +882,7 @@ class Session:
             self.cur.execute(sql)
 
     def classify(self, e, item):
-        code = e.pgcode
-        if code in RETRY_CODES:
-            return 'retry'
-        if code is None or code == 'XX000' or code.startswith('XX') or code.startswith('58'):
-            return 'unexpected'
-        if code == '23505':
-            t = getattr(e.diag, 'table_name', None)
-            # a duplicate in a base table (g, its partitions, its children) is
-            # the application's; one in an index table is the product's
-            if t and not re.match(r'^(g|g_p\d+|g_child\d+)$', t):
-                return 'unexpected'
-        if item is not None and getattr(item, 'refusable', False):
-            return 'refusal'
-        if code in ('23505', '23514', '21000'):
-            return 'expected'
-        if code in ('42P01', '42P07') and item is not None and getattr(item, 'dynamic', False):
-            return 'expected'
-        return 'unexpected'
+        return classify_error(e, getattr(item, 'refusable', False), getattr(item, 'dynamic', False))
 
     def run_batch(self, nstatements, deadline):
         done = 0
@@ -1230,9 +1256,9 @@ def setup_db(dbname, sc, initial_rows, indexes=None, with_ext_retry=True):
     return conn
 
 
-def initial_rows(sc, seed):
-    r = random.Random('%s/%s/initial' % (seed, sc.name))
-    g = Gen(sc, r, -1, RunState(sc, seed, ()))
+def initial_rows(sc, seed, exclude=()):
+    r = random.Random('%s/%s/initial' % (seed, sc.stream or sc.name))
+    g = Gen(sc, r, -1, RunState(sc, seed, exclude))
     rows = {}
     for _ in range(30):
         x = g.row(note=r.choice([None, 'n1']))
@@ -1273,6 +1299,7 @@ def replay(dbname, sc, rows, attempts, rng):
         return None
     cur = conn.cursor()
     cur.execute("SET statement_timeout = '20s'")
+    unexpected = []
     for a in attempts:
         cmds = a[3]
         in_txn = False
@@ -1287,7 +1314,11 @@ def replay(dbname, sc, rows, attempts, rng):
                     in_txn = True
                 if s in ('COMMIT', 'ROLLBACK'):
                     in_txn = False
-            except psycopg2.Error:
+            except psycopg2.Error as e:
+                ddl = bool(re.match(r'^(ALTER|CREATE|DROP|SELECT (create|drop)_inverted)', s))
+                if classify_error(e, ddl, True) == 'unexpected':
+                    unexpected.append('unexpected error %s in %s: %s' % (
+                        e.pgcode, s[:300], (e.pgerror or '').strip().split('\n')[0]))
                 if k + 1 < len(cmds) and cmds[k + 1][0] == 'ROLLBACK TO SAVEPOINT w':
                     continue
                 try:
@@ -1302,7 +1333,7 @@ def replay(dbname, sc, rows, attempts, rng):
             except psycopg2.Error:
                 pass
     st = RunState(sc, 0, ('edge_spelling',))
-    probs = oracle(conn, st, rng, 'replay')
+    probs = unexpected + oracle(conn, st, rng, 'replay')
     conn.close()
     return probs
 
@@ -1348,7 +1379,7 @@ def reduce_failure(sc, state, last_good_rows, batch, budget):
     if not probs:
         # also try the whole history from the start
         attempts = list(state.history)
-        last_good_rows = initial_rows(sc, state.seed)
+        last_good_rows = initial_rows(sc, state.seed, state.exclude)
         probs = replay(dbname, sc, last_good_rows, attempts, rng)
         if not probs:
             drop_db(dbname)
@@ -1397,7 +1428,7 @@ def run_counter_conflicts(sc, seed, pairs, args):
     t0 = time.time()
     with_c = DB_PREFIX + sc.name + '_with'
     without = DB_PREFIX + sc.name + '_without'
-    rows0 = initial_rows(sc, seed)
+    rows0 = initial_rows(sc, seed, args.exclude)
     nocount = [IndexSpec('g_inv', include=['data'], counters=0)]
     conns = {}
     conns[with_c] = (setup_db(with_c, sc, rows0), connect(with_c), connect(with_c))
@@ -1501,13 +1532,89 @@ def run_counter_conflicts(sc, seed, pairs, args):
 # one scenario
 
 
+def run_selftest(sc, seed, args):
+    t0 = time.time()
+    dbname = DB_PREFIX + sc.name
+    exclude = {'key_trailing_sep', 'key_lowercase', 'edge_spelling'}
+    rows0 = initial_rows(sc, seed, exclude)
+    conn = setup_db(dbname, sc, rows0)
+    cur = conn.cursor()
+    state = RunState(sc, seed, exclude)
+    rng = random.Random(seed)
+    results = []
+    failures = []
+
+    def own(probs):
+        # which of the oracle's own checks saw something
+        return {'b' if 'index rows differ' in p else 'c' if 'edge_count mismatches' in p
+                else 'a' if 'verify_inverted_index' in p else '?' for p in probs}
+
+    base = oracle(conn, state, rng, 'selftest')
+    if base:
+        failures.append('the freshly built indexes are not clean: %s' % base)
+    cases = [
+        ('base row inserted with triggers off',
+         ["SET session_replication_role = replica",
+          "INSERT INTO g (pk, sk, data) VALUES ('SELF#1', 'FOLLOWS#USER#u0', '{\"self\": 1}')",
+          "RESET session_replication_role"], {'b', 'c'}),
+        ('projected column changed with triggers off',
+         ["SET session_replication_role = replica",
+          "UPDATE g SET data = '{\"self\": 2}' WHERE ctid = (SELECT min(ctid) FROM g)",
+          "RESET session_replication_role"], {'b'}),
+        ('key changed with triggers off',
+         ["SET session_replication_role = replica",
+          "UPDATE g SET sk = 'SELF#' || sk WHERE ctid = (SELECT max(ctid) FROM g)",
+          "RESET session_replication_role"], {'b', 'c'}),
+        ('index row deleted directly', ["DELETE FROM g_inv WHERE ctid = (SELECT min(ctid) FROM g_inv)"], {'b'}),
+        ('extra index row written directly',
+         ["INSERT INTO g_inv (sk, pk, data) VALUES ('SELF#X', 'USER#u0', NULL)"], {'b'}),
+        ('projected value changed in the index', ["UPDATE g_inv SET data = '{\"self\": 3}' "
+                                                  "WHERE ctid = (SELECT min(ctid) FROM g_inv)"], {'b'}),
+        ('write-sharded row moved to the wrong shard',
+         ["UPDATE g_ws SET sk = (left(sk::text, -1) || ((right(sk::text, 1)::int + 1) % 4))::adjkey "
+          "WHERE ctid = (SELECT min(ctid) FROM g_ws)"], {'b'}),
+    ]
+    for name, sqls, want in cases:
+        try:
+            for q_ in sqls:
+                cur.execute(q_)
+        except psycopg2.Error as e:
+            cur.execute('RESET session_replication_role')
+            results.append('%s: could not corrupt (%s %s)' % (name, e.pgcode, (e.pgerror or '').strip()[:100]))
+            continue
+        probs = oracle(conn, state, rng, 'selftest')
+        seen = own(probs)
+        if not want <= seen:
+            failures.append('%s: the oracle\'s own checks saw %s, expected %s' % (name, sorted(seen), sorted(want)))
+        results.append('%s: seen by %s' % (name, ','.join(sorted(seen))))
+        # repair: the base table is the truth; put it back as it was and rebuild
+        cur.execute("SET session_replication_role = replica")
+        cur.execute("DELETE FROM g WHERE pk ^@ 'SELF#' OR sk ^@ 'SELF#'")
+        cur.execute('TRUNCATE g')
+        cur.execute('INSERT INTO g (pk, sk, data, note, gsk) VALUES %s' % Gen.values(rows0))
+        cur.execute('RESET session_replication_role')
+        for spec in sc.indexes:
+            cur.execute('SELECT rebuild_inverted_index(%s::regclass)', (spec.name,))
+        after = oracle(conn, state, rng, 'selftest')
+        if after:
+            failures.append('%s: rebuild_inverted_index did not repair it: %s' % (name, after))
+    conn.close()
+    ok = not failures
+    line = ('scenario=%s seed=%s cases=%d failures=%d time=%.1fs %s'
+            % (sc.name, seed, len(cases), len(failures), time.time() - t0, 'PASS' if ok else 'FAIL'))
+    detail = ['  ' + r for r in results] + ['FAILURE scenario=%s seed=%s: %s' % (sc.name, seed, f) for f in failures]
+    return ok, line, detail
+
+
 def run_scenario(sc, seed, args):
+    if isinstance(sc, SelfTestScenario):
+        return run_selftest(sc, seed, args)
     if isinstance(sc, CounterConflictScenario):
         return run_counter_conflicts(sc, seed, max(20, args.statements // 4), args)
     t0 = time.time()
     dbname = DB_PREFIX + sc.name
     state = RunState(sc, seed, args.exclude)
-    rows0 = initial_rows(sc, seed)
+    rows0 = initial_rows(sc, seed, args.exclude)
     setup = setup_db(dbname, sc, rows0)
     cur = setup.cursor()
     # which table names belong to the indexes (a unique violation there is a product bug)
