@@ -1803,20 +1803,44 @@ def main():
     summary = []
     all_ok = True
     seed = args.seed
+    retries40001 = {}
     while True:
+        round_errors = 0
         for cls in classes:
             sc = cls()
             try:
                 ok, line, detail = run_scenario(sc, seed, args)
+            except psycopg2.Error as e:
+                # the setup (CREATE EXTENSION, create_inverted_index, ...) failed
+                msg = (e.pgerror or str(e)).strip().replace('\n', ' | ')
+                ok, line, detail = False, 'scenario=%s seed=%s ERROR %s in the setup: %s' % (
+                    sc.name, seed, e.pgcode, msg[:300]), []
+                round_errors += 1
             except Exception:
                 ok, line, detail = False, 'scenario=%s seed=%s ERROR (test harness exception)' % (sc.name, seed), \
                     [traceback.format_exc()]
+                round_errors += 1
             for d in detail:
                 print(d)
             print(line, flush=True)
             summary.append(line)
             all_ok = all_ok and ok
+            m = re.search(r'executions=(\d+).*retries=\{([^}]*)\}', line)
+            if m:
+                r = re.search(r'40001:(\d+)', m.group(2))
+                retries40001[sc.name] = (int(r.group(1)) if r else 0, int(m.group(1)))
+        if 'counted' in retries40001 and 'counted_baseline' in retries40001:
+            (a, na), (b, nb) = retries40001['counted'], retries40001['counted_baseline']
+            summary.append('note: 40001 retries per 1000 statements run: %.1f with counters (counted, %d run), '
+                           '%.1f without (counted_baseline, %d run), seed %s'
+                           % (1000.0 * a / max(na, 1), na, 1000.0 * b / max(nb, 1), nb, seed))
+            print(summary[-1])
+        retries40001 = {}
         if not args.soak or time.time() - t0 > args.soak * 60:
+            break
+        if round_errors == len(classes):
+            print('soak: every scenario of this round failed to run; stopping')
+            all_ok = False
             break
         seed = random.SystemRandom().randrange(1, 10 ** 9)
     print()
@@ -1824,7 +1848,8 @@ def main():
     for l in summary:
         print('  ' + l)
     npass = sum(1 for l in summary if l.endswith('PASS'))
-    print('%d passed, %d failed' % (npass, len(summary) - npass))
+    nfail = sum(1 for l in summary if l.startswith('scenario=') and not l.endswith('PASS'))
+    print('%d passed, %d failed' % (npass, nfail))
     print('total time %.1fs' % (time.time() - t0))
     return 0 if all_ok else 1
 
