@@ -652,7 +652,7 @@ class Gen:
             attached[name] = pending
         for name, pending in attached.items():
             if pending:
-                return ('ALTER TABLE g DETACH PARTITION %s FINALIZE' % name, None)
+                return ('ALTER TABLE g DETACH PARTITION %s FINALIZE' % name, None, False)
         detached = [i for i in range(n) if 'g_p%d' % i not in attached]
         ops = self.sc.ddl_ops
         if detached and ('detach' not in ops or r.random() < 0.6 or len(attached) <= 2):
@@ -665,17 +665,19 @@ class Gen:
                 # make the detached table an indexed table of its own, to attach it later
                 spec = IndexSpec('g_p%d_inv' % i, base=t, include=['data'], dynamic=True)
                 self.state.add_dynamic_index(spec)
-                return (spec.create_sql(), None)
+                return (spec.create_sql(), None, False)
             if indexed and c < 0.4:
-                return ("SELECT drop_inverted_index('g_p%d_inv')" % i, None)
-            return ('ALTER TABLE g ATTACH PARTITION %s %s' % (t, self.sc.part_bound(i)), None)
+                return ("SELECT drop_inverted_index('g_p%d_inv')" % i, None, False)
+            # a refusal is accepted only for a table that has an inverted index of its own
+            return ('ALTER TABLE g ATTACH PARTITION %s %s' % (t, self.sc.part_bound(i)), None, indexed)
         if 'detach' not in ops:
             return None
         i = int(r.choice(sorted(attached))[3:])
         conc = r.random() < 0.4
         if conc:
             session.want_autocommit = True
-        return ('ALTER TABLE g DETACH PARTITION g_p%d%s' % (i, ' CONCURRENTLY' if conc else ''), None)
+        # a refusal is accepted for DETACH ... CONCURRENTLY only
+        return ('ALTER TABLE g DETACH PARTITION g_p%d%s' % (i, ' CONCURRENTLY' if conc else ''), None, conc)
 
     # session 0 only: inheritance children
     def ddl_inherit(self, session, cur):
@@ -691,21 +693,21 @@ class Gen:
             if any(t[0] == name for t in tables):
                 return None
             if r.random() < 0.5:
-                return ('CREATE TABLE %s () INHERITS (g)' % name, None)
+                return ('CREATE TABLE %s () INHERITS (g)' % name, None, True)
             # a table with rows that becomes a child later
             return ('CREATE TABLE %s (LIKE g); INSERT INTO %s VALUES %s'
-                    % (name, name, self.values([self.row() for _ in range(3)])), None)
+                    % (name, name, self.values([self.row() for _ in range(3)])), None, False)
         if not tables:
             return None
         name, inherits = r.choice(tables)
         c = r.random()
         if not inherits and c < 0.6:
-            return ('ALTER TABLE %s INHERIT g' % name, None)
+            return ('ALTER TABLE %s INHERIT g' % name, None, True)
         if inherits and c < 0.4:
-            return ('ALTER TABLE %s NO INHERIT g' % name, None)
+            return ('ALTER TABLE %s NO INHERIT g' % name, None, False)
         if c < 0.8:
-            return ('DROP TABLE %s' % name, None)
-        return ('ALTER TABLE %s ADD COLUMN extra int' % name, None)
+            return ('DROP TABLE %s' % name, None, False)
+        return ('ALTER TABLE %s ADD COLUMN extra int' % name, None, False)
 
     # one transaction
     def txn(self):
@@ -923,6 +925,10 @@ class Session:
                         res = it.sql(self, self.cur)
                         if res is None:
                             continue
+                        if len(res) > 2:
+                            # the resolver says whether the product may refuse this one
+                            it = Stmt(it.kind, res[0], res[1], wrap=it.wrap, refusable=res[2],
+                                      dynamic=it.dynamic)
                         resolved.append((it, res[0], res[1]))
                         autocommit = autocommit or self.want_autocommit
                     elif isinstance(it, Stmt):
