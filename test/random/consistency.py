@@ -243,7 +243,7 @@ class PartitionedScenario(Scenario):
     name = 'partitioned'
     doc = 'base hash-partitioned by pk (4), index table partitioned (4); direct partition writes'
     partitioned = True
-    extra_weights = {'part_write': 6, 'truncate_partition': 0.6}
+    extra_weights = {'part_write': 6, 'truncate_partition': 1}
 
     def make_indexes(self):
         return [IndexSpec('g_inv', include=['data'], partitions=4)]
@@ -253,7 +253,7 @@ class RangeScenario(PartitionedScenario):
     name = 'partitioned_range'
     doc = 'base partitioned by RANGE (pk) with a DEFAULT partition; key updates move rows between partitions'
     partition_by = 'RANGE (pk)'
-    extra_weights = {'part_write': 4, 'truncate_partition': 0.3}
+    extra_weights = {'part_write': 4, 'truncate_partition': 1}
 
     def part_bound(self, i):
         return ["FOR VALUES FROM (MINVALUE) TO ('ORG')", "FOR VALUES FROM ('ORG') TO ('USER#u2')",
@@ -1855,8 +1855,8 @@ def main():
         print('  ' + l)
     npass = sum(1 for l in summary if l.endswith('PASS'))
     nfail = sum(1 for l in summary if l.startswith('scenario=') and not l.endswith('PASS'))
-    print('%d passed, %d failed' % (npass, nfail))
     print('total time %.1fs' % (time.time() - t0))
+    print('%d passed, %d failed' % (npass, nfail))
     return 0 if all_ok else 1
 
 

@@ -13,7 +13,7 @@
 #   cluster_stop random
 #
 # Without PGPORT it starts a throwaway cluster of its own (port
-# $RANDOM_PORT, default 55470) and stops it at the end.  Other arguments go
+# $RANDOM_PORT, default 55471; cluster name random_run) and stops it at the end.  Other arguments go
 # to consistency.py.  Exits non-zero when a scenario fails; the last line
 # is "N passed, N failed".
 set -euo pipefail
@@ -37,9 +37,9 @@ own_cluster=
 if [ -z "${PGPORT:-}" ]; then
 	# shellcheck source=../lib/common.sh
 	source "$REPO/test/lib/common.sh"
-	own_cluster=random
-	trap 'cluster_stop random' EXIT
-	cluster_start random "${RANDOM_PORT:-55470}"
+	own_cluster=random_run
+	trap 'cluster_stop random_run' EXIT
+	cluster_start random_run "${RANDOM_PORT:-55471}"
 fi
 
 # the default run: 4 sessions x 250 statements per scenario, a check every
