@@ -236,7 +236,7 @@ def violation(utf8, enc, nonascii_ok):
         except UnicodeEncodeError:
             return 'not representable in LATIN1'
     if enc == 'SQL_ASCII' and not nonascii_ok and not s.isascii():
-        return 'not representable in SQL_ASCII (text input takes ASCII only)'
+        return 'not representable in SQL_ASCII (ASCII only)'
     return None
 
 
@@ -726,10 +726,12 @@ class DBFuzzer:
         # SQL_ASCII that decides what "representable" means.)
         r = run_sql(c, "SELECT 'é'::adjkey")
         self.nonascii_ok = r.ok
+        if self.enc == 'SQL_ASCII' and self.args.sql_ascii != 'probe':
+            self.nonascii_ok = self.args.sql_ascii == 'utf8'
         self.charset = Charset(self.enc, self.nonascii_ok)
         ascii_check = '' if self.nonascii_ok else (
             "IF convert_from(substr(b, 2), 'UTF8') ~ '[^[:ascii:]]' THEN "
-            "RETURN 'not representable in SQL_ASCII (text input takes ASCII only)'; END IF;")
+            "RETURN 'not representable in SQL_ASCII (ASCII only)'; END IF;")
         cur.execute(HELPERS.format(role=ROLE, max1=MAX + 1, ascii_check=ascii_check))
         self.fixture = fixture_sql(self.enc, self.nonascii_ok)
         path = os.path.join(self.args.out, 'fixture_%s.sql' % self.short)
@@ -1908,6 +1910,9 @@ def main():
     ap.add_argument('--server-log', default=None)
     ap.add_argument('--out', default='/tmp/adjlist/fuzz-out')
     ap.add_argument('--no-minimize', action='store_true')
+    ap.add_argument('--sql-ascii', choices=['probe', 'ascii', 'utf8'], default='probe',
+                    help='what a SQL_ASCII database can represent: what its text input takes (probe, the '
+                         'default), ASCII only, or any UTF-8')
     args = ap.parse_args()
     if args.seed is None:
         args.seed = int.from_bytes(os.urandom(4), 'big') % 1000000
@@ -1926,8 +1931,8 @@ def main():
         print('== %s database %s' % (fz.enc, fz.dbname), flush=True)
         fz.setup()
         if fz.enc == 'SQL_ASCII':
-            print('  text input %s non-ASCII characters here: that is what "representable" means below'
-                  % ('takes' if fz.nonascii_ok else 'refuses'))
+            print('  SQL_ASCII: keys may hold %s (--sql-ascii %s)'
+                  % ('any UTF-8 character' if fz.nonascii_ok else 'ASCII only', args.sql_ascii))
         print('  %d functions to call, %d skipped (%s)' % (
             len(fz.funcs), len(fz.skipped), ', '.join('%s: %s' % s for s in fz.skipped)), flush=True)
         for target in args.targets.split(','):
