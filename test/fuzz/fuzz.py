@@ -1474,12 +1474,12 @@ class DBFuzzer:
         for tbl, _ in GRAPH_TABLES[:3]:
             for k in self.special_keys():
                 for pk, sk in (('USER#alice', k), (k, 'FOLLOWS#USER#alice')):
-                    for sql in ('INSERT INTO %s (pk, sk) VALUES (%s::adjkey, %s::adjkey) ON CONFLICT DO NOTHING'
-                                % (tbl, sql_lit(pk), sql_lit(sk)),
-                                'DELETE FROM %s WHERE pk = %s::adjkey AND sk = %s::adjkey'
-                                % (tbl, sql_lit(pk), sql_lit(sk))):
-                        self.ncases['funcs'] += 1
-                        self.write_checked(sql, 'trigger of %s' % tbl)
+                    ins = ('INSERT INTO %s (pk, sk) VALUES (%s::adjkey, %s::adjkey) ON CONFLICT DO NOTHING'
+                           % (tbl, sql_lit(pk), sql_lit(sk)))
+                    dele = 'DELETE FROM %s WHERE pk = %s::adjkey AND sk = %s::adjkey' % (tbl, sql_lit(pk), sql_lit(sk))
+                    self.ncases['funcs'] += 2
+                    self.write_checked(ins, 'trigger of %s' % tbl)
+                    self.write_checked(dele, 'trigger of %s' % tbl, repro_pre=ins + ';\n')
         self.refill()
 
     def refill(self):
@@ -1588,12 +1588,12 @@ class DBFuzzer:
             sql = 'DELETE FROM %s WHERE pk = %s' % (tbl, k1.render())
         self.write_checked(sql, 'trigger of %s' % tbl, (k1, k2))
 
-    def write_checked(self, sql, what, keyargs=()):
+    def write_checked(self, sql, what, keyargs=(), repro_pre=''):
         """Run a write and look for bad keys it stored anywhere."""
         conn = self.fz
         run_sql(conn, 'BEGIN')
         x = run_sql(conn, 'SELECT pg_current_xact_id()::text').rows[0][0]
-        r = self.run('funcs', conn, sql, repro=self.repro(sql, fixture=True))
+        r = self.run('funcs', conn, sql, repro=self.repro(repro_pre + sql, fixture=True))
         if r.ok:
             nb = run_sql(conn, 'SELECT * FROM fuzz.new_bad(%s)' % x)
             for t, col, hexkey, reason in (nb.rows or []):
@@ -1610,7 +1610,7 @@ class DBFuzzer:
                                self.repro('SELECT %s' % inner.render(), inner), detail='adjkey_send = %s' % h[:200])
                     continue
                 self.F.add(self.enc, 'funcs', 'bad key stored', '%s: %s into %s.%s'
-                           % (what, reason_class(reason), t, col), self.repro(sql + ';', fixture=True),
+                           % (what, reason_class(reason), t, col), self.repro(repro_pre + sql + ';', fixture=True),
                            detail='adjkey_send = %s' % hexkey[:200])
         if not conn.closed:
             run_sql(conn, 'COMMIT' if r.ok else 'ROLLBACK')
