@@ -24,6 +24,7 @@ OBJS = \
 	src/graph_meta.o \
 	src/graph_source.o \
 	src/graph_query.o \
+	src/graph_dynamo_query.o \
 	src/graph_traverse.o
 
 # The install script of the current version is generated from one source,

@@ -6,7 +6,9 @@
  *
  * The rows are read with SQL (a cursor, fetched in batches), so that a
  * partitioned or foreign base table, or a partition of one, is read like a
- * plain one.  The caller acts as the table's owner with row-level security
+ * plain one.  Maintenance reads with the latest snapshot: it has locked
+ * the table against writers after its statement's snapshot was taken, and
+ * must see what they committed in between.  The caller acts as the table's owner with row-level security
  * not forced (adjlist_become()): an index covers every row, whatever the
  * policies, as a btree index does.
  *
@@ -19,6 +21,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -27,7 +30,7 @@
 #define BASE_SCAN_BATCH 1000
 
 void
-base_scan(Oid relid, const IndexDef *ix, BaseRowCallback cb, void *arg)
+base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *arg)
 {
 	StringInfoData sql;
 	Portal		portal;
@@ -41,8 +44,13 @@ base_scan(Oid relid, const IndexDef *ix, BaseRowCallback cb, void *arg)
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
 	appendStringInfo(&sql, " FROM %s", adjlist_qualified_name(relid));
+	/* a read-only cursor reads with the active snapshot */
+	if (latest)
+		PushActiveSnapshot(GetLatestSnapshot());
 	portal = SPI_cursor_open_with_args(NULL, sql.data, 0, NULL, NULL, NULL, true,
 									   CURSOR_OPT_NO_SCROLL);
+	if (latest)
+		PopActiveSnapshot();
 	for (;;)
 	{
 		SPITupleTable *tt;

@@ -109,7 +109,8 @@ graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 /*
  * The node at the far end of an edge.  *buf is scratch space the function
  * may (re)allocate.  Returns false when the row is not an edge of the
- * convention (nothing follows the prefix).
+ * convention (nothing follows the prefix, or the target would be longer
+ * than any key may be).
  */
 bool
 graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
@@ -132,6 +133,9 @@ graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 	}
 	restlen = edge->sklen - conv->eplen;
 	if (restlen <= 0)
+		return false;
+	/* a target no key could name is not a node */
+	if (conv->tplen + restlen > ADJKEY_MAX_BYTES)
 		return false;
 	if (conv->tplen == 0)
 	{
@@ -168,7 +172,7 @@ scan_partition(const GraphScan *req, int *len)
 		memcmp(req->node, conv->target_prefix, conv->tplen) != 0)
 		return NULL;
 	restlen = req->nodelen - conv->tplen;
-	if (restlen == 0)
+	if (restlen == 0 || conv->eplen + restlen > ADJKEY_MAX_BYTES)
 		return NULL;
 	buf = palloc(conv->eplen + restlen);
 	memcpy(buf, conv->edge_prefix, conv->eplen);

@@ -388,7 +388,7 @@ fill_row(void *arg, Datum *base, bool *basenull)
 	if (f->add)
 		index_writer_put(f->writer, f->row, f->rownull);
 	else
-		(void) index_writer_remove(f->writer, f->row);
+		(void) index_writer_remove(f->writer, f->row, f->rownull);
 	if (f->counts)
 		counts_add(f->counts, logical, f->row[1], f->add ? 1 : -1);
 }
@@ -410,7 +410,7 @@ fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode)
 	f.counts = OidIsValid(ix->counterrel) ? counts_create(ix) : NULL;
 	f.row = palloc(sizeof(Datum) * ix->ncols);
 	f.rownull = palloc(sizeof(bool) * ix->ncols);
-	base_scan(source, ix, fill_row, &f);
+	base_scan(source, ix, true, fill_row, &f);
 	index_writer_end(f.writer);
 	if (f.counts)
 	{

@@ -62,10 +62,13 @@ extern text *counts_edge_name(text *edge);
  * Every row of a base table (or of one of its partitions), as its owner
  * sees it without row-level security, in batches: cb gets the values of
  * ix's registry columns.  The caller is connected to SPI and acts as the
- * owner.
+ * owner.  latest: read with the latest snapshot (the caller holds a lock
+ * that keeps writers out, taken after its own snapshot), else with the
+ * active one (to compare with other reads of the same query).
  */
 typedef void (*BaseRowCallback) (void *arg, Datum *base, bool *basenull);
 
-extern void base_scan(Oid relid, const IndexDef *ix, BaseRowCallback cb, void *arg);
+extern void base_scan(Oid relid, const IndexDef *ix, bool latest,
+					  BaseRowCallback cb, void *arg);
 
 #endif							/* ADJLIST_INDEX_RULE_H */

@@ -246,7 +246,7 @@ compute(SyncIndex *si, int k, TupleTableSlot *slot)
 static void
 remove_row(SyncIndex *si, int k, bool counted)
 {
-	(void) index_writer_remove(writer_of(si, false), si->row[k]);
+	(void) index_writer_remove(writer_of(si, false), si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, -1);
 }
@@ -564,7 +564,7 @@ truncate_before(Relation rel)
 	{
 		RemoveArg	a = {&st.indexes[i]};
 
-		base_scan(relid, st.indexes[i].ix, remove_base_row, &a);
+		base_scan(relid, st.indexes[i].ix, true, remove_base_row, &a);
 	}
 	sync_end(&st);
 }

@@ -20,7 +20,10 @@
  *	  on the base table costs, plus the index table's heap tuple.
  *
  *	- Anything else (a partitioned or foreign index table, one whose key is
- *	  not its primary key) through SQL with saved plans (plan_cache.c).
+ *	  not its primary key) through SQL with saved plans (plan_cache.c), run
+ *	  with the latest snapshot as foreign-key triggers run theirs: like the
+ *	  executor path, which finds rows with a dirty snapshot, it sees every
+ *	  committed row, also in REPEATABLE READ and SERIALIZABLE.
  *
  * Upserts.  In WRITE_UPSERT mode a row whose key is already there is
  * replaced (its other columns updated when they differ), so that a write
@@ -97,6 +100,7 @@ struct IndexWriter
 	/* the SQL path */
 	char	   *insert_sql;
 	char	   *delete_sql;
+	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
 	char	   *remove_first_sql;	/* upsert without a unique key: delete, insert */
 };
 
@@ -195,7 +199,7 @@ index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode)
 		for (int i = 0; i < nkeys; i++)
 			keyattnos[i] = attnameAttNum(rel, colnames[i], false);
 		spi = !OidIsValid(key_index(rel, keyattnos, nkeys, &is_pk, &deferrable)) ||
-			!is_pk ||
+			!is_pk || deferrable ||
 			(OidIsValid(RelationGetReplicaIndex(rel)) &&
 			 RelationGetReplicaIndex(rel) != key_index(rel, keyattnos, nkeys, &is_pk, &deferrable));
 	}
@@ -273,6 +277,30 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
 						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
 	w->delete_sql = buf.data;
+
+	if (w->multiset)
+	{
+		/* one row of the key whose other columns are the same, as text */
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "DELETE FROM %s WHERE (tableoid, ctid) OPERATOR(pg_catalog.=) "
+						 "(SELECT t.tableoid, t.ctid FROM %s t WHERE ", qrel, qrel);
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%st.%s %s $%d", i ? " AND " : "",
+							 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
+		if (w->ncols > w->nkeys)
+		{
+			appendStringInfoString(&buf, " AND ROW(");
+			for (int i = w->nkeys; i < w->ncols; i++)
+				appendStringInfo(&buf, "%st.%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
+			appendStringInfoString(&buf, ")::pg_catalog.text IS NOT DISTINCT FROM ROW(");
+			for (int i = w->nkeys; i < w->ncols; i++)
+				appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
+								 format_type_be_qualified(w->types[i]));
+			appendStringInfoString(&buf, ")::pg_catalog.text");
+		}
+		appendStringInfoString(&buf, " LIMIT 1)");
+		w->delete_one_sql = buf.data;
+	}
 }
 
 static void
@@ -283,18 +311,27 @@ spi_put(IndexWriter *w, Datum *values, bool *nulls)
 	for (int i = 0; i < w->ncols; i++)
 		n[i] = nulls[i] ? 'n' : ' ';
 	if (w->remove_first_sql != NULL)
-		adjlist_plan_execute(adjlist_plan(w->delete_sql, w->nkeys, w->types),
-							 values, n, false, 0, SPI_OK_DELETE);
-	adjlist_plan_execute(adjlist_plan(w->insert_sql, w->ncols, w->types),
-						 values, n, false, 0, SPI_OK_INSERT);
+		adjlist_plan_execute_latest(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+									values, n, SPI_OK_DELETE);
+	adjlist_plan_execute_latest(adjlist_plan(w->insert_sql, w->ncols, w->types),
+								values, n, SPI_OK_INSERT);
 	pfree(n);
 }
 
 static bool
-spi_remove(IndexWriter *w, Datum *keyvalues)
+spi_remove(IndexWriter *w, Datum *values, bool *nulls)
 {
-	adjlist_plan_execute(adjlist_plan(w->delete_sql, w->nkeys, w->types),
-						 keyvalues, NULL, false, 0, SPI_OK_DELETE);
+	char	   *n = palloc(w->ncols);
+
+	for (int i = 0; i < w->ncols; i++)
+		n[i] = nulls[i] ? 'n' : ' ';
+	if (w->multiset)
+		adjlist_plan_execute_latest(adjlist_plan(w->delete_one_sql, w->ncols, w->types),
+									values, n, SPI_OK_DELETE);
+	else
+		adjlist_plan_execute_latest(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+									values, n, SPI_OK_DELETE);
+	pfree(n);
 	return SPI_processed > 0;
 }
 
@@ -500,7 +537,7 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	 * needs no key index at all (a new index table gets its primary key
 	 * after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).
 	 */
-	w->direct = w->rel->rd_rel->relkind == RELKIND_RELATION &&
+	w->direct = w->rel->rd_rel->relkind == RELKIND_RELATION && !w->multiset &&
 		!adjlist_is_citus_table(relid) &&
 		(w->mode == WRITE_APPEND ||
 		 (OidIsValid(w->keyindex) && is_pk &&
@@ -530,12 +567,12 @@ index_writer_multiset(IndexWriter *w)
 }
 
 bool
-index_writer_remove(IndexWriter *w, Datum *keyvalues)
+index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 {
 	CHECK_FOR_INTERRUPTS();
 	if (w->direct)
-		return direct_remove(w, keyvalues);
-	return spi_remove(w, keyvalues);
+		return direct_remove(w, values);
+	return spi_remove(w, values, nulls);
 }
 
 void

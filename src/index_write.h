@@ -41,8 +41,11 @@ extern void index_writer_put(IndexWriter *w, Datum *values, bool *nulls);
  */
 extern bool index_writer_multiset(IndexWriter *w);
 
-/* Delete one row with the given key; false if there is none. */
-extern bool index_writer_remove(IndexWriter *w, Datum *keyvalues);
+/*
+ * Delete one row with the key of the given row (values and nulls in column
+ * order); in a multiset, one equal to the whole row.  False if none.
+ */
+extern bool index_writer_remove(IndexWriter *w, Datum *values, bool *nulls);
 
 /* Flush and close; locks are held until the end of the transaction. */
 extern void index_writer_end(IndexWriter *w);

@@ -22,6 +22,7 @@
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "plan_cache.h"
 
@@ -134,6 +135,27 @@ adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
+	}
+	PG_FINALLY();
+	{
+		plans_running--;
+	}
+	PG_END_TRY();
+	if (expected != 0 && ret != expected)
+		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
+	return ret;
+}
+
+int
+adjlist_plan_execute_latest(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
+{
+	int			ret;
+
+	plans_running++;
+	PG_TRY();
+	{
+		ret = SPI_execute_snapshot(plan, values, nulls, GetLatestSnapshot(),
+								   InvalidSnapshot, false, true, 0);
 	}
 	PG_FINALLY();
 	{

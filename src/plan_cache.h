@@ -26,4 +26,12 @@ extern SPIPlanPtr adjlist_plan(const char *sql, int nargs, const Oid *argtypes);
 extern int	adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
 								 bool read_only, long count, int expected);
 
+/*
+ * The same with the latest snapshot (its command ID advanced), as core's
+ * foreign-key triggers write: maintenance writes see every committed row,
+ * also in a REPEATABLE READ or SERIALIZABLE transaction.
+ */
+extern int	adjlist_plan_execute_latest(SPIPlanPtr plan, Datum *values, const char *nulls,
+										int expected);
+
 #endif							/* ADJLIST_PLAN_CACHE_H */

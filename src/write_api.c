@@ -263,7 +263,7 @@ api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *cou
 			if (add)
 				index_writer_put(aw->w[i], row, rownull);
 			else
-				(void) index_writer_remove(aw->w[i], row);
+				(void) index_writer_remove(aw->w[i], row, rownull);
 			if (aw->counts[i] && (counted == NULL || counted[r]))
 				counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
 		}

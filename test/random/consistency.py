@@ -707,7 +707,7 @@ class Gen:
             return ('ALTER TABLE %s NO INHERIT g' % name, None, False)
         if c < 0.8:
             return ('DROP TABLE %s' % name, None, False)
-        return ('ALTER TABLE %s ADD COLUMN extra int' % name, None, False)
+        return ('ALTER TABLE %s ADD COLUMN IF NOT EXISTS extra int' % name, None, False)
 
     # one transaction
     def txn(self):
