@@ -22,10 +22,15 @@ OBJS = \
 	src/write_api.o \
 	src/write_shard.o \
 	src/graph_meta.o \
-	src/graph_source.o \
+	src/graph_reader.o \
+	src/graph_scan_direct.o \
+	src/graph_scan_spi.o \
+	src/graph_nodes.o \
 	src/graph_query.o \
 	src/graph_dynamo_query.o \
-	src/graph_traverse.o
+	src/graph_traverse.o \
+	src/graph_rank.o \
+	src/graph_export.o
 
 # The install script of the current version is generated from one source,
 # src/adjlist.sql; the scripts of earlier versions and the update scripts

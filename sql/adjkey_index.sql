@@ -160,12 +160,13 @@ EXPLAIN (COSTS OFF) SELECT * FROM edges WHERE sk ^@ 'FOLLOWS#';
 SELECT pg_temp.estimate('SELECT * FROM edges WHERE sk ^@ ''''::text') AS all_rows;
 SELECT pg_temp.estimate('SELECT * FROM edges WHERE sk ^@ ''NOPE#''') < 10 AS none_estimated_few;
 
--- the range bounds themselves, as bytes
-SELECT p, encode(convert_to(adjkey_prefix_lower(p)::text, 'UTF8'), 'hex') AS lower,
-	   encode(convert_to(adjkey_prefix_upper(p)::text, 'UTF8'), 'hex') AS upper
+-- the range bounds themselves: bytea, compared with keys byte-wise
+SELECT p, encode(adjkey_prefix_lower(p), 'hex') AS lower,
+	   encode(adjkey_prefix_upper(p), 'hex') AS upper
 FROM (VALUES ('a'), ('FOLLOWS#'), ('é'), (E'\u007F'), (E'\uD7FF'), (E'a\U0010FFFF'),
 			 ('中')) v(p);
--- with no successor the upper bound sorts after every storable key
-SELECT octet_length(adjkey_prefix_upper(E'\U0010FFFF')::text) AS sentinel_bytes,
+-- with no successor the upper bound is the byte 0xFF, which no UTF-8 key
+-- contains: it sorts after every storable key
+SELECT encode(adjkey_prefix_upper(E'\U0010FFFF'), 'hex') AS sentinel,
 	   adjkey_prefix_upper('') > repeat(E'\U0010FFFF', 512)::adjkey AS above_longest,
 	   adjkey_prefix_upper('') = adjkey_prefix_upper(E'\U0010FFFF') AS same_sentinel;

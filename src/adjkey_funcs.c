@@ -19,7 +19,9 @@
  * is valid UTF-8, so a plan that shows it prints a readable key.  When P has
  * no successor at all (it is empty, or only U+10FFFF characters), the range
  * has no upper bound; for run-time bounds we then use a sentinel that sorts
- * after every storable key (513 copies of U+10FFFF, longer than any key).
+ * after every storable key: the byte 0xFF, which no UTF-8 string contains.
+ * The bounds are bytea, compared with keys byte-wise by the cross-type
+ * operators of adjkey's btree family, so a sentinel need not be a key.
  *
  *-------------------------------------------------------------------------
  */

@@ -10,10 +10,29 @@
  *	adjkey_cmp.c		ordering, btree sort support, hashing
  *	adjkey_funcs.c		begins_with, prefix-range bounds, key components
  *	adjkey_support.c	planner support: index conditions and selectivity
- *	index_sync.c		the trigger that keeps inverted indexes in sync
- *	graph_source.c		reading one node's edges: direct btree scan or SPI
+ *	catalog.c			where adjlist's own objects are, names, role switches
+ *	registry.c			the registry of inverted indexes: the only code that
+ *						reads or writes adjlist.inverted_indexes
+ *	plan_cache.c		saved SPI plans, keyed by statement and role
+ *	index_rule.c		what index rows and counter deltas a base row gives
+ *	base_scan.c			reading a base table (or one member) as its owner
+ *	index_write.c		writing index rows: executor path or SQL
+ *	index_sync.c		the triggers that keep inverted indexes in sync
+ *	index_admin.c		create/drop an inverted index, its triggers
+ *	index_check.c		verify, rebuild, counters, index rows
+ *	index_guard.c		event triggers: DDL on indexed tables
+ *	write_api.c			put_edge, put_edges, delete_edge, delete_node
+ *	write_shard.c		write-sharded partition keys
+ *	graph_meta.c		what a table's graph looks like to the readers
+ *	graph_reader.c		reading the edges of a node or a level
+ *	graph_scan_direct.c	the direct btree path of the reader
+ *	graph_scan_spi.c	the SQL path of the reader
+ *	graph_nodes.c		node sets and expansion for multi-hop calls
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
- *	graph_traverse.c	multi-hop functions: traverse, shortest_path, ...
+ *	graph_dynamo_query.c query(), query_count(), explain_query()
+ *	graph_traverse.c	traverse, reachable_count, shortest_path
+ *	graph_rank.c		common_neighbors, walk_ranked
+ *	graph_export.c		DOT and Mermaid export
  *
  * The SQL objects are created by adjlist--<version>.sql in this directory.
  *
@@ -46,6 +65,16 @@ _PG_init(void)
 							&adjlist_max_visited,
 							1000000, 1, INT_MAX,
 							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("adjlist.max_memory",
+							"Most memory one graph function call may hold for the "
+							"nodes it visits.",
+							"-1 means maintenance_work_mem.  A call that would "
+							"hold more stops with an error instead of running the "
+							"server out of memory.",
+							&adjlist_max_memory,
+							-1, -1, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("adjlist");
 

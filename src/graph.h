@@ -15,6 +15,7 @@
 
 #include "access/attnum.h"
 #include "fmgr.h"
+#include "utils/array.h"
 
 /* What a table's graph looks like to the scan functions. */
 typedef struct GraphTable
@@ -71,6 +72,7 @@ typedef struct GraphEdge
 	bool		data_isnull;
 	Datum		pkdatum;		/* the keys as adjkey datums, or 0 */
 	Datum		skdatum;
+	int			origin;			/* in a level scan: the index of its node */
 } GraphEdge;
 
 /* Return false to stop the scan. */
@@ -104,13 +106,18 @@ typedef struct GraphScan
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern void graph_meta_init(void);
 
-/* graph_source.c */
+/* graph_reader.c */
 typedef struct GraphReader GraphReader;
 
+extern int	adjlist_max_memory;
 extern GraphReader *graph_reader_begin(GraphTable *g);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_end(GraphReader *r);
+extern void graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl,
+									const char **nodes, const int *lens, int n,
+									GraphEdgeCallback cb, void *arg);
+extern void graph_charge(MemoryContext cxt, const char *what);
 extern void graph_check_select(GraphTable *g, bool want_data);
 extern int64 graph_scan(GraphTable *g, const GraphScan *req,
 						GraphEdgeCallback cb, void *arg);
@@ -120,7 +127,59 @@ extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 									   text *target_prefix, bool sk_is_target);
 
-/* graph_traverse.c */
+/* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;
+
+typedef enum Direction
+{
+	DIR_OUT = 1,
+	DIR_IN = 2,
+	DIR_BOTH = 3
+} Direction;
+
+extern Direction graph_parse_direction(text *t, bool both_ok);
+extern Direction graph_reverse_direction(Direction d);
+extern int32 graph_check_depth(int32 max_depth);
+
+typedef struct NodeKey
+{
+	const char *data;
+	int			len;
+} NodeKey;
+
+typedef struct GNode
+{
+	NodeKey		key;			/* hash key: must be first */
+	int32		id;
+	int32		depth;
+	int32		parent;			/* id of the node it was reached from, or -1 */
+	int64		score;
+} GNode;
+
+typedef struct NodeSet
+{
+	struct HTAB *hash;
+	GNode	  **byid;			/* id -> node */
+	int32		n;
+	int32		cap;
+	MemoryContext cxt;			/* the set's memory */
+	MemoryContext charged;		/* what graph_charge() checks */
+	const char *what;			/* the function, for the error message */
+} NodeSet;
+
+extern void nodeset_init(NodeSet *set, MemoryContext parent, const char *what);
+extern GNode *nodeset_find(NodeSet *set, const char *data, int len);
+extern GNode *nodeset_add(NodeSet *set, const char *data, int len, bool *isnew);
+
+/* A callback of expansion: nb is the neighbor, origin the expanded node's index. */
+typedef bool (*NeighborCallback) (void *arg, const char *nb, int nblen, int origin,
+								  bool reverse, const GraphEdge *edge);
+
+extern void graph_expand_level(GraphReader *rd, const EdgeConvention *conv, Direction dir,
+							   GNode **nodes, int n, NeighborCallback cb, void *arg);
+extern void graph_expand(GraphReader *rd, const EdgeConvention *conv, Direction dir,
+						 const char *node, int nodelen, NeighborCallback cb, void *arg);
+extern GraphTable *graph_open(Oid relid, Direction dir, bool want_data);
+extern ArrayType *graph_path_array(GraphTable *g, NodeSet *set, GNode *node);
 
 #endif							/* ADJLIST_GRAPH_H */

@@ -165,6 +165,7 @@ graph_table_build(Oid relid)
 	TableIndexes *ti = registry_lookup(relid);
 	const IndexDef *flip = NULL;
 	Relation	rel;
+	bool		has_pk;
 
 	if (ti->baserel != relid)
 		ti->nindexes = 0;		/* a partition: its registered ancestor is the graph */
@@ -178,6 +179,7 @@ graph_table_build(Oid relid)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
 	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
+	has_pk = OidIsValid(adjlist_primary_key_index(rel));
 	table_close(rel, AccessShareLock);
 	if (!OidIsValid(g->base_keyindex))
 	{
@@ -185,8 +187,10 @@ graph_table_build(Oid relid)
 		if (ti->nindexes == 0 || ti->indexes[0].nbasekey < 2)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-					 errmsg("table \"%s\" has no primary key", get_rel_name(relid)),
-					 errhint("Graph functions read edges by the primary key, for example PRIMARY KEY (pk, sk).")));
+					 errmsg("table \"%s\" is not an adjacency list", get_rel_name(relid)),
+					 has_pk ? errdetail("Its primary key has fewer than two columns.")
+					 : errdetail("It has no primary key."),
+					 errhint("An adjacency list has PRIMARY KEY (partition key, sort key), both of type adjkey.")));
 		g->base_pk = get_attnum(relid, ti->indexes[0].base_key[0]);
 		g->base_sk = get_attnum(relid, ti->indexes[0].base_key[1]);
 	}

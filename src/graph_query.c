@@ -4,7 +4,7 @@
  *	  One-hop graph functions: neighbors, reverse_neighbors, degree and
  *	  has_edge.
  *
- * Each is a thin wrapper around graph_scan() (graph_source.c), which reads
+ * Each is a thin wrapper around graph_scan() (graph_reader.c), which reads
  * one node's edges in key order from the base table (out-edges) or through
  * its inverted index (in-edges).  Results are materialized into the
  * function's tuplestore; a per-row memory context keeps a hub with millions
@@ -176,19 +176,11 @@ adjlist_degree(PG_FUNCTION_ARGS)
 	GraphTable *g;
 	CountState	st;
 	struct varlena *node = PG_GETARG_ADJKEY_PP(1);
-	char	   *direction = text_to_cstring(PG_GETARG_TEXT_PP(3));
 
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(4),
 							   PG_GETARG_BOOL(5));
 	memset(&req, 0, sizeof(req));
-	if (strcmp(direction, "out") == 0)
-		req.reverse = false;
-	else if (strcmp(direction, "in") == 0)
-		req.reverse = true;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("direction must be 'out' or 'in', not \"%s\"", direction)));
+	req.reverse = (graph_parse_direction(PG_GETARG_TEXT_PP(3), false) == DIR_IN);
 	req.node = ADJKEY_DATA(node);
 	req.nodelen = ADJKEY_LEN(node);
 	req.conv = &conv;

@@ -1,0 +1,369 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_rank.c
+ *	  Neighborhood questions answered in one call: the neighbors two nodes
+ *	  share (common_neighbors) and the nodes two or three hops away ranked
+ *	  by how many walks reach them (walk_ranked: "people you may know",
+ *	  "liked by people who liked this").
+ *
+ * common_neighbors reads each node's neighbors as a list, sorts it when
+ * the read did not already give key order (both directions, or a target
+ * prefix that reorders keys), and merges the two lists: no hash table, and
+ * the result comes out in key order.
+ *
+ * walk_ranked expands a whole level per hop (graph_nodes.c), so a table
+ * read through SQL costs one statement per hop; a node's score at the next
+ * hop is the sum of the scores of the nodes it was reached from, which is
+ * the number of walks that reach it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "common/int.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "adjlist.h"
+#include "graph.h"
+
+PG_FUNCTION_INFO_V1(adjlist_common_neighbors);
+PG_FUNCTION_INFO_V1(adjlist_walk_ranked);
+
+/* ----------------------------------------------------------------------
+ * common_neighbors
+ * ----------------------------------------------------------------------
+ */
+
+/* The neighbors of one node: keys packed in one buffer. */
+typedef struct KeyList
+{
+	StringInfoData bytes;
+	int		   *off;
+	int		   *len;
+	int			n;
+	int			cap;
+	bool		sorted;			/* arrived in key order so far */
+	MemoryContext charged;
+} KeyList;
+
+static void
+keylist_init(KeyList *k, MemoryContext charged)
+{
+	initStringInfo(&k->bytes);
+	k->cap = 64;
+	k->n = 0;
+	k->off = palloc(sizeof(int) * k->cap);
+	k->len = palloc(sizeof(int) * k->cap);
+	k->sorted = true;
+	k->charged = charged;
+}
+
+static inline int
+keylist_cmp(const KeyList *k, int i, const char *key, int len)
+{
+	return adjkey_cmp_bytes(k->bytes.data + k->off[i], k->len[i], key, len);
+}
+
+static bool
+keylist_collect(void *arg, const char *nb, int nblen, int origin, bool reverse,
+				const GraphEdge *edge)
+{
+	KeyList    *k = (KeyList *) arg;
+
+	if (k->n > 0)
+	{
+		int			c = keylist_cmp(k, k->n - 1, nb, nblen);
+
+		if (c == 0)
+			return true;		/* the same neighbor again */
+		if (c > 0)
+			k->sorted = false;
+	}
+	if (k->n >= adjlist_max_visited)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("common_neighbors visited more than %d nodes", adjlist_max_visited),
+				 errhint("Raise adjlist.max_visited.")));
+	if (k->n >= k->cap)
+	{
+		k->cap *= 2;
+		k->off = repalloc(k->off, sizeof(int) * k->cap);
+		k->len = repalloc(k->len, sizeof(int) * k->cap);
+		graph_charge(k->charged, "common_neighbors");
+	}
+	k->off[k->n] = k->bytes.len;
+	k->len[k->n] = nblen;
+	appendBinaryStringInfo(&k->bytes, nb, nblen);
+	k->n++;
+	return true;
+}
+
+static int
+keylist_index_cmp(const void *a, const void *b, void *arg)
+{
+	const KeyList *sorting = (const KeyList *) arg;
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+
+	return adjkey_cmp_bytes(sorting->bytes.data + sorting->off[i], sorting->len[i],
+							sorting->bytes.data + sorting->off[j], sorting->len[j]);
+}
+
+/* Put a list in key order without repeats, unless it already is. */
+static void
+keylist_sort(KeyList *k)
+{
+	int		   *idx;
+	int		   *off;
+	int		   *len;
+	int			m = 0;
+
+	if (k->sorted)
+		return;
+	idx = palloc(sizeof(int) * Max(k->n, 1));
+	for (int i = 0; i < k->n; i++)
+		idx[i] = i;
+	qsort_arg(idx, k->n, sizeof(int), keylist_index_cmp, k);
+	off = palloc(sizeof(int) * Max(k->n, 1));
+	len = palloc(sizeof(int) * Max(k->n, 1));
+	for (int i = 0; i < k->n; i++)
+	{
+		if (m > 0 && adjkey_cmp_bytes(k->bytes.data + off[m - 1], len[m - 1],
+									  k->bytes.data + k->off[idx[i]], k->len[idx[i]]) == 0)
+			continue;
+		off[m] = k->off[idx[i]];
+		len[m] = k->len[idx[i]];
+		m++;
+	}
+	pfree(idx);
+	pfree(k->off);
+	pfree(k->len);
+	k->off = off;
+	k->len = len;
+	k->n = m;
+	k->sorted = true;
+}
+
+/*
+ * common_neighbors(tbl, a, b, edge_prefix, direction, target_prefix,
+ *					sk_is_target) RETURNS SETOF adjkey, in key order
+ */
+Datum
+adjlist_common_neighbors(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	EdgeConvention conv;
+	Direction	dir;
+	GraphTable *g;
+	GraphReader *rd;
+	struct varlena *a;
+	struct varlena *b;
+	KeyList		of_a;
+	KeyList		of_b;
+	int			i = 0;
+	int			j = 0;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	for (int arg = 0; arg < 7; arg++)
+		if (PG_ARGISNULL(arg))
+			return (Datum) 0;
+	a = PG_GETARG_ADJKEY_PP(1);
+	b = PG_GETARG_ADJKEY_PP(2);
+	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(3), PG_GETARG_TEXT_PP(5),
+							   PG_GETARG_BOOL(6));
+	dir = graph_parse_direction(PG_GETARG_TEXT_PP(4), true);
+	g = graph_open(PG_GETARG_OID(0), dir, false);
+	rd = graph_reader_begin(g);
+
+	keylist_init(&of_a, CurrentMemoryContext);
+	keylist_init(&of_b, CurrentMemoryContext);
+	graph_expand(rd, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), keylist_collect, &of_a);
+	if (of_a.n > 0)
+		graph_expand(rd, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), keylist_collect, &of_b);
+	keylist_sort(&of_a);
+	keylist_sort(&of_b);
+
+	while (i < of_a.n && j < of_b.n)
+	{
+		int			c = keylist_cmp(&of_a, i, of_b.bytes.data + of_b.off[j], of_b.len[j]);
+
+		if (c < 0)
+			i++;
+		else if (c > 0)
+			j++;
+		else
+		{
+			Datum		v = PointerGetDatum(adjkey_from_utf8(of_a.bytes.data + of_a.off[i],
+															 of_a.len[i]));
+			bool		isnull = false;
+
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+			i++;
+			j++;
+		}
+	}
+	graph_reader_end(rd);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------------
+ * Ranked walks
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct WalkState
+{
+	NodeSet    *from;			/* the level being expanded */
+	NodeSet    *to;				/* the next level */
+	NodeSet    *exclude;		/* never scored, when set */
+} WalkState;
+
+static bool
+walk_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
+		   const GraphEdge *edge)
+{
+	WalkState  *st = (WalkState *) arg;
+	bool		isnew;
+	GNode	   *node;
+
+	if (st->exclude != NULL && nodeset_find(st->exclude, nb, nblen) != NULL)
+		return true;
+	node = nodeset_add(st->to, nb, nblen, &isnew);
+	if (pg_add_s64_overflow(node->score, st->from->byid[origin]->score, &node->score))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("walk_ranked counted more walks than a bigint holds")));
+	return true;
+}
+
+static int
+node_cmp_score(const void *a, const void *b)
+{
+	const GNode *x = *(GNode *const *) a;
+	const GNode *y = *(GNode *const *) b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return adjkey_cmp_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
+}
+
+/*
+ * walk_ranked(tbl, start, edge_prefixes text[], directions text[],
+ *			   exclude_first_hop boolean, lim bigint, target_prefix text,
+ *			   sk_is_target boolean)
+ *	RETURNS TABLE (node adjkey, score bigint)
+ *
+ * Walks two or three hops; the score of a node reached at the last hop is
+ * the number of walks that reach it.  The start is never in the result;
+ * with exclude_first_hop neither are the nodes of the first hop (existing
+ * friends, items already liked).  Ties are broken by key.
+ */
+Datum
+adjlist_walk_ranked(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	GraphTable *g;
+	GraphReader *rd;
+	struct varlena *start;
+	Datum	   *pdat;
+	Datum	   *ddat;
+	bool	   *pnull;
+	bool	   *dnull;
+	int			nhops;
+	int			ndirs;
+	EdgeConvention *convs;
+	Direction  *dirs;
+	Direction	all = 0;
+	bool		exclude_first;
+	int64		limit;
+	NodeSet    *levels;
+	NodeSet		excluded;
+	bool		isnew;
+	GNode	  **sorted;
+	MemoryContext callcxt;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < 8; i++)
+		if (PG_ARGISNULL(i) && i != 5)
+			return (Datum) 0;
+	start = PG_GETARG_ADJKEY_PP(1);
+	exclude_first = PG_GETARG_BOOL(4);
+	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
+					  &pdat, &pnull, &nhops);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), TEXTOID, -1, false, TYPALIGN_INT,
+					  &ddat, &dnull, &ndirs);
+	if (nhops < 2 || nhops > 3 || ndirs != nhops)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a ranked walk takes two or three hops, with one edge prefix and one direction each")));
+	convs = palloc(sizeof(EdgeConvention) * nhops);
+	dirs = palloc(sizeof(Direction) * nhops);
+	for (int i = 0; i < nhops; i++)
+	{
+		if (pnull[i] || dnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("edge prefixes and directions of a walk must not be null")));
+		graph_convention_from_args(&convs[i], DatumGetTextPP(pdat[i]), PG_GETARG_TEXT_PP(6),
+								   PG_GETARG_BOOL(7));
+		dirs[i] = graph_parse_direction(DatumGetTextPP(ddat[i]), true);
+		all |= dirs[i];
+	}
+	if (!PG_ARGISNULL(5) && limit <= 0)
+		return (Datum) 0;
+
+	g = graph_open(PG_GETARG_OID(0), all, false);
+	rd = graph_reader_begin(g);
+	callcxt = CurrentMemoryContext;
+
+	/* levels[0] = {start}; levels[i] = the nodes after hop i, scored */
+	levels = palloc(sizeof(NodeSet) * (nhops + 1));
+	nodeset_init(&levels[0], callcxt, "walk_ranked");
+	nodeset_add(&levels[0], ADJKEY_DATA(start), ADJKEY_LEN(start), &isnew)->score = 1;
+	nodeset_init(&excluded, callcxt, "walk_ranked");
+	nodeset_add(&excluded, ADJKEY_DATA(start), ADJKEY_LEN(start), &isnew);
+
+	for (int hop = 0; hop < nhops; hop++)
+	{
+		WalkState	st;
+
+		nodeset_init(&levels[hop + 1], callcxt, "walk_ranked");
+		st.from = &levels[hop];
+		st.to = &levels[hop + 1];
+		st.exclude = (hop == nhops - 1) ? &excluded : NULL;
+		graph_expand_level(rd, &convs[hop], dirs[hop], levels[hop].byid, levels[hop].n,
+						   walk_visit, &st);
+		if (hop == 0 && exclude_first)
+		{
+			for (int32 id = 0; id < levels[1].n; id++)
+				nodeset_add(&excluded, levels[1].byid[id]->key.data,
+							levels[1].byid[id]->key.len, &isnew);
+		}
+	}
+
+	sorted = palloc(sizeof(GNode *) * Max(levels[nhops].n, 1));
+	memcpy(sorted, levels[nhops].byid, sizeof(GNode *) * levels[nhops].n);
+	qsort(sorted, levels[nhops].n, sizeof(GNode *), node_cmp_score);
+	for (int32 i = 0; i < levels[nhops].n && (limit <= 0 || i < limit); i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = PointerGetDatum(adjkey_from_utf8(sorted[i]->key.data, sorted[i]->key.len));
+		values[1] = Int64GetDatum(sorted[i]->score);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	graph_reader_end(rd);
+	SPI_finish();
+	return (Datum) 0;
+}

@@ -1,0 +1,330 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_reader.c
+ *	  The one primitive every graph function is built on: read the edges of
+ *	  a node (or of a whole BFS level), forward from the base table or
+ *	  backward through its inverted index, in key order, with a prefix, a
+ *	  start key and a limit.
+ *
+ * It chooses, per call and direction, between two paths that give the
+ * same rows: a direct btree scan (graph_scan_direct.c) for a plain local
+ * table read without row-level security, and SQL with saved plans
+ * (graph_scan_spi.c) for anything else: row-level security active for the
+ * caller, partitioned, foreign or Citus tables, tables without a primary
+ * key.  A table whose rows are elsewhere is never read through the direct
+ * path (graph_meta.c decides what is local).
+ *
+ * Edge conventions (how sort keys name target nodes: 'FOLLOWS#' +
+ * 'USER#bob', 'FRIEND#Bob' with target prefix 'USER#', or the sort key
+ * itself) are applied here.
+ *
+ * Memory.  A reader owns a scratch context for what one expansion
+ * allocates (scan keys, bounds, rows), reset after each; it is the child
+ * of the call's context, never process-global, so a graph function called
+ * while another one runs (from a row-level security policy, say) has its
+ * own.  The callers' node sets are charged against adjlist.max_memory by
+ * graph_charge().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rls.h"
+
+#include "adjlist.h"
+#include "graph.h"
+#include "graph_scan.h"
+
+int			adjlist_max_memory = -1;
+
+struct GraphReader
+{
+	GraphTable *g;
+	DirectReader *direct;
+	MemoryContext cxt;			/* the reader's (the call's) context */
+	MemoryContext scratch;		/* reset after each expansion */
+	bool		rls;
+};
+
+/* ----------------------------------------------------------------------
+ * Conventions
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Read the convention arguments.  An edge prefix that does not end in a
+ * punctuation character is read with '#' appended: 'FOLLOWS' means
+ * 'FOLLOWS#'.
+ */
+void
+graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
+						   text *target_prefix, bool sk_is_target)
+{
+	int			len;
+	const char *p;
+
+	p = adjkey_edge_prefix(edge_prefix, &len);
+	conv->edge_prefix = p;
+	conv->eplen = len;
+	if (target_prefix != NULL)
+		conv->target_prefix = adjkey_text_to_utf8(target_prefix, &conv->tplen);
+	else
+	{
+		conv->target_prefix = "";
+		conv->tplen = 0;
+	}
+	conv->sk_is_target = sk_is_target;
+}
+
+/*
+ * The node at the far end of an edge.  *buf is scratch space the function
+ * may (re)allocate.  Returns false when the row is not an edge of the
+ * convention (nothing follows the prefix, or the target would be longer
+ * than any key may be).
+ */
+bool
+graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
+					const GraphEdge *edge, const char **out, int *outlen,
+					char **buf)
+{
+	int			restlen;
+
+	if (reverse)
+	{
+		*out = edge->pk;
+		*outlen = edge->pklen;
+		return true;
+	}
+	if (conv->sk_is_target)
+	{
+		*out = edge->sk;
+		*outlen = edge->sklen;
+		return true;
+	}
+	restlen = edge->sklen - conv->eplen;
+	if (restlen <= 0)
+		return false;
+	/* a target no key could name is not a node */
+	if (conv->tplen + restlen > ADJKEY_MAX_BYTES)
+		return false;
+	if (conv->tplen == 0)
+	{
+		*out = edge->sk + conv->eplen;
+		*outlen = restlen;
+		return true;
+	}
+	*buf = *buf ? repalloc(*buf, conv->tplen + restlen) : palloc(conv->tplen + restlen);
+	memcpy(*buf, conv->target_prefix, conv->tplen);
+	memcpy(*buf + conv->tplen, edge->sk + conv->eplen, restlen);
+	*out = *buf;
+	*outlen = conv->tplen + restlen;
+	return true;
+}
+
+/*
+ * The partition key to read for a scan: the node itself forward; in
+ * reverse, the sort key an edge to the node has (edge prefix + node
+ * without the target prefix).  NULL when no edge can point at the node.
+ */
+static const char *
+scan_partition(const GraphScan *req, int *len)
+{
+	const EdgeConvention *conv = req->conv;
+	char	   *buf;
+	int			restlen;
+
+	if (!req->reverse || conv->sk_is_target)
+	{
+		*len = req->nodelen;
+		return req->node;
+	}
+	if (req->nodelen < conv->tplen ||
+		memcmp(req->node, conv->target_prefix, conv->tplen) != 0)
+		return NULL;
+	restlen = req->nodelen - conv->tplen;
+	if (restlen == 0 || conv->eplen + restlen > ADJKEY_MAX_BYTES)
+		return NULL;
+	buf = palloc(conv->eplen + restlen);
+	memcpy(buf, conv->edge_prefix, conv->eplen);
+	memcpy(buf + conv->eplen, req->node + conv->tplen, restlen);
+	*len = conv->eplen + restlen;
+	return buf;
+}
+
+/* ----------------------------------------------------------------------
+ * Readers
+ * ----------------------------------------------------------------------
+ */
+
+GraphReader *
+graph_reader_begin(GraphTable *g)
+{
+	GraphReader *r = palloc0(sizeof(GraphReader));
+
+	r->g = g;
+	r->cxt = CurrentMemoryContext;
+	r->scratch = AllocSetContextCreate(CurrentMemoryContext, "adjlist expansion",
+									   ALLOCSET_DEFAULT_SIZES);
+	r->direct = direct_reader_create(g, CurrentMemoryContext);
+	r->rls = (check_enable_rls(g->baserel, InvalidOid, false) == RLS_ENABLED);
+	return r;
+}
+
+void
+graph_reader_end(GraphReader *r)
+{
+	direct_reader_close(r->direct);
+	MemoryContextDelete(r->scratch);
+}
+
+static bool
+use_direct(GraphReader *r, bool reverse)
+{
+	return !r->rls && (reverse ? r->g->inv_direct : r->g->direct);
+}
+
+/*
+ * Read the edges of one node.  Returns the number of edges handed to the
+ * callback.  The caller is connected to SPI and has checked privileges
+ * with graph_check_select().
+ */
+int64
+graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
+{
+	int			partlen;
+	const char *part = scan_partition(req, &partlen);
+
+	if (part == NULL)
+		return 0;
+	if (use_direct(r, req->reverse))
+		return direct_scan(r->direct, req, part, partlen, cb, arg);
+	return spi_scan(r->g, req, part, partlen, r->rls, cb, arg);
+}
+
+/* Edges of a level read through SQL: origins mapped back to the nodes. */
+typedef struct LevelMap
+{
+	GraphEdgeCallback cb;
+	void	   *arg;
+	int		   *map;
+} LevelMap;
+
+static bool
+level_map_cb(void *arg, const GraphEdge *edge)
+{
+	LevelMap   *l = (LevelMap *) arg;
+	GraphEdge	e = *edge;
+
+	e.origin = l->map[edge->origin];
+	return l->cb(l->arg, &e);
+}
+
+/* Edges of the nodes of a level: the index of its node in edge->origin. */
+typedef struct OriginCb
+{
+	GraphEdgeCallback cb;
+	void	   *arg;
+	int			origin;
+	bool		stopped;		/* the callback asked to stop */
+} OriginCb;
+
+static bool
+with_origin(void *arg, const GraphEdge *edge)
+{
+	OriginCb   *o = (OriginCb *) arg;
+	GraphEdge	e = *edge;
+
+	e.origin = o->origin;
+	if (!o->cb(o->arg, &e))
+		o->stopped = true;
+	return !o->stopped;
+}
+
+/*
+ * Read the edges of nodes[0..n) in one direction, handing each to cb with
+ * edge->origin the index of its node.  Through SQL a level costs one
+ * statement per chunk of nodes; directly, one index descent per node.
+ * What the scans allocate is freed before returning.
+ */
+void
+graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **nodes,
+						const int *lens, int n, GraphEdgeCallback cb, void *arg)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
+
+	if (use_direct(r, tmpl->reverse))
+	{
+		for (int i = 0; i < n; i++)
+		{
+			GraphScan	req = *tmpl;
+			OriginCb	o = {cb, arg, i, false};
+
+			CHECK_FOR_INTERRUPTS();
+			req.node = nodes[i];
+			req.nodelen = lens[i];
+			(void) graph_reader_scan(r, &req, with_origin, &o);
+			if (o.stopped)
+				break;
+		}
+	}
+	else
+	{
+		const char **parts = palloc(sizeof(char *) * Max(n, 1));
+		int		   *plens = palloc(sizeof(int) * Max(n, 1));
+		int		   *map = palloc(sizeof(int) * Max(n, 1));
+		int			m = 0;
+
+		/* the partitions to read; a node no edge can point at has none */
+		for (int i = 0; i < n; i++)
+		{
+			GraphScan	req = *tmpl;
+
+			req.node = nodes[i];
+			req.nodelen = lens[i];
+			parts[m] = scan_partition(&req, &plens[m]);
+			if (parts[m] != NULL)
+				map[m++] = i;
+		}
+		if (m > 0)
+		{
+			LevelMap	lm = {cb, arg, map};
+
+			spi_scan_level(r->g, tmpl, parts, plens, m, r->rls, level_map_cb, &lm);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(r->scratch);
+}
+
+/* One node, read on its own, for the one-hop functions. */
+int64
+graph_scan(GraphTable *g, const GraphScan *req, GraphEdgeCallback cb, void *arg)
+{
+	GraphReader *r = graph_reader_begin(g);
+	int64		n = graph_reader_scan(r, req, cb, arg);
+
+	graph_reader_end(r);
+	return n;
+}
+
+/*
+ * Charge what a graph call holds (its node sets, in cxt) against
+ * adjlist.max_memory: an error with SQLSTATE 54000 past it, never an
+ * out-of-memory.
+ */
+void
+graph_charge(MemoryContext cxt, const char *what)
+{
+	Size		used = MemoryContextMemAllocated(cxt, true);
+	int64		limit_kb = adjlist_max_memory >= 0 ? adjlist_max_memory : maintenance_work_mem;
+
+	if ((int64) (used / 1024) > limit_kb)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs more than " INT64_FORMAT " kB of memory", what, limit_kb),
+				 errhint("Raise adjlist.max_memory (it defaults to maintenance_work_mem), or lower max_depth or the limit.")));
+}

@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_scan.h
+ *	  The two ways graph_reader.c reads edges: straight from a btree
+ *	  (graph_scan_direct.c) or through SQL (graph_scan_spi.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_GRAPH_SCAN_H
+#define ADJLIST_GRAPH_SCAN_H
+
+#include "graph.h"
+
+/* graph_scan_direct.c */
+typedef struct DirectReader DirectReader;
+
+extern DirectReader *direct_reader_create(GraphTable *g, MemoryContext cxt);
+extern int64 direct_scan(DirectReader *r, const GraphScan *req, const char *part,
+						 int partlen, GraphEdgeCallback cb, void *arg);
+extern void direct_reader_close(DirectReader *r);
+
+/* graph_scan_spi.c */
+extern int64 spi_scan(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+					  bool rls, GraphEdgeCallback cb, void *arg);
+extern void spi_scan_level(GraphTable *g, const GraphScan *tmpl, const char **parts,
+						   const int *lens, int n, bool rls, GraphEdgeCallback cb, void *arg);
+
+#endif							/* ADJLIST_GRAPH_SCAN_H */

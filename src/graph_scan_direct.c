@@ -1,0 +1,470 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_scan_direct.c
+ *	  Reading one node's edges straight from a btree: the primary key of a
+ *	  base table (out-edges) or of its inverted index (in-edges).
+ *
+ * No SQL is parsed, planned or executed per node: index_beginscan() on
+ * the key's btree, rescanned with new scan keys for each node of a
+ * traversal, reading the keys from the index tuples (an index-only scan:
+ * the heap is read only where the visibility map says a page is not
+ * all-visible, or when the edge's data is wanted).  Like core's index-only
+ * scans it takes a predicate lock on the heap page it did not read, so
+ * SERIALIZABLE transactions keep their protection.
+ *
+ * Used only for plain local tables without row-level security active for
+ * the caller (graph_reader.c decides); relations stay locked to the end of
+ * the transaction.  A write-sharded index spreads a node's in-edges over
+ * part#0 .. part#N-1: they are read in chunks with one reused index scan
+ * and merged with a binary heap into one ordered stream.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "access/visibilitymap.h"
+#include "executor/tuptable.h"
+#include "lib/binaryheap.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/predicate.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "adjlist.h"
+#include "graph.h"
+#include "graph_scan.h"
+
+static Datum
+key_datum(const char *p, int len)
+{
+	return PointerGetDatum(adjkey_from_utf8(p, len));
+}
+
+/*
+ * A reader keeps the relations and the index scan of each direction open
+ * across the scans of one call: a traversal expanding thousands of nodes
+ * rescans one index scan with new keys instead of opening the table and
+ * the index and starting a scan for every node.
+ */
+typedef struct DirectScan
+{
+	Relation	heap;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *slot;
+	Buffer		vmbuffer;
+	int			nkeys;
+	bool		index_only;
+	AttrNumber	data_att;
+} DirectScan;
+
+struct DirectReader
+{
+	GraphTable *g;
+	DirectScan	dirs[2];		/* forward, reverse */
+	MemoryContext cxt;
+};
+
+DirectReader *
+direct_reader_create(GraphTable *g, MemoryContext cxt)
+{
+	DirectReader *r = MemoryContextAllocZero(cxt, sizeof(DirectReader));
+
+	r->g = g;
+	r->cxt = cxt;
+	return r;
+}
+
+static void
+direct_scan_close(DirectScan *ds)
+{
+	if (ds->heap == NULL)
+		return;
+	if (ds->vmbuffer != InvalidBuffer)
+		ReleaseBuffer(ds->vmbuffer);
+	ExecDropSingleTupleTableSlot(ds->slot);
+	index_endscan(ds->scan);
+	/* locks are kept to the end of the transaction, as for any read */
+	index_close(ds->index, NoLock);
+	table_close(ds->heap, NoLock);
+	memset(ds, 0, sizeof(*ds));
+}
+
+void
+direct_reader_close(DirectReader *r)
+{
+	direct_scan_close(&r->dirs[0]);
+	direct_scan_close(&r->dirs[1]);
+}
+
+/*
+ * Open the scan of ds, or keep the open one when it has the same shape.
+ * Allocates in the reader's context, which outlives the scan.
+ */
+static void
+direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
+					int nkeys, bool index_only, AttrNumber data_att)
+{
+	MemoryContext oldcxt;
+
+	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
+							 ds->data_att != data_att))
+		direct_scan_close(ds);
+	if (ds->heap != NULL)
+		return;
+	oldcxt = MemoryContextSwitchTo(r->cxt);
+	ds->heap = table_open(relid, AccessShareLock);
+	ds->index = index_open(indexid, AccessShareLock);
+	ds->scan = adjlist_index_beginscan(ds->heap, ds->index, GetActiveSnapshot(), nkeys, 0);
+	ds->scan->xs_want_itup = index_only;
+	ds->slot = table_slot_create(ds->heap, NULL);
+	ds->vmbuffer = InvalidBuffer;
+	ds->nkeys = nkeys;
+	ds->index_only = index_only;
+	ds->data_att = data_att;
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The next row of a scan: its partition and sort keys (and data).  The
+ * values stay valid until the next call on the same scan.
+ */
+static bool
+direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
+				 Datum *partd, Datum *sortd, Datum *data, bool *data_isnull)
+{
+	IndexScanDesc scan = ds->scan;
+	bool		isnull;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (ds->index_only)
+		{
+			ItemPointer tid = index_getnext_tid(scan, dir);
+
+			if (tid == NULL)
+				return false;
+			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
+			{
+				if (!index_fetch_heap(scan, ds->slot))
+					continue;	/* not visible to the snapshot */
+			}
+			else
+			{
+				/*
+				 * The heap is not read, so it takes no predicate lock:
+				 * take one on the page, as an index-only scan does, for
+				 * SERIALIZABLE transactions.
+				 */
+				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
+								  scan->xs_snapshot);
+			}
+			*partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
+			*sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+			*data = (Datum) 0;
+			*data_isnull = true;
+		}
+		else
+		{
+			if (!index_getnext_slot(scan, dir, ds->slot))
+				return false;
+			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &isnull);
+			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &isnull);
+			*data = slot_getattr(ds->slot, ds->data_att, data_isnull);
+		}
+		return true;
+	}
+}
+
+/* Fill an edge from a row's keys; partd is NULL for a merged shard row. */
+static void
+direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
+			const char *part, int partlen, Datum partdatum)
+{
+	struct varlena *sv = DatumGetAdjkeyPP(sortd);
+
+	if (reverse)
+	{
+		struct varlena *pv = partd ? DatumGetAdjkeyPP(partd) : NULL;
+
+		edge->sk = pv ? ADJKEY_DATA(pv) : part;
+		edge->sklen = pv ? ADJKEY_LEN(pv) : partlen;
+		edge->skdatum = pv ? PointerGetDatum(pv) : partdatum;
+		edge->pk = ADJKEY_DATA(sv);
+		edge->pklen = ADJKEY_LEN(sv);
+		edge->pkdatum = PointerGetDatum(sv);
+	}
+	else
+	{
+		struct varlena *pv = DatumGetAdjkeyPP(partd);
+
+		edge->pk = ADJKEY_DATA(pv);
+		edge->pklen = ADJKEY_LEN(pv);
+		edge->pkdatum = PointerGetDatum(pv);
+		edge->sk = ADJKEY_DATA(sv);
+		edge->sklen = ADJKEY_LEN(sv);
+		edge->skdatum = PointerGetDatum(sv);
+	}
+}
+
+/*
+ * One shard of a write-sharded partition being merged: a buffer of its
+ * next rows in scan order.  The shards are read one chunk at a time with
+ * the same index scan (a rescan positions it after the shard's last row),
+ * which costs a btree descent per chunk instead of an index scan, and its
+ * allocations, per shard.
+ */
+typedef struct ShardBuf
+{
+	Datum		shardkey;		/* the stored partition key, part#i */
+	MemoryContext cxt;			/* the buffered rows; reset at each refill */
+	Datum	   *keys;			/* sort keys, copied */
+	Datum	   *data;
+	bool	   *data_isnull;
+	int			n;				/* rows buffered */
+	int			pos;			/* the next one to hand over */
+	bool		done;			/* nothing after the buffered rows */
+} ShardBuf;
+
+typedef struct ShardMerge
+{
+	ShardBuf   *bufs;
+	int			sign;			/* 1: ascending, -1: descending */
+} ShardMerge;
+
+/* binaryheap keeps the largest first: the head that sorts first wins */
+static int
+shard_head_cmp(Datum a, Datum b, void *arg)
+{
+	ShardMerge *m = (ShardMerge *) arg;
+	ShardBuf   *ba = &m->bufs[DatumGetInt32(a)];
+	ShardBuf   *bb = &m->bufs[DatumGetInt32(b)];
+	struct varlena *ka = DatumGetAdjkeyPP(ba->keys[ba->pos]);
+	struct varlena *kb = DatumGetAdjkeyPP(bb->keys[bb->pos]);
+
+	return -m->sign * adjkey_cmp_bytes(ADJKEY_DATA(ka), ADJKEY_LEN(ka),
+									   ADJKEY_DATA(kb), ADJKEY_LEN(kb));
+}
+
+/*
+ * Fill a shard's buffer with up to chunk rows after bound (exclusive, in
+ * scan order).  Runs in the reader's context; the rows are copied into the
+ * buffer's own.
+ */
+static void
+shard_refill(DirectReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
+			 const GraphScan *req, int chunk)
+{
+	GraphTable *g = r->g;
+	ScanKeyData keys[2];
+	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
+	Datum		partd;
+	Datum		sortd;
+	Datum		data;
+	bool		data_isnull;
+	MemoryContext old;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, b->shardkey);
+	if (req->backward)
+		ScanKeyInit(&keys[1], 2, BTLessStrategyNumber, g->lt_proc, bound);
+	else
+		ScanKeyInit(&keys[1], 2, BTGreaterStrategyNumber, g->gt_proc, bound);
+	index_rescan(ds->scan, keys, 2, NULL, 0);
+
+	MemoryContextReset(b->cxt);
+	b->keys = MemoryContextAlloc(b->cxt, sizeof(Datum) * chunk);
+	b->data = MemoryContextAlloc(b->cxt, sizeof(Datum) * chunk);
+	b->data_isnull = MemoryContextAlloc(b->cxt, sizeof(bool) * chunk);
+	b->n = 0;
+	b->pos = 0;
+	while (b->n < chunk &&
+		   direct_scan_next(g, ds, true, dir, &partd, &sortd, &data, &data_isnull))
+	{
+		old = MemoryContextSwitchTo(b->cxt);
+		b->keys[b->n] = PointerGetDatum(PG_DETOAST_DATUM_COPY(sortd));
+		b->data_isnull[b->n] = data_isnull;
+		b->data[b->n] = data_isnull ? (Datum) 0 : datumCopy(data, false, -1);
+		MemoryContextSwitchTo(old);
+		b->n++;
+	}
+	b->done = (b->n < chunk);
+	ExecClearTuple(ds->slot);
+}
+
+/*
+ * Hand an edge to the callback, which runs in the caller's context.
+ * False when the scan is to stop: the callback said so, or the limit is
+ * reached.
+ */
+static inline bool
+hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req,
+		  GraphEdgeCallback cb, void *arg, const GraphEdge *edge, int64 *n)
+{
+	bool		go_on;
+
+	(*n)++;
+	MemoryContextSwitchTo(callercxt);
+	go_on = cb(arg, edge);
+	MemoryContextSwitchTo(r->cxt);
+	return go_on && !(req->limit > 0 && *n >= req->limit);
+}
+
+int64
+direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen,
+			GraphEdgeCallback cb, void *arg)
+{
+	GraphTable *g = r->g;
+	bool		reverse = req->reverse;
+	Oid			relid = reverse ? g->inv_rel : g->baserel;
+	Oid			indexid = reverse ? g->inv_keyindex : g->base_keyindex;
+	AttrNumber	data_att = 0;
+	const char *prefix = reverse ? NULL : req->conv->edge_prefix;
+	int			plen = reverse ? 0 : req->conv->eplen;
+	int			nshards = reverse ? g->inv_shards : 0;
+	ScanKeyData keys[4];
+	int			nkeys = 1;
+	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
+	bool		index_only;
+	int64		n = 0;
+	GraphEdge	edge;
+	Datum		partd;
+	Datum		sortd;
+	MemoryContext callercxt;
+
+	if (req->want_data)
+		data_att = reverse ? g->inv_data : g->base_data;
+	index_only = (data_att == 0);
+
+	/* keys[0], the partition, is set per scan below */
+	if (plen > 0)
+	{
+		char	   *succ = palloc(plen + 4);
+		int			slen = adjkey_prefix_successor(prefix, plen, succ);
+
+		ScanKeyInit(&keys[nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
+					key_datum(prefix, plen));
+		if (slen >= 0)
+			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+						key_datum(succ, slen));
+	}
+	if (req->after != NULL)
+	{
+		if (req->backward)
+			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+						key_datum(req->after, req->afterlen));
+		else
+			ScanKeyInit(&keys[nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
+						key_datum(req->after, req->afterlen));
+	}
+
+	if (nshards == 0)
+	{
+		DirectScan *ds = &r->dirs[reverse ? 1 : 0];
+
+		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc,
+					key_datum(part, partlen));
+		direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
+
+		/*
+		 * The index AM allocates during a scan (btree's list of killed
+		 * items, for one) and frees at the next rescan: it must work in the
+		 * reader's context, which outlives the caller's per-expansion one.
+		 * Only the callback runs in the caller's context.
+		 */
+		callercxt = MemoryContextSwitchTo(r->cxt);
+		index_rescan(ds->scan, keys, nkeys, NULL, 0);
+		while (direct_scan_next(g, ds, reverse, dir, &partd, &sortd,
+								&edge.data, &edge.data_isnull))
+		{
+			direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
+			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
+				break;
+		}
+		ExecClearTuple(ds->slot);
+		MemoryContextSwitchTo(callercxt);
+		return n;
+	}
+	else
+	{
+		/*
+		 * A write-sharded index: the node's partition is spread over
+		 * part#0 .. part#N-1, each in sort-key order.  Buffer the head of
+		 * each shard and hand over the smallest head each time: one ordered
+		 * stream.  A chunk is a little more than the shard's share of the
+		 * limit, so a first page reads about twice the rows it returns.
+		 */
+		ShardMerge	m;
+		binaryheap *heap;
+		Datum		partdatum = key_datum(part, partlen);
+		Datum		start;
+		int			chunk;
+		DirectScan *ds = &r->dirs[1];
+
+		chunk = 1000;
+		if (req->limit > 0 && req->limit < chunk)
+			chunk = (int) Min(req->limit, Max(4, 2 * req->limit / nshards + 1));
+		if (req->after != NULL)
+			start = key_datum(req->after, req->afterlen);
+		else if (req->backward)
+			start = PointerGetDatum(adjkey_upper_sentinel());
+		else
+			start = key_datum("", 0);	/* below every key */
+
+		m.bufs = palloc0(sizeof(ShardBuf) * nshards);
+		m.sign = req->backward ? -1 : 1;
+		heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
+		direct_scan_prepare(r, ds, relid, indexid, 2, index_only, data_att);
+
+		callercxt = MemoryContextSwitchTo(r->cxt);
+		for (int i = 0; i < nshards; i++)
+		{
+			ShardBuf   *b = &m.bufs[i];
+
+			b->shardkey = PointerGetDatum(write_shard_key(part, partlen, i));
+			b->cxt = AllocSetContextCreate(callercxt, "adjlist shard buffer",
+										   ALLOCSET_SMALL_SIZES);
+			shard_refill(r, ds, b, start, req, chunk);
+			if (b->n > 0)
+				binaryheap_add_unordered(heap, Int32GetDatum(i));
+		}
+		binaryheap_build(heap);
+		while (!binaryheap_empty(heap))
+		{
+			int			i = DatumGetInt32(binaryheap_first(heap));
+			ShardBuf   *b = &m.bufs[i];
+
+			direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
+			edge.data = b->data[b->pos];
+			edge.data_isnull = b->data_isnull[b->pos];
+			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
+				break;
+			if (++b->pos == b->n && !b->done)
+			{
+				/* the next chunk, after this one's last key */
+				Datum		last = PointerGetDatum(PG_DETOAST_DATUM_COPY(b->keys[b->n - 1]));
+
+				shard_refill(r, ds, b, last, req, chunk);
+				pfree(DatumGetPointer(last));
+			}
+			if (b->pos < b->n)
+				binaryheap_replace_first(heap, Int32GetDatum(i));
+			else
+				(void) binaryheap_remove_first(heap);
+		}
+		for (int i = 0; i < nshards; i++)
+			MemoryContextDelete(m.bufs[i].cxt);
+		binaryheap_free(heap);
+		MemoryContextSwitchTo(callercxt);
+		return n;
+	}
+}
+
