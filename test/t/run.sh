@@ -4,6 +4,10 @@
 #   bash test/t/run.sh                  # every test
 #   bash test/t/run.sh 002_crash.pl     # some of them (names under test/t/)
 #   PROVE_FLAGS=-v bash test/t/run.sh   # verbose
+#   PG_CONFIG=/path/bin/pg_config bash test/t/run.sh   # another server
+#   ADJLIST_TAP_INSTALL=0 ...           # do not build adjlist when it is
+#                                       # not installed (tests needing it
+#                                       # skip or fail)
 #
 # The clusters are made by initdb, which refuses to run as root, so when
 # run as root the tests run as the postgres OS user (runuser).  Nothing is
@@ -18,6 +22,10 @@
 set -euo pipefail
 
 PGVER=${PGVER:-15}
+# another server: PG_CONFIG=/path/bin/pg_config (PGBIN defaults to its bindir)
+if [ -z "${PGBIN:-}" ] && [ -n "${PG_CONFIG:-}" ]; then
+	PGBIN=$("$PG_CONFIG" --bindir)
+fi
 PGBIN=${PGBIN:-/usr/lib/postgresql/$PGVER/bin}
 PG_CONFIG=${PG_CONFIG:-$PGBIN/pg_config}
 PGXS_DIR=$(dirname "$("$PG_CONFIG" --pgxs)")/../..
@@ -37,7 +45,9 @@ perl -MIPC::Run -e 1 2>/dev/null || die "IPC::Run is missing (install libipc-run
 command -v prove >/dev/null || die "prove is missing (install perl)"
 
 sharedir=$("$PG_CONFIG" --sharedir)
-if [ ! -f "$sharedir/extension/adjlist.control" ]; then
+if [ ! -f "$sharedir/extension/adjlist.control" ] && [ "${ADJLIST_TAP_INSTALL:-1}" = 0 ]; then
+	echo "run.sh: adjlist is not installed in $sharedir (ADJLIST_TAP_INSTALL=0: not building it)" >&2
+elif [ ! -f "$sharedir/extension/adjlist.control" ]; then
 	[ "$(id -u)" -eq 0 ] || die "adjlist is not installed; run make install as root"
 	echo "run.sh: adjlist is not installed; building and installing it" >&2
 	make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" >/dev/null
@@ -85,6 +95,8 @@ status=0
 	PATH="$PGBIN:$PATH" \
 	PG_REGRESS="$PG_REGRESS_BIN" \
 	TESTDIR="$TAP_DIR" \
+	TESTDATADIR="$TAP_DIR/tmp_check" \
+	TESTLOGDIR="$TAP_DIR/tmp_check/log" \
 	prove ${PROVE_FLAGS:-} -I "$PERL_LIB" -I "$HERE" "${tests[@]}") || status=$?
 echo "run.sh: $(( $(date +%s) - start )) s"
 
