@@ -174,9 +174,11 @@ SELECT count(*) FROM ws_shard_inverted WHERE pk = 'USER#ghost';
 
 -- drift: a lost row and a row under the wrong shard; verify finds both,
 -- rebuild mends exactly those
+SET session_replication_role = replica;
 DELETE FROM ws_shard_inverted WHERE pk = 'USER#u050' AND sk ^@ 'FOLLOWS#USER#bob#';
 UPDATE ws_shard_inverted SET sk = 'FOLLOWS#USER#bob'
  WHERE pk = 'USER#u060' AND sk ^@ 'FOLLOWS#USER#bob#';
+RESET session_replication_role;
 SELECT problem, key FROM verify_inverted_index('ws_shard_inverted') ORDER BY problem, key::text;
 SELECT rebuild_inverted_index('ws_shard_inverted');
 SELECT count(*) FROM verify_inverted_index('ws_shard_inverted');

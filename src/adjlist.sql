@@ -411,11 +411,11 @@ CREATE FUNCTION adjlist_sync_trigger() RETURNS trigger
 	LANGUAGE C;
 COMMENT ON FUNCTION adjlist_sync_trigger() IS
 	'trigger: writes the inverted indexes of a table in the same transaction as the table';
-CREATE FUNCTION adjlist_api_guard() RETURNS trigger
-	AS 'MODULE_PATHNAME', 'adjlist_api_guard'
+CREATE FUNCTION adjlist_index_guard() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'adjlist_index_guard'
 	LANGUAGE C;
-COMMENT ON FUNCTION adjlist_api_guard() IS
-	'trigger: refuses plain writes to a table whose inverted index is kept by the write API';
+COMMENT ON FUNCTION adjlist_index_guard() IS
+	'trigger: refuses writes to an index or counter table that adjlist does not make';
 
 CREATE FUNCTION create_inverted_index(
 	tbl regclass,

@@ -55,15 +55,17 @@ static AdjlistCatalog *cat = NULL;
 static bool stale = false;
 
 /*
- * Only a reset of the whole relcache drops the cache here: the other
- * modules' callbacks compare invalidated relations with the registry's OID,
- * which must stay known to them.  A dropped extension is noticed at the
- * next use instead (its registry table is gone).
+ * A reset of the whole relcache, or an invalidation of the registry table
+ * (which ALTER EXTENSION adjlist UPDATE sends), has the catalog looked up
+ * again at its next use; until then it stays in place: the other modules'
+ * callbacks compare invalidated relations with the registry's OID, which
+ * must stay known to them.  A dropped extension is noticed at the next use
+ * (its registry table is gone).
  */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
 {
-	if (cat != NULL && !OidIsValid(relid))
+	if (cat != NULL && (!OidIsValid(relid) || relid == cat->registry))
 		stale = true;
 }
 
@@ -79,9 +81,13 @@ adjlist_catalog_init(void)
 	CacheRegisterRelcacheCallback(catalog_relcache_callback, (Datum) 0);
 }
 
-/* The schema of an extension (core exports this only from 16 on). */
+/*
+ * The schema of an extension (core exports this only from 16 on) and
+ * whether its SQL objects are those of 0.1 or 0.2: a database where the
+ * library was replaced but ALTER EXTENSION adjlist UPDATE has not run yet.
+ */
 static Oid
-extension_schema(Oid extoid)
+extension_schema(Oid extoid, bool *legacy)
 {
 	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyData key;
@@ -89,12 +95,25 @@ extension_schema(Oid extoid)
 	HeapTuple	tup;
 	Oid			result = InvalidOid;
 
+	*legacy = false;
 	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
 				F_OIDEQ, ObjectIdGetDatum(extoid));
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		v = heap_getattr(tup, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
 		result = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+		if (!isnull)
+		{
+			char	   *version = TextDatumGetCString(v);
+
+			*legacy = (strcmp(version, "0.1") == 0 || strcmp(version, "0.2") == 0);
+		}
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return result;
@@ -129,7 +148,7 @@ adjlist_catalog(void)
 
 	c = &cat_storage;
 	c->extension = ext;
-	c->namespace = extension_schema(ext);
+	c->namespace = extension_schema(ext, &c->legacy);
 	strlcpy(c->nspname, quote_identifier(get_namespace_name(c->namespace)), sizeof(c->nspname));
 	c->keytype = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 								 CStringGetDatum("adjkey"),

@@ -35,6 +35,9 @@ typedef struct AdjlistCatalog
 	Oid			registry;		/* adjlist_inverted_indexes */
 	Oid			registry_owner;
 	bool		registry_has_write_shards;	/* false for a 0.1 catalog */
+	bool		legacy;			/* the SQL objects of 0.1 or 0.2, not yet
+								 * updated: triggers keep only the indexes
+								 * in trigger mode, as those versions did */
 } AdjlistCatalog;
 
 extern const AdjlistCatalog *adjlist_catalog(void);

@@ -251,7 +251,7 @@ drop_own_triggers(Oid relid)
 								"AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) "
 								"ANY ('{adjlist_sync,adjlist_sync_insert,adjlist_sync_truncate,"
 								"adjlist_sync_ins,adjlist_sync_upd,adjlist_sync_del,"
-								"adjlist_sync_before_trunc,adjlist_sync_trunc,adjlist_api_guard}'"
+								"adjlist_sync_before_trunc,adjlist_sync_trunc,adjlist_index_guard}'"
 								"::pg_catalog.text[])",
 								1, argtypes, args, NULL, true, 0);
 	if (ret != SPI_OK_SELECT)
@@ -300,26 +300,43 @@ remove_triggers(Oid relid)
 	SPI_finish();
 }
 
+/* The guard of an index or counter table, on it and on its partitions. */
+static void
+install_guard(Oid relid)
+{
+	List	   *members = members_of(relid);
+	ListCell   *lc;
+
+	foreach(lc, members)
+	{
+		Oid			m = lfirst_oid(lc);
+
+		drop_own_triggers(m);
+		create_trigger("adjlist_index_guard",
+					   get_rel_relkind(m) == RELKIND_FOREIGN_TABLE
+					   ? "BEFORE INSERT OR UPDATE OR DELETE"
+					   : "BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE",
+					   adjlist_qualified_name(m), "", "STATEMENT", "adjlist_index_guard");
+	}
+}
+
+/*
+ * The triggers of a registered table: on the base table and each of its
+ * partitions, the sync triggers (index_sync.c), for every index whatever
+ * its mode; on each index and counter table, the guard.  A table Citus
+ * distributes gets none: the write API keeps its indexes.
+ */
 void
 install_triggers(Oid baserel)
 {
 	TableIndexes *ti = registry_lookup_unchecked(baserel);
 	List	   *members;
 	ListCell   *lc;
-	bool		has_trigger = false;
-	bool		has_api = false;
 	bool		row_mode = false;
 
 	remove_triggers(baserel);
 	if (ti->nindexes == 0 || adjlist_is_citus_table(baserel))
-		return;				/* Citus runs no triggers: the write API keeps it */
-	for (int i = 0; i < ti->nindexes; i++)
-	{
-		if (ti->indexes[i].mode == INDEX_MODE_TRIGGER)
-			has_trigger = true;
-		else
-			has_api = true;
-	}
+		return;
 	members = members_of(baserel);
 	foreach(lc, members)
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
@@ -327,7 +344,7 @@ install_triggers(Oid baserel)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (has_trigger && row_mode)
+	if (row_mode)
 		create_trigger("adjlist_sync", "AFTER INSERT OR UPDATE OR DELETE",
 					   adjlist_qualified_name(baserel), "", "ROW", "adjlist_sync_trigger");
 	foreach(lc, members)
@@ -336,7 +353,7 @@ install_triggers(Oid baserel)
 		char	   *qrel = adjlist_qualified_name(m);
 		bool		foreign = get_rel_relkind(m) == RELKIND_FOREIGN_TABLE;
 
-		if (has_trigger && !row_mode)
+		if (!row_mode)
 		{
 			create_trigger("adjlist_sync_ins", "AFTER INSERT", qrel,
 						   "REFERENCING NEW TABLE AS adjlist_new", "STATEMENT",
@@ -348,9 +365,6 @@ install_triggers(Oid baserel)
 						   "REFERENCING OLD TABLE AS adjlist_old", "STATEMENT",
 						   "adjlist_sync_trigger");
 		}
-		if (has_api)
-			create_trigger("adjlist_api_guard", "BEFORE INSERT OR UPDATE OR DELETE", qrel,
-						   "", "STATEMENT", "adjlist_api_guard");
 		/* foreign tables cannot have TRUNCATE triggers */
 		if (!foreign)
 			create_trigger("adjlist_sync_before_trunc", "BEFORE TRUNCATE", qrel, "",
@@ -359,6 +373,12 @@ install_triggers(Oid baserel)
 	if (get_rel_relkind(baserel) != RELKIND_FOREIGN_TABLE)
 		create_trigger("adjlist_sync_trunc", "AFTER TRUNCATE",
 					   adjlist_qualified_name(baserel), "", "STATEMENT", "adjlist_sync_trigger");
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		install_guard(ti->indexes[i].indexrel);
+		if (OidIsValid(ti->indexes[i].counterrel))
+			install_guard(ti->indexes[i].counterrel);
+	}
 	SPI_finish();
 }
 
@@ -717,7 +737,7 @@ adopt_index_table(CreatePlan *p)
 							p->index_name, p->cols[i], p->base_name)));
 	}
 	LockRelationOid(idx, AccessExclusiveLock);
-	spi_exec(psprintf("DELETE FROM %s", adjlist_qualified_name(idx)), SPI_OK_DELETE);
+	index_execute_sql(psprintf("DELETE FROM %s", adjlist_qualified_name(idx)), false, SPI_OK_DELETE);
 	return idx;
 }
 

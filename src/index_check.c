@@ -33,6 +33,7 @@
 #include "catalog.h"
 #include "index_admin.h"
 #include "index_rule.h"
+#include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
 
@@ -343,17 +344,15 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 	if (problems > 0)
 	{
 		/* index rows that are not exactly an expected row */
-		if (SPI_execute(psprintf("DELETE FROM %s t WHERE NOT EXISTS (SELECT 1 FROM "
-								 "(SELECT er AS r FROM %s) e, (SELECT t AS r) a WHERE %s)",
-								 qidx, expected_rows_sql(ix), exact),
-						false, 0) != SPI_OK_DELETE)
-			elog(ERROR, "rebuild delete failed");
+		index_execute_sql(psprintf("DELETE FROM %s t WHERE NOT EXISTS (SELECT 1 FROM "
+								   "(SELECT er AS r FROM %s) e, (SELECT t AS r) a WHERE %s)",
+								   qidx, expected_rows_sql(ix), exact),
+						  false, SPI_OK_DELETE);
 		/* expected rows that are not in the index */
-		if (SPI_execute(psprintf("INSERT INTO %s SELECT (e.r).* FROM (SELECT er AS r FROM %s) e "
-								 "WHERE NOT EXISTS (SELECT 1 FROM (SELECT ar AS r FROM %s) a WHERE %s)",
-								 qidx, expected_rows_sql(ix), actual_rows_sql(ix), exact),
-						false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "rebuild insert failed");
+		index_execute_sql(psprintf("INSERT INTO %s SELECT (e.r).* FROM (SELECT er AS r FROM %s) e "
+								   "WHERE NOT EXISTS (SELECT 1 FROM (SELECT ar AS r FROM %s) a WHERE %s)",
+								   qidx, expected_rows_sql(ix), actual_rows_sql(ix), exact),
+						  false, SPI_OK_INSERT);
 	}
 	if (OidIsValid(ix->counterrel))
 	{
@@ -367,14 +366,13 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 		{
 			problems += DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
 													SPI_tuptable->tupdesc, 1, &(bool){false}));
-			if (SPI_execute(psprintf("DELETE FROM %s", qcnt), false, 0) != SPI_OK_DELETE ||
-				SPI_execute(psprintf("INSERT INTO %s (node, edge, direction, n) "
-									 "SELECT node, edge, direction, pg_catalog.sum(n) "
-									 "FROM %s.adjlist_index_counts(%u::pg_catalog.oid::pg_catalog.regclass) "
-									 "GROUP BY 1, 2, 3 HAVING pg_catalog.sum(n) OPERATOR(pg_catalog.<>) 0",
-									 qcnt, adjlist_catalog()->nspname, ix->indexrel),
-							false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "rebuild of counters failed");
+			index_execute_sql(psprintf("DELETE FROM %s", qcnt), false, SPI_OK_DELETE);
+			index_execute_sql(psprintf("INSERT INTO %s (node, edge, direction, n) "
+									   "SELECT node, edge, direction, pg_catalog.sum(n) "
+									   "FROM %s.adjlist_index_counts(%u::pg_catalog.oid::pg_catalog.regclass) "
+									   "GROUP BY 1, 2, 3 HAVING pg_catalog.sum(n) OPERATOR(pg_catalog.<>) 0",
+									   qcnt, adjlist_catalog()->nspname, ix->indexrel),
+							  false, SPI_OK_INSERT);
 		}
 	}
 	adjlist_unbecome(&role);
@@ -414,13 +412,12 @@ adjlist_compact_counters(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	if (SPI_execute(psprintf("WITH d AS (DELETE FROM %1$s RETURNING node, edge, direction, n), "
-							 "i AS (INSERT INTO %1$s (node, edge, direction, n) "
-							 "SELECT node, edge, direction, pg_catalog.sum(n) FROM d GROUP BY 1, 2, 3 "
-							 "HAVING pg_catalog.sum(n) OPERATOR(pg_catalog.<>) 0 RETURNING 1) "
-							 "SELECT (SELECT pg_catalog.count(*) FROM d), (SELECT pg_catalog.count(*) FROM i)",
-							 qcnt), false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "counter compaction failed");
+	index_execute_sql(psprintf("WITH d AS (DELETE FROM %1$s RETURNING node, edge, direction, n), "
+							   "i AS (INSERT INTO %1$s (node, edge, direction, n) "
+							   "SELECT node, edge, direction, pg_catalog.sum(n) FROM d GROUP BY 1, 2, 3 "
+							   "HAVING pg_catalog.sum(n) OPERATOR(pg_catalog.<>) 0 RETURNING 1) "
+							   "SELECT (SELECT pg_catalog.count(*) FROM d), (SELECT pg_catalog.count(*) FROM i)",
+							   qcnt), false, SPI_OK_SELECT);
 	before = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
 										 &(bool){false}));
 	after = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,

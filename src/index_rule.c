@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -39,6 +40,7 @@
 #include "catalog.h"
 #include "index_rule.h"
 #include "index_write.h"
+#include "plan_cache.h"
 
 /* ----------------------------------------------------------------------
  * Index rows
@@ -289,6 +291,30 @@ counts_add(Counts *c, Datum logical_partition, Datum sort_key, int64 delta)
 		counts_flush(c);
 }
 
+/*
+ * Counters in the format of 0.1 and 0.2 (a table not yet converted by
+ * ALTER EXTENSION adjlist UPDATE): one row per group and shard, added to
+ * in place.
+ */
+static void
+legacy_add(Counts *c, Datum *values)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[5] = {cat->keytype, TEXTOID, CHAROID, INT2OID, INT8OID};
+	Datum		args[5];
+	char	   *sql;
+
+	sql = psprintf("INSERT INTO %s AS c (node, edge, direction, shard, n) "
+				   "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (node, edge, direction, shard) "
+				   "DO UPDATE SET n = c.n OPERATOR(pg_catalog.+) EXCLUDED.n",
+				   adjlist_qualified_name(c->ix->counterrel));
+	memcpy(args, values, sizeof(Datum) * 3);
+	args[3] = Int16GetDatum((int16) (MyProcPid % Max(c->ix->counter_shards, 1)));
+	args[4] = values[3];
+	index_execute_plan(adjlist_plan(sql, 5, types), args, NULL, SPI_OK_INSERT);
+	pfree(sql);
+}
+
 void
 counts_flush(Counts *c)
 {
@@ -296,7 +322,10 @@ counts_flush(Counts *c)
 	HASH_SEQ_STATUS status;
 	CountEntry *e;
 	IndexWriter *w = NULL;
+	bool		legacy = (c->sink == NULL && c->ix->counter_legacy);
 
+	if (legacy && SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
 	hash_seq_init(&status, c->hash);
 	while ((e = (CountEntry *) hash_seq_search(&status)) != NULL)
 	{
@@ -309,7 +338,7 @@ counts_flush(Counts *c)
 
 		if (e->n == 0)
 			continue;
-		if (w == NULL && c->sink == NULL)
+		if (w == NULL && c->sink == NULL && !legacy)
 			w = index_writer_begin(c->ix->counterrel, cols, 4, 3, WRITE_APPEND, true);
 		memcpy(&edgelen, e->key.bytes + 1, sizeof(int32));
 		edge = e->key.bytes + 1 + sizeof(int32);
@@ -322,11 +351,15 @@ counts_flush(Counts *c)
 		values[3] = Int64GetDatum(e->n);
 		if (c->sink)
 			tuplestore_putvalues(c->sink, c->sinkdesc, values, nulls);
+		else if (legacy)
+			legacy_add(c, values);
 		else
 			index_writer_put(w, values, nulls);
 	}
 	if (w != NULL)
 		index_writer_end(w);
+	if (legacy)
+		SPI_finish();
 	counts_reset(c);
 }
 

@@ -46,8 +46,21 @@
  * before the registry entry is trusted; if an invalidation arrives while
  * they are being locked, the lookup is repeated.
  *
- * An index kept by the write API (mode 'api') is not written here;
- * adjlist_api_guard() refuses plain writes to its table instead.
+ * Every index of the table is kept here, whatever its mode: mode 'api'
+ * matters only where triggers cannot run (a table Citus distributes), and
+ * there the write API writes the index rows itself (write_api.c).
+ *
+ * The index and counter tables are derived data.  adjlist_index_guard()
+ * (BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE FOR EACH STATEMENT on
+ * each of them and their partitions) refuses any write that adjlist does
+ * not make itself (index_write.c says which), so that no statement, COPY
+ * or data-only restore can put them out of step with their table.  It is a
+ * statement trigger: adjlist's own row writes through the executor fire
+ * no statement triggers and pay nothing for it.
+ *
+ * A trigger that finds no registered index for its table (the triggers
+ * came back from a schema-only restore, the registry's rows did not yet)
+ * raises an error rather than let the write go unindexed.
  *
  *-------------------------------------------------------------------------
  */
@@ -69,12 +82,11 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "index_rule.h"
-#include "write_api.h"
 #include "index_write.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
-PG_FUNCTION_INFO_V1(adjlist_api_guard);
+PG_FUNCTION_INFO_V1(adjlist_index_guard);
 
 /* One index as the current trigger call writes it. */
 typedef struct SyncIndex
@@ -109,8 +121,28 @@ typedef struct SyncState
 static char *counter_columns[] = {"node", "edge", "direction", "n"};
 
 /*
- * The indexes of the firing relation that this call must write (trigger
- * mode, or every mode for TRUNCATE), with their tables locked.
+ * adjlist's triggers fired on a table that has no registered index: the
+ * registry lost its rows while the triggers stayed, which is what a
+ * schema-only restore gives until the registry's data is restored.
+ * Writing on would leave the index behind without a word.
+ */
+static void
+orphan_error(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("table \"%s\" has adjlist triggers but no registered inverted index",
+					get_rel_name(relid)),
+			 errdetail("The registry adjlist_inverted_indexes has no row for it, as after a schema-only restore before the registry's data is restored."),
+			 errhint("Restore the data of adjlist_inverted_indexes first (pg_restore --data-only --table=adjlist_inverted_indexes), or restore the data with --disable-triggers; see \"Dump and restore\" in the README.")));
+}
+
+/*
+ * The indexes of the firing relation, with their tables locked.  The
+ * triggers keep every index, whatever its mode (the write API writes index
+ * rows itself only where no trigger runs: Citus), except on the SQL objects
+ * of 0.1 and 0.2 not yet updated, whose write API still writes the indexes
+ * in API mode itself: all_modes is then false but for TRUNCATE.
  */
 static TableIndexes *
 locked_indexes(Oid relid, bool all_modes)
@@ -118,6 +150,9 @@ locked_indexes(Oid relid, bool all_modes)
 	for (int attempt = 0;; attempt++)
 	{
 		TableIndexes *ti = registry_lookup(relid);
+
+		if (ti->nindexes == 0)
+			orphan_error(relid);
 
 		for (int i = 0; i < ti->nindexes; i++)
 		{
@@ -137,7 +172,10 @@ locked_indexes(Oid relid, bool all_modes)
 static void
 sync_begin(SyncState *st, Relation rel, bool all_modes)
 {
-	TableIndexes *ti = locked_indexes(RelationGetRelid(rel), all_modes);
+	TableIndexes *ti;
+
+	all_modes = all_modes || !adjlist_catalog()->legacy;
+	ti = locked_indexes(RelationGetRelid(rel), all_modes);
 
 	memset(st, 0, sizeof(*st));
 	st->ti = ti;
@@ -651,25 +689,39 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 }
 
 /*
- * BEFORE INSERT OR UPDATE OR DELETE FOR EACH STATEMENT on a table whose
- * index is kept by the write API: only the write API may write it, else
- * the index would silently miss the change.
+ * BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE FOR EACH STATEMENT on an
+ * index or counter table (and each of its partitions): only adjlist writes
+ * them.
  */
 Datum
-adjlist_api_guard(PG_FUNCTION_ARGS)
+adjlist_index_guard(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			relid;
+	Oid			base;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function adjlist_api_guard can only be called as a trigger")));
-	if (!adjlist_in_write_api())
+				 errmsg("function adjlist_index_guard can only be called as a trigger")));
+	if (index_writes_allowed())
+		return PointerGetDatum(NULL);
+	relid = RelationGetRelid(td->tg_relation);
+	base = registry_base_of_index(relid);
+	if (!OidIsValid(base))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" has an inverted index kept by the write API",
+				 errmsg("table \"%s\" belongs to an inverted index whose registration is missing",
 						RelationGetRelationName(td->tg_relation)),
-				 errdetail("A plain INSERT, UPDATE, DELETE or MERGE would leave the index behind."),
-				 errhint("Write it with put_edge(), put_edges(), delete_edge() and delete_node(), or create the index with mode => 'trigger'.")));
+				 errdetail("The registry adjlist_inverted_indexes has no row for it, as after a schema-only restore before the registry's data is restored."),
+				 errhint("Restore the data of adjlist_inverted_indexes first, or restore with --disable-triggers; see \"Dump and restore\" in the README.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("table \"%s\" is kept by adjlist from table \"%s\"",
+					RelationGetRelationName(td->tg_relation), get_rel_name(base)),
+			 errdetail("Its rows are derived from the rows of \"%s\"; a direct write would put it out of step.",
+					   get_rel_name(base)),
+			 errhint("Write to table \"%s\"; rebuild_inverted_index() repairs an index. A data-only restore skips this table's rows: the triggers index the base table's rows as they are restored.",
+					 get_rel_name(base))));
 	return PointerGetDatum(NULL);
 }

@@ -303,6 +303,62 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 	}
 }
 
+/* ----------------------------------------------------------------------
+ * adjlist's own statements on index and counter tables
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Raised while adjlist runs a statement on an index or counter table, so
+ * that their guard (adjlist_index_guard(), index_sync.c) lets it through;
+ * lowered also when an error passes through.
+ */
+static int	allowed_depth = 0;
+
+bool
+index_writes_allowed(void)
+{
+	return allowed_depth > 0;
+}
+
+int
+index_execute_plan(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
+{
+	int			ret;
+
+	allowed_depth++;
+	PG_TRY();
+	{
+		ret = adjlist_plan_execute_latest(plan, values, nulls, expected);
+	}
+	PG_FINALLY();
+	{
+		allowed_depth--;
+	}
+	PG_END_TRY();
+	return ret;
+}
+
+int
+index_execute_sql(const char *sql, bool read_only, int expected)
+{
+	int			ret;
+
+	allowed_depth++;
+	PG_TRY();
+	{
+		ret = SPI_execute(sql, read_only, 0);
+	}
+	PG_FINALLY();
+	{
+		allowed_depth--;
+	}
+	PG_END_TRY();
+	if (expected != 0 && ret != expected)
+		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
+	return ret;
+}
+
 static void
 spi_put(IndexWriter *w, Datum *values, bool *nulls)
 {
@@ -311,9 +367,9 @@ spi_put(IndexWriter *w, Datum *values, bool *nulls)
 	for (int i = 0; i < w->ncols; i++)
 		n[i] = nulls[i] ? 'n' : ' ';
 	if (w->remove_first_sql != NULL)
-		adjlist_plan_execute_latest(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+		index_execute_plan(adjlist_plan(w->delete_sql, w->nkeys, w->types),
 									values, n, SPI_OK_DELETE);
-	adjlist_plan_execute_latest(adjlist_plan(w->insert_sql, w->ncols, w->types),
+	index_execute_plan(adjlist_plan(w->insert_sql, w->ncols, w->types),
 								values, n, SPI_OK_INSERT);
 	pfree(n);
 }
@@ -326,10 +382,10 @@ spi_remove(IndexWriter *w, Datum *values, bool *nulls)
 	for (int i = 0; i < w->ncols; i++)
 		n[i] = nulls[i] ? 'n' : ' ';
 	if (w->multiset)
-		adjlist_plan_execute_latest(adjlist_plan(w->delete_one_sql, w->ncols, w->types),
+		index_execute_plan(adjlist_plan(w->delete_one_sql, w->ncols, w->types),
 									values, n, SPI_OK_DELETE);
 	else
-		adjlist_plan_execute_latest(adjlist_plan(w->delete_sql, w->nkeys, w->types),
+		index_execute_plan(adjlist_plan(w->delete_sql, w->nkeys, w->types),
 									values, n, SPI_OK_DELETE);
 	pfree(n);
 	return SPI_processed > 0;
@@ -609,8 +665,7 @@ index_writer_truncate(Oid relid)
 	MemoryContextSwitchTo(oldcxt);
 	PG_TRY();
 	{
-		if (SPI_execute(psprintf("TRUNCATE %s", qrel), false, 0) != SPI_OK_UTILITY)
-			elog(ERROR, "TRUNCATE of %s failed", qrel);
+		index_execute_sql(psprintf("TRUNCATE %s", qrel), false, SPI_OK_UTILITY);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
@@ -631,7 +686,6 @@ index_writer_truncate(Oid relid)
 		in_use = true;
 	}
 	PG_END_TRY();
-	if (in_use &&
-		SPI_execute(psprintf("DELETE FROM %s", qrel), false, 0) != SPI_OK_DELETE)
-		elog(ERROR, "DELETE from %s failed", qrel);
+	if (in_use)
+		index_execute_sql(psprintf("DELETE FROM %s", qrel), false, SPI_OK_DELETE);
 }

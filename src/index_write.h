@@ -63,4 +63,15 @@ extern bool index_writer_key_deferrable(Oid relid, char **colnames, int nkeys);
  */
 extern void index_writer_truncate(Oid relid);
 
+/*
+ * adjlist's own statements on an index or counter table: the only writes
+ * their guard lets through.  index_execute_plan() runs a saved plan with
+ * the latest snapshot (as the SQL path of the writer does); both raise an
+ * error unless the statement returns "expected" (0: anything).
+ */
+extern bool index_writes_allowed(void);
+extern int	index_execute_plan(struct _SPI_plan *plan, Datum *values, const char *nulls,
+							   int expected);
+extern int	index_execute_sql(const char *sql, bool read_only, int expected);
+
 #endif							/* ADJLIST_INDEX_WRITE_H */

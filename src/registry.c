@@ -125,6 +125,7 @@ typedef struct RegistryColumns
 	AttrNumber	mode;
 	AttrNumber	created;
 	AttrNumber	write_shards;	/* 0 in a 0.1 catalog */
+	AttrNumber	counter_shards;
 } RegistryColumns;
 
 static void
@@ -139,8 +140,10 @@ registry_columns(Oid reg, RegistryColumns *c)
 	c->mode = get_attnum(reg, "mode");
 	c->created = get_attnum(reg, "created");
 	c->write_shards = get_attnum(reg, "write_shards");
+	c->counter_shards = get_attnum(reg, "counter_shards");
 	if (c->indexrel <= 0 || c->baserel <= 0 || c->columns <= 0 || c->nkeys <= 0 ||
-		c->counterrel <= 0 || c->base_key <= 0 || c->mode <= 0 || c->created <= 0)
+		c->counterrel <= 0 || c->base_key <= 0 || c->mode <= 0 || c->created <= 0 ||
+		c->counter_shards <= 0)
 		elog(ERROR, "the registry of extension adjlist lacks a column");
 	if (c->write_shards < 0)
 		c->write_shards = 0;
@@ -228,6 +231,7 @@ registry_read(Oid baserel, IndexDef **out)
 		d->nkeys = DatumGetInt32(heap_getattr(tup, rc.nkeys, desc, &isnull));
 		v = heap_getattr(tup, rc.counterrel, desc, &isnull);
 		d->counterrel = isnull ? InvalidOid : DatumGetObjectId(v);
+		d->counter_shards = DatumGetInt32(heap_getattr(tup, rc.counter_shards, desc, &isnull));
 		d->base_key = name_array(heap_getattr(tup, rc.base_key, desc, &isnull), &nbk);
 		d->nbasekey = nbk;
 		mode = TextDatumGetCString(heap_getattr(tup, rc.mode, desc, &isnull));
@@ -362,6 +366,7 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		if (cntname == NULL || cowner != base_owner)
 			return problem(p, psprintf("the degree counters of inverted index \"%s\" are missing or not owned by the owner of table \"%s\"",
 									   idxname, basename), NULL);
+		d->counter_legacy = (column_type(d->counterrel, "shard") == INT2OID);
 		if (column_type(d->counterrel, "node") != cat->keytype ||
 			column_type(d->counterrel, "edge") != TEXTOID ||
 			column_type(d->counterrel, "direction") != CHAROID ||
@@ -627,36 +632,64 @@ registry_base_of(Oid relid)
 	return e->ti.nindexes > 0 ? e->baserel : InvalidOid;
 }
 
-bool
-registry_involves(Oid relid)
+/* The base table of the index or counter table relid, or InvalidOid. */
+static Oid
+base_of_derived(Oid relid)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Relation	reg;
 	RegistryColumns rc;
-	ScanKeyData key[1];
 	SysScanDesc scan;
 	HeapTuple	tup;
-	bool		found = false;
+	Oid			base = InvalidOid;
 
-	if (registry_base_of(relid) == relid)
-		return true;
 	reg = table_open(cat->registry, AccessShareLock);
 	registry_columns(cat->registry, &rc);
-	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, key);
-	while (!found && HeapTupleIsValid(tup = systable_getnext(scan)))
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, NULL);
+	while (!OidIsValid(base) && HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		bool		isnull;
 		Datum		v;
+		bool		match;
 
-		if (DatumGetObjectId(heap_getattr(tup, rc.indexrel, RelationGetDescr(reg), &isnull)) == relid)
-			found = true;
+		match = DatumGetObjectId(heap_getattr(tup, rc.indexrel, RelationGetDescr(reg),
+											  &isnull)) == relid;
 		v = heap_getattr(tup, rc.counterrel, RelationGetDescr(reg), &isnull);
 		if (!isnull && DatumGetObjectId(v) == relid)
-			found = true;
+			match = true;
+		if (match)
+			base = DatumGetObjectId(heap_getattr(tup, rc.baserel, RelationGetDescr(reg),
+												 &isnull));
 	}
 	systable_endscan(scan);
 	table_close(reg, AccessShareLock);
-	return found;
+	return base;
+}
+
+bool
+registry_involves(Oid relid)
+{
+	return registry_base_of(relid) == relid || OidIsValid(base_of_derived(relid));
+}
+
+Oid
+registry_base_of_index(Oid relid)
+{
+	Oid			base = base_of_derived(relid);
+	List	   *ancestors;
+	ListCell   *lc;
+
+	if (OidIsValid(base) || !get_rel_relispartition(relid))
+		return base;
+	ancestors = get_partition_ancestors(relid);
+	foreach(lc, ancestors)
+	{
+		base = base_of_derived(lfirst_oid(lc));
+		if (OidIsValid(base))
+			break;
+	}
+	list_free(ancestors);
+	return base;
 }
 
 bool

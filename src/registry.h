@@ -34,6 +34,10 @@ typedef struct IndexDef
 	int			nbasekey;		/* the columns that identify a base row */
 	char	  **base_key;
 	Oid			counterrel;		/* degree counters, or InvalidOid */
+	int			counter_shards; /* as registered: 1 when there are counters */
+	bool		counter_legacy; /* counters in the 0.1/0.2 format (a shard
+								 * column, one row per group and shard), until
+								 * ALTER EXTENSION adjlist UPDATE converts them */
 	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	IndexMode	mode;
 	TransactionId xmin;			/* of the registry row */
@@ -75,6 +79,12 @@ extern bool registry_involves(Oid relid);
 
 /* Registered base table of relid (itself or an ancestor), or InvalidOid. */
 extern Oid	registry_base_of(Oid relid);
+
+/*
+ * The base table whose inverted index (or counter table) relid is, or one
+ * of its partitions is; InvalidOid if none.
+ */
+extern Oid	registry_base_of_index(Oid relid);
 
 /* Was the registry row of ix committed before the snapshot was taken? */
 extern bool registry_visible(const IndexDef *ix, Snapshot snapshot);

@@ -4,11 +4,12 @@
  *	  put_edge, put_edges, delete_edge and delete_node: writing a base table
  *	  and its inverted indexes in one transaction, without triggers.
  *
- * This is how the indexes of a table in mode 'api' are kept: Citus, for
- * one, refuses triggers that write a table distributed by another key, so
- * the index rows are written here, next to the base write, as router
- * statements (one shard each).  An index in trigger mode on the same table
- * is kept by its triggers, which fire on the base write as on any other.
+ * On a local table every index is kept by the triggers, which fire on the
+ * base write as on any other (index_sync.c): these functions then only
+ * write the base table.  Where no trigger can run (a table Citus
+ * distributes: it refuses triggers that write a table distributed by
+ * another key) the indexes in mode 'api' are written here, next to the
+ * base write, as router statements (one shard each).
  *
  * Semantics are DynamoDB's: put_edge is PutItem (insert, or replace the
  * whole item; last writer wins, two sessions putting the same new key do
@@ -16,10 +17,6 @@
  * caller, with the caller's privileges and row-level security; the index
  * rows, computed from what the base write returned (index_rule.c), are
  * written as the index's owner (index_write.c), as the triggers do.
- *
- * While one of these functions runs, adjlist_api_guard() lets the writes
- * to an API-mode table through: the depth counter below is raised and
- * lowered around them, also when an error passes through.
  *
  *-------------------------------------------------------------------------
  */
@@ -47,20 +44,11 @@
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
-#include "write_api.h"
 
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);
 PG_FUNCTION_INFO_V1(adjlist_delete_edge);
 PG_FUNCTION_INFO_V1(adjlist_delete_node);
-
-static int	write_api_depth = 0;
-
-bool
-adjlist_in_write_api(void)
-{
-	return write_api_depth > 0;
-}
 
 /* What the write API needs to know about a table. */
 typedef struct ApiTable
@@ -76,6 +64,7 @@ typedef struct ApiTable
 	int			ncols;
 	char	   *returning;
 	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
+	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
 } ApiTable;
 
 static ApiTable *
@@ -102,6 +91,7 @@ api_table(Oid relid)
 	t->pk = quote_identifier(first->base_key[0]);
 	t->sk = quote_identifier(first->base_key[1]);
 	t->qname = adjlist_qualified_name(relid);
+	t->no_triggers = adjlist_is_citus_table(relid);
 
 	rel = table_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
@@ -197,7 +187,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
 
-		if (ix->mode != INDEX_MODE_API)
+		if (ix->mode != INDEX_MODE_API || !t->no_triggers)
 			continue;
 		LockRelationOid(ix->indexrel, RowExclusiveLock);
 		aw->ix[aw->n] = ix;
@@ -374,27 +364,15 @@ one_elem_array(Datum d, Oid type, bool isnull)
 	return PointerGetDatum(construct_md_array(&d, &isnull, 1, dims, lbs, type, len, byval, align));
 }
 
-/*
- * Run body(arg) with the write API's guard lifted, connected to SPI.  Every
- * entry point goes through here.
- */
+/* Run body(arg) connected to SPI.  Every entry point goes through here. */
 static int64
 in_write_api(int64 (*body) (void *), void *arg)
 {
-	int64		result = 0;
+	int64		result;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	write_api_depth++;
-	PG_TRY();
-	{
-		result = body(arg);
-	}
-	PG_FINALLY();
-	{
-		write_api_depth--;
-	}
-	PG_END_TRY();
+	result = body(arg);
 	SPI_finish();
 	return result;
 }

@@ -27,7 +27,9 @@ run_suite() {
 		passed_suites+=("$name")
 	else
 		failed_suites+=("$name")
-		[ -f "$REPO/regression.diffs" ] && head -c 20000 "$REPO/regression.diffs" >&2
+		if [ "$name" = regress ] && [ -f "$REPO/regression.diffs" ]; then
+			head -c 20000 "$REPO/regression.diffs" >&2
+		fi
 	fi
 }
 
