@@ -19,6 +19,7 @@ OBJS = \
 	src/index_admin.o \
 	src/index_check.o \
 	src/index_guard.o \
+	src/index_restore.o \
 	src/write_api.o \
 	src/write_shard.o \
 	src/graph_meta.o \

@@ -356,8 +356,12 @@ COMMENT ON FUNCTION key_nparts(adjkey) IS 'the number of #-separated parts of a 
 
 -- The registry of inverted indexes.  It is extension configuration, so
 -- pg_dump dumps its rows; regclass columns survive dump and restore by name.
--- Only adjlist's functions write it (as its owner, after checking that the
--- caller owns the tables); everyone may read it.
+-- adjlist's functions write it (as its owner, after checking that the
+-- caller owns the tables); everyone may read it.  Anyone may INSERT a row
+-- for tables of their own, which is how pg_restore brings registrations
+-- back: adjlist_registry_restored() checks such a row like a registration
+-- (index_restore.c) and rebuilds the index when its table's triggers are
+-- already there (a data-only restore).
 CREATE TABLE adjlist_inverted_indexes (
 	indexrel regclass PRIMARY KEY,
 	baserel regclass NOT NULL,
@@ -382,10 +386,17 @@ CREATE TABLE adjlist_inverted_indexes (
 );
 CREATE INDEX ON adjlist_inverted_indexes (baserel);
 COMMENT ON TABLE adjlist_inverted_indexes IS
-	'inverted indexes kept in sync by adjlist; one row per index table, written only by adjlist';
+	'inverted indexes kept in sync by adjlist; one row per index table, written by adjlist and by pg_restore';
 SELECT pg_catalog.pg_extension_config_dump('adjlist_inverted_indexes', '');
 REVOKE ALL ON adjlist_inverted_indexes FROM PUBLIC;
-GRANT SELECT ON adjlist_inverted_indexes TO PUBLIC;
+GRANT SELECT, INSERT ON adjlist_inverted_indexes TO PUBLIC;
+CREATE FUNCTION adjlist_registry_restored() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'adjlist_registry_restored'
+	LANGUAGE C;
+COMMENT ON FUNCTION adjlist_registry_restored() IS
+	'trigger: checks a registration that adjlist did not write (pg_restore) and rebuilds its index when the table''s triggers are there';
+CREATE TRIGGER adjlist_registry_restored AFTER INSERT ON adjlist_inverted_indexes
+	FOR EACH ROW EXECUTE FUNCTION adjlist_registry_restored();
 
 CREATE FUNCTION write_shard(source adjkey, shards integer) RETURNS integer
 	AS 'MODULE_PATHNAME', 'adjlist_write_shard'

@@ -32,6 +32,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "index_admin.h"
+#include "index_check.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
@@ -318,10 +319,6 @@ Datum
 adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 {
 	IndexDef   *ix = owned_index(PG_GETARG_OID(0));
-	AdjlistRoleSwitch role;
-	int64		problems = 0;
-	char	   *qidx;
-	char	   *exact;
 
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
@@ -329,6 +326,17 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 				 errmsg("rebuild_inverted_index must run in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
+	PG_RETURN_INT64(index_rebuild(ix));
+}
+
+int64
+index_rebuild(const IndexDef *ix)
+{
+	AdjlistRoleSwitch role;
+	int64		problems = 0;
+	char	   *qidx;
+	char	   *exact;
+
 	LockRelationOid(ix->baserel, ShareRowExclusiveLock);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -377,7 +385,7 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 	}
 	adjlist_unbecome(&role);
 	SPI_finish();
-	PG_RETURN_INT64(problems);
+	return problems;
 }
 
 /* ----------------------------------------------------------------------

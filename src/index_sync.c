@@ -60,7 +60,8 @@
  *
  * A trigger that finds no registered index for its table (the triggers
  * came back from a schema-only restore, the registry's rows did not yet)
- * raises an error rather than let the write go unindexed.
+ * does nothing: when the registry's row arrives, the index is rebuilt from
+ * the table (index_restore.c).  The guard lets such a table be written too.
  *
  *-------------------------------------------------------------------------
  */
@@ -121,23 +122,6 @@ typedef struct SyncState
 static char *counter_columns[] = {"node", "edge", "direction", "n"};
 
 /*
- * adjlist's triggers fired on a table that has no registered index: the
- * registry lost its rows while the triggers stayed, which is what a
- * schema-only restore gives until the registry's data is restored.
- * Writing on would leave the index behind without a word.
- */
-static void
-orphan_error(Oid relid)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("table \"%s\" has adjlist triggers but no registered inverted index",
-					get_rel_name(relid)),
-			 errdetail("The registry adjlist_inverted_indexes has no row for it, as after a schema-only restore before the registry's data is restored."),
-			 errhint("Restore the data of adjlist_inverted_indexes first (pg_restore --data-only --table=adjlist_inverted_indexes), or restore the data with --disable-triggers; see \"Dump and restore\" in the README.")));
-}
-
-/*
  * The indexes of the firing relation, with their tables locked.  The
  * triggers keep every index, whatever its mode (the write API writes index
  * rows itself only where no trigger runs: Citus), except on the SQL objects
@@ -150,9 +134,6 @@ locked_indexes(Oid relid, bool all_modes)
 	for (int attempt = 0;; attempt++)
 	{
 		TableIndexes *ti = registry_lookup(relid);
-
-		if (ti->nindexes == 0)
-			orphan_error(relid);
 
 		for (int i = 0; i < ti->nindexes; i++)
 		{
@@ -709,19 +690,14 @@ adjlist_index_guard(PG_FUNCTION_ARGS)
 	relid = RelationGetRelid(td->tg_relation);
 	base = registry_base_of_index(relid);
 	if (!OidIsValid(base))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" belongs to an inverted index whose registration is missing",
-						RelationGetRelationName(td->tg_relation)),
-				 errdetail("The registry adjlist_inverted_indexes has no row for it, as after a schema-only restore before the registry's data is restored."),
-				 errhint("Restore the data of adjlist_inverted_indexes first, or restore with --disable-triggers; see \"Dump and restore\" in the README.")));
+		return PointerGetDatum(NULL);	/* not registered (yet): not an index */
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("table \"%s\" is kept by adjlist from table \"%s\"",
 					RelationGetRelationName(td->tg_relation), get_rel_name(base)),
 			 errdetail("Its rows are derived from the rows of \"%s\"; a direct write would put it out of step.",
 					   get_rel_name(base)),
-			 errhint("Write to table \"%s\"; rebuild_inverted_index() repairs an index. A data-only restore skips this table's rows: the triggers index the base table's rows as they are restored.",
+			 errhint("Write to table \"%s\"; rebuild_inverted_index() repairs an index. A data-only restore may skip this table: the base table's rows are indexed as they are restored.",
 					 get_rel_name(base))));
 	return PointerGetDatum(NULL);
 }

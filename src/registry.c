@@ -692,6 +692,55 @@ registry_base_of_index(Oid relid)
 	return base;
 }
 
+/* How many registry rows name relid as their index or counter table. */
+static int
+derived_uses(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	reg = table_open(cat->registry, AccessShareLock);
+	RegistryColumns rc;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int			n = 0;
+
+	registry_columns(cat->registry, &rc);
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		v;
+
+		if (DatumGetObjectId(heap_getattr(tup, rc.indexrel, RelationGetDescr(reg), &isnull)) == relid)
+			n++;
+		v = heap_getattr(tup, rc.counterrel, RelationGetDescr(reg), &isnull);
+		if (!isnull && DatumGetObjectId(v) == relid)
+			n++;
+	}
+	systable_endscan(scan);
+	table_close(reg, AccessShareLock);
+	return n;
+}
+
+char *
+registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel)
+{
+	if (indexrel == baserel || counterrel == baserel || counterrel == indexrel)
+		return pstrdup("An index or counter table cannot be its own base table or index");
+	if (OidIsValid(base_of_derived(baserel)))
+		return psprintf("Table \"%s\" is an index or counter table itself",
+						get_rel_name(baserel));
+	if (derived_uses(indexrel) != 1)
+		return psprintf("Table \"%s\" is registered more than once",
+						get_rel_name(indexrel));
+	if (OidIsValid(counterrel) && derived_uses(counterrel) != 1)
+		return psprintf("Table \"%s\" is registered more than once",
+						get_rel_name(counterrel));
+	if (registry_base_of(indexrel) == indexrel ||
+		(OidIsValid(counterrel) && registry_base_of(counterrel) == counterrel))
+		return pstrdup("An index or counter table cannot be a registered base table");
+	return NULL;
+}
+
 bool
 registry_visible(const IndexDef *ix, Snapshot snapshot)
 {
@@ -734,6 +783,23 @@ names_datum(char **names, int n)
 										   TYPALIGN_CHAR));
 }
 
+/* Raised while adjlist writes the registry itself. */
+static int	writing_depth = 0;
+
+bool
+registry_written_by_adjlist(void)
+{
+	return writing_depth > 0;
+}
+
+void
+registry_invalidate(Oid baserel)
+{
+	CacheInvalidateRelcacheByRelid(adjlist_catalog()->registry);
+	if (OidIsValid(baserel))
+		CacheInvalidateRelcacheByRelid(baserel);
+}
+
 /* Run one statement on the registry as its owner. */
 static void
 registry_exec(const char *sql, int nargs, Oid *types, Datum *values,
@@ -746,7 +812,16 @@ registry_exec(const char *sql, int nargs, Oid *types, Datum *values,
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(cat->registry_owner, &save);
-	ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	writing_depth++;
+	PG_TRY();
+	{
+		ret = SPI_execute_with_args(sql, nargs, types, values, nulls, false, 0);
+	}
+	PG_FINALLY();
+	{
+		writing_depth--;
+	}
+	PG_END_TRY();
 	adjlist_unbecome(&save);
 	if (ret != expected)
 		elog(ERROR, "registry update failed: %s", SPI_result_code_string(ret));

@@ -109,6 +109,21 @@ typedef struct RegistryRow
 } RegistryRow;
 
 extern void registry_insert(const RegistryRow *row);
+
+/* Is adjlist writing the registry itself right now (registry_insert...)? */
+extern bool registry_written_by_adjlist(void);
+
+/*
+ * Tell every session (this one at the next command) that the registry
+ * changed; baserel's relcache entry as well, when valid.
+ */
+extern void registry_invalidate(Oid baserel);
+
+/*
+ * Why a registry row (already inserted, visible to this command) would make
+ * a table serve twice or serve itself; NULL when it does not.
+ */
+extern char *registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel);
 extern void registry_delete(Oid indexrel);
 /* The degree counter table counterrel was dropped: forget it. */
 extern void registry_forget_counters(Oid counterrel);

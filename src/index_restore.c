@@ -1,0 +1,157 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_restore.c
+ *	  Registry rows that arrive from outside adjlist: pg_restore.
+ *
+ * pg_dump keeps an inverted index in four places: the registry's row
+ * (extension configuration, dumped as data), the index and counter tables
+ * (data), and the triggers (post-data).  Every way of restoring must end
+ * with exact indexes, and the order in which a data-only restore copies
+ * tables is the order of their names, so the registry's rows may come
+ * before or after the tables they describe:
+ *
+ *	- A full restore (plain, -Fc, -j, --section in order) copies all data
+ *	  before it creates the triggers: the dumped index rows are the index.
+ *	  A registry row then only has to be valid (below).
+ *
+ *	- A data-only restore into a database whose schema (with its triggers)
+ *	  is already there: a base table copied after its registry row is
+ *	  indexed by its triggers, and the guard of the index and counter
+ *	  tables refuses their dumped copies (index_sync.c), harmlessly.  A
+ *	  base table copied before its registry row has triggers that find no
+ *	  index yet and leave its rows alone; when the registry row arrives,
+ *	  adjlist_registry_restored() rebuilds the index and its counters from
+ *	  the base table (index_check.c), whatever was copied into them before.
+ *	  Rows written between a schema-only restore and the data are indexed
+ *	  the same way.
+ *
+ * A row inserted by anyone but adjlist must describe tables the inserting
+ * role owns, consistently (registry.c's checks at use), and must not make
+ * a table serve twice or serve itself: the registry accepts INSERT from
+ * any role so that an owner can restore its own tables, and this check is
+ * what makes that as safe as create_inverted_index(existing => true).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "compat.h"
+#include "index_check.h"
+#include "registry.h"
+
+PG_FUNCTION_INFO_V1(adjlist_registry_restored);
+
+static Oid
+oid_column(HeapTuple tup, TupleDesc desc, const char *name)
+{
+	int			attno = SPI_fnumber(desc, name);
+	bool		isnull;
+	Datum		v;
+
+	if (attno <= 0)
+		elog(ERROR, "the registry of extension adjlist lacks column \"%s\"", name);
+	v = heap_getattr(tup, attno, desc, &isnull);
+	return isnull ? InvalidOid : DatumGetObjectId(v);
+}
+
+/* Does the base table have adjlist's sync triggers (is its schema whole)? */
+static bool
+has_sync_triggers(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TriggerDesc *td = rel->trigdesc;
+	bool		found = false;
+
+	for (int i = 0; td != NULL && i < td->numtriggers && !found; i++)
+	{
+		const char *name = td->triggers[i].tgname;
+
+		found = (strcmp(name, "adjlist_sync_ins") == 0 || strcmp(name, "adjlist_sync") == 0);
+	}
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * AFTER INSERT ON adjlist_inverted_indexes FOR EACH ROW: a registration
+ * that adjlist did not write itself.
+ */
+Datum
+adjlist_registry_restored(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	TupleDesc	desc;
+	Oid			indexrel;
+	Oid			baserel;
+	Oid			counterrel;
+	char	   *conflict;
+	IndexDef   *ix;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_INSERT(td->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(td->tg_event) || !TRIGGER_FIRED_AFTER(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function adjlist_registry_restored must fire AFTER INSERT FOR EACH ROW")));
+	if (registry_written_by_adjlist())
+		return PointerGetDatum(NULL);
+
+	desc = RelationGetDescr(td->tg_relation);
+	indexrel = oid_column(td->tg_trigtuple, desc, "indexrel");
+	baserel = oid_column(td->tg_trigtuple, desc, "baserel");
+	counterrel = oid_column(td->tg_trigtuple, desc, "counterrel");
+
+	/* the caller registers its own tables only */
+	if (get_rel_name(baserel) == NULL || get_rel_name(indexrel) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("a registered inverted index must name existing tables")));
+	if (!adjlist_rel_ownercheck(baserel, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(baserel));
+
+	/* this session and every other must see the new row at once */
+	registry_invalidate(baserel);
+	CommandCounterIncrement();
+	conflict = registry_row_conflict(indexrel, baserel, counterrel);
+	if (conflict != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("cannot register inverted index \"%s\" of table \"%s\"",
+						get_rel_name(indexrel), get_rel_name(baserel)),
+				 errdetail("%s.", conflict)));
+	ix = registry_index(indexrel, true);	/* checks owners, columns, types */
+	if (ix == NULL)
+		elog(ERROR, "inverted index \"%s\" was not registered", get_rel_name(indexrel));
+
+	/*
+	 * A base table whose triggers are there may have rows they left alone
+	 * (copied before this row) and an index holding copied rows: make the
+	 * index what the table says.  Without the triggers the schema is still
+	 * being restored, and the index table's dumped rows are the index.
+	 */
+	if (has_sync_triggers(baserel))
+	{
+		/*
+		 * Wait for whoever is still copying into the index or counter table
+		 * (pg_restore -j): the rebuild must see their rows, and after it
+		 * they find the table guarded.
+		 */
+		LockRelationOid(ix->indexrel, ExclusiveLock);
+		if (OidIsValid(ix->counterrel))
+			LockRelationOid(ix->counterrel, ExclusiveLock);
+		(void) index_rebuild(ix);
+	}
+	return PointerGetDatum(NULL);
+}
