@@ -20,6 +20,7 @@ OBJS = \
 	src/index_check.o \
 	src/index_guard.o \
 	src/index_restore.o \
+	src/index_update.o \
 	src/write_api.o \
 	src/write_shard.o \
 	src/graph_meta.o \
@@ -33,11 +34,15 @@ OBJS = \
 	src/graph_rank.o \
 	src/graph_export.o
 
-# The install script of the current version is generated from one source,
-# src/adjlist.sql; the scripts of earlier versions and the update scripts
-# (deltas only) are kept as released.
-DATA_built = src/adjlist--$(EXTVERSION).sql
-DATA = src/adjlist--0.1.sql $(wildcard src/adjlist--*--*.sql)
+# The install script of the current version and the update script to it
+# are assembled from the same parts (src/sql/), so no definition is written
+# twice: the parts that create or replace serve both; type.sql and
+# registry.sql only a fresh install, the update--* parts only the update.
+# The scripts of earlier versions are kept as released.
+SQL_PARTS = src/sql/bounds.sql src/sql/index.sql src/sql/access.sql src/sql/events.sql \
+	src/sql/graph.sql src/sql/write_api.sql
+DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
+DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
 REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards
@@ -51,8 +56,14 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-src/adjlist--$(EXTVERSION).sql: src/adjlist.sql
-	cp $< $@
+src/adjlist--$(EXTVERSION).sql: src/sql/head-install.sql src/sql/type.sql src/sql/registry.sql $(SQL_PARTS)
+	cat src/sql/head-install.sql src/sql/type.sql src/sql/bounds.sql src/sql/registry.sql \
+		$(filter-out src/sql/bounds.sql,$(SQL_PARTS)) > $@
+
+src/adjlist--0.2--$(EXTVERSION).sql: src/sql/head-update.sql src/sql/update--0.2--0.3-pre.sql \
+		$(SQL_PARTS) src/sql/update--0.2--0.3-post.sql
+	cat src/sql/head-update.sql src/sql/update--0.2--0.3-pre.sql $(SQL_PARTS) \
+		src/sql/update--0.2--0.3-post.sql > $@
 
 # PGXS does not track header dependencies: rebuild everything when a
 # shared header changes

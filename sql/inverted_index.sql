@@ -442,8 +442,10 @@ SELECT (SELECT count(*) FROM orphan) AS base_rows, (SELECT count(*) FROM orphan_
 -- a registration is checked like create_inverted_index(existing => true)
 INSERT INTO adjlist_inverted_indexes (indexrel, baserel, columns, nkeys, base_key)
 	VALUES ('orphan', 'orphan', '{sk,pk}', 2, '{pk,sk}');
+\set VERBOSITY terse
 INSERT INTO adjlist_inverted_indexes (indexrel, baserel, columns, nkeys, base_key)
 	VALUES ('net_inverted', 'orphan', '{sk,pk}', 2, '{pk,sk}');
+\set VERBOSITY default
 INSERT INTO adjlist_inverted_indexes (indexrel, baserel, columns, nkeys, base_key)
 	VALUES ('orphan_inverted', 'orphan', '{sk,nope}', 2, '{pk,sk}');
 -- the registration comes back: the index and its counters are the table's

@@ -783,6 +783,13 @@ create_index_table(CreatePlan *p)
 	return idx;
 }
 
+/* The index every counter table has: readers sum a group's rows. */
+char *
+counters_index_sql(const char *qcnt)
+{
+	return psprintf("CREATE INDEX ON %s (node, edge, direction)", qcnt);
+}
+
 static Oid
 create_counter_table(CreatePlan *p)
 {
@@ -800,7 +807,7 @@ create_counter_table(CreatePlan *p)
 					  "n pg_catalog.int8 NOT NULL)",
 					  qcnt, adjlist_catalog()->nspname),
 			 SPI_OK_UTILITY);
-	spi_exec(psprintf("CREATE INDEX ON %s (node, edge, direction)", qcnt), SPI_OK_UTILITY);
+	spi_exec(counters_index_sql(qcnt), SPI_OK_UTILITY);
 	if (p->base_owner != GetUserId())
 		spi_exec(psprintf("ALTER TABLE %s OWNER TO %s", qcnt,
 						  quote_identifier(GetUserNameFromId(p->base_owner, false))),

@@ -27,6 +27,9 @@ extern void remove_triggers(Oid relid);
  */
 extern void index_member_rows(Oid baserel, Oid member, bool add);
 
+/* CREATE INDEX of a counter table (qcnt: its qualified name). */
+extern char *counters_index_sql(const char *qcnt);
+
 /* Refuse a base table or an index table adjlist cannot keep exact. */
 extern void check_indexable_table(Oid relid, const char *role);
 

@@ -1,0 +1,11 @@
+-- adjlist install and update script, part: the event triggers (the update
+-- drops the old ones first)
+
+CREATE EVENT TRIGGER adjlist_ddl_start ON ddl_command_start
+	WHEN TAG IN ('ALTER TABLE', 'DROP TABLE', 'DROP FOREIGN TABLE')
+	EXECUTE FUNCTION adjlist_on_ddl_start();
+CREATE EVENT TRIGGER adjlist_ddl_end ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE')
+	EXECUTE FUNCTION adjlist_on_ddl_end();
+CREATE EVENT TRIGGER adjlist_sql_drop ON sql_drop
+	EXECUTE FUNCTION adjlist_on_sql_drop();

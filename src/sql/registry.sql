@@ -1,0 +1,41 @@
+-- adjlist install script, part: the registry of inverted indexes
+-- (fresh installs; the update scripts alter it)
+
+-- =====================================================================
+-- Inverted indexes (DynamoDB global secondary indexes)
+-- =====================================================================
+
+-- The registry of inverted indexes.  It is extension configuration, so
+-- pg_dump dumps its rows; regclass columns survive dump and restore by name.
+-- adjlist's functions write it (as its owner, after checking that the
+-- caller owns the tables); everyone may read it.  Anyone may INSERT a row
+-- for tables of their own, which is how pg_restore brings registrations
+-- back: adjlist_registry_restored() checks such a row like a registration
+-- (index_restore.c) and rebuilds the index when its table's triggers are
+-- already there (a data-only restore).
+CREATE TABLE adjlist_inverted_indexes (
+	indexrel regclass PRIMARY KEY,
+	baserel regclass NOT NULL,
+	-- the index table's columns, in order: the partition key, the sort key,
+	-- the rest of the base table's primary key, then projected columns
+	columns name[] NOT NULL CHECK (array_position(columns, NULL) IS NULL),
+	-- how many leading columns form the index table's primary key
+	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= cardinality(columns)),
+	-- the degree counter table, or NULL; counter_shards is 1 when there is one
+	counterrel regclass,
+	counter_shards integer NOT NULL DEFAULT 0 CHECK (counter_shards >= 0),
+	-- the columns that identify a row of the base table (its primary key,
+	-- or what create_inverted_index was told where it has none)
+	base_key name[] NOT NULL CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1),
+	-- 'trigger': kept by triggers; 'api': kept by put_edge() and friends
+	mode text NOT NULL DEFAULT 'trigger' CHECK (mode IN ('trigger', 'api')),
+	created timestamptz NOT NULL DEFAULT pg_catalog.now(),
+	-- how many sub-partitions each partition key is spread over; 0: none
+	write_shards integer NOT NULL DEFAULT 0
+		CHECK (write_shards = 0 OR write_shards BETWEEN 2 AND 256),
+	CHECK ((counterrel IS NULL) = (counter_shards = 0))
+);
+CREATE INDEX ON adjlist_inverted_indexes (baserel);
+COMMENT ON TABLE adjlist_inverted_indexes IS
+	'inverted indexes kept in sync by adjlist; one row per index table, written by adjlist and by pg_restore';
+SELECT pg_catalog.pg_extension_config_dump('adjlist_inverted_indexes', '');

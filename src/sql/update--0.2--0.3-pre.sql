@@ -1,0 +1,46 @@
+-- adjlist 0.2 -> 0.3, first part: what 0.3 no longer has, and the
+-- registry brought to its 0.3 form.  The rest of the script is the install
+-- script's own text (bounds, index, access, events, graph, write_api),
+-- which creates or replaces; the last part brings the user's tables along.
+
+-- The SQL helpers of 0.1/0.2 that C does now
+DROP FUNCTION adjlist_api_index(regclass, text, adjkey, adjkey);
+DROP FUNCTION adjlist_api_key_where(regclass);
+DROP FUNCTION adjlist_api_unindex(regclass, text, adjkey, adjkey);
+DROP FUNCTION adjlist_btree_operator(regtype, integer);
+DROP FUNCTION adjlist_degree_diff(regclass);
+DROP FUNCTION adjlist_degree_select(regclass);
+DROP FUNCTION adjlist_eq_operator(regtype);
+DROP FUNCTION adjlist_index_select(regclass, text);
+DROP FUNCTION adjlist_index_write_shards(regclass);
+DROP FUNCTION adjlist_install_triggers(regclass);
+DROP FUNCTION adjlist_is_citus_table(regclass);
+DROP FUNCTION adjlist_key_match(regclass, text, text);
+DROP FUNCTION adjlist_qualified(regclass);
+DROP FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean);
+DROP FUNCTION adjlist_require_read_committed(text);
+
+-- The bounds of begins_with ranges are bytea now (bounds.sql makes them)
+DROP FUNCTION adjkey_prefix_lower(text);
+DROP FUNCTION adjkey_prefix_upper(text);
+DROP FUNCTION adjkey_prefix_upper(adjkey);
+
+-- The event triggers come back from events.sql, with a third one
+DROP EVENT TRIGGER adjlist_sql_drop;
+DROP EVENT TRIGGER adjlist_ddl_end;
+
+-- The registry: only adjlist writes it, and restores through a checked
+-- INSERT (access.sql); no row-level security, whose policies kept the
+-- table owner's pg_dump from reading it
+DROP POLICY owner_only ON adjlist_inverted_indexes;
+DROP POLICY owner_delete ON adjlist_inverted_indexes;
+ALTER TABLE adjlist_inverted_indexes DISABLE ROW LEVEL SECURITY;
+ALTER TABLE adjlist_inverted_indexes
+	ADD CONSTRAINT adjlist_inverted_indexes_columns_check
+		CHECK (array_position(columns, NULL) IS NULL),
+	ADD CONSTRAINT adjlist_inverted_indexes_base_key_check
+		CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1);
+-- counters are one table of deltas now, whatever their shards were
+UPDATE adjlist_inverted_indexes SET counter_shards = 1 WHERE counterrel IS NOT NULL;
+COMMENT ON TABLE adjlist_inverted_indexes IS
+	'inverted indexes kept in sync by adjlist; one row per index table, written by adjlist and by pg_restore';

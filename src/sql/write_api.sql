@@ -1,0 +1,33 @@
+-- adjlist install and update script, part: the write API (CREATE OR REPLACE)
+
+-- ---------------------------------------------------------------------
+-- The write API: base table and inverted indexes in one transaction,
+-- without triggers (Citus, or any engine where triggers cannot write
+-- another table).  Indexes in trigger mode are left to their triggers.
+-- ---------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION put_edge(tbl regclass, pk adjkey, sk adjkey, data jsonb DEFAULT NULL)
+RETURNS void
+	AS 'MODULE_PATHNAME', 'adjlist_put_edge'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION put_edge(regclass, adjkey, adjkey, jsonb) IS
+	'write an item (insert or replace, last writer wins) and its inverted index rows in one transaction';
+
+CREATE OR REPLACE FUNCTION put_edges(tbl regclass, edges jsonb) RETURNS bigint
+	AS 'MODULE_PATHNAME', 'adjlist_put_edges'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION put_edges(regclass, jsonb) IS
+	'put_edge for each element of a JSON array of {"pk", "sk", "data"}, in one statement; returns how many';
+
+CREATE OR REPLACE FUNCTION delete_edge(tbl regclass, pk adjkey, sk adjkey) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'adjlist_delete_edge'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION delete_edge(regclass, adjkey, adjkey) IS
+	'delete an item and its inverted index rows in one transaction; true if it existed';
+
+CREATE OR REPLACE FUNCTION delete_node(tbl regclass, node adjkey, edge_prefixes text[] DEFAULT '{}')
+RETURNS bigint
+	AS 'MODULE_PATHNAME', 'adjlist_delete_node'
+	LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION delete_node(regclass, adjkey, text[]) IS
+	'delete a node''s item collection and every edge pointing at it; returns the rows deleted';
