@@ -27,6 +27,7 @@ CREATE TABLE graph_sec.gp_1 PARTITION OF graph_sec.gp FOR VALUES WITH (MODULUS 2
 INSERT INTO graph_sec.gp SELECT * FROM graph_sec.g;
 SELECT create_inverted_index('graph_sec.gp');
 GRANT SELECT ON graph_sec.g, graph_sec.gp TO regress_graph_reader;
+CREATE TABLE graph_sec.not_graph (id int PRIMARY KEY);
 RESET ROLE;
 
 -- no SELECT on the table: every function refuses
@@ -38,6 +39,9 @@ SELECT shortest_path('graph_sec.g', 'USER#a', 'USER#d', 'FOLLOWS#');
 SELECT degree('graph_sec.g', 'USER#c', 'FOLLOWS#', 'in');
 SELECT * FROM query('graph_sec.g', 'USER#a');
 SELECT * FROM neighbors('graph_sec.gp', 'USER#a', 'FOLLOWS#');
+-- nor does it learn anything of a table's shape
+SELECT * FROM neighbors('graph_sec.not_graph', 'USER#a', 'FOLLOWS#');
+SELECT * FROM query('graph_sec.not_graph', 'USER#a');
 RESET ROLE;
 
 -- SELECT on the table is enough, also for in-edges: the reader has no

@@ -142,9 +142,9 @@ INSERT INTO net VALUES ('USER#logged', 'FOLLOWS#USER#bob', NULL);
 DROP TRIGGER log_it ON net_inverted;
 INSERT INTO net VALUES ('USER#unlogged', 'FOLLOWS#USER#bob', NULL);
 SELECT pk FROM net_log;
+-- its columns and constraints are adjlist's: a constraint that could refuse
+-- an index row is refused itself
 ALTER TABLE net_inverted ADD CONSTRAINT no_evil CHECK (pk <> 'USER#evil');
-INSERT INTO net VALUES ('USER#evil', 'FOLLOWS#USER#bob', NULL);
-ALTER TABLE net_inverted DROP CONSTRAINT no_evil;
 INSERT INTO net VALUES ('USER#evil', 'FOLLOWS#USER#bob', NULL);
 DELETE FROM net WHERE pk IN ('USER#logged', 'USER#unlogged', 'USER#evil');
 SELECT pg_temp.drift('net_inverted');
@@ -167,10 +167,12 @@ SELECT * FROM items_by_bill ORDER BY 1, 2;
 SELECT * FROM items_all ORDER BY 1, 2;
 -- all invoices containing a bill
 SELECT pk FROM items_by_bill WHERE sk = 'BILL#4224687' ORDER BY pk;
--- a NOT NULL on a projected column of the index table is checked
+-- a NOT NULL on a projected column of the index table would refuse base
+-- rows: refused; a NULL projected value is indexed
 ALTER TABLE items_by_bill ALTER COLUMN status SET NOT NULL;
-INSERT INTO items VALUES ('INVOICE#9', 'BILL#9', NULL, NULL, 1);	-- status NULL: refused
-ALTER TABLE items_by_bill ALTER COLUMN status DROP NOT NULL;
+INSERT INTO items VALUES ('INVOICE#9', 'BILL#9', NULL, NULL, 1);
+SELECT * FROM items_by_bill WHERE pk = 'INVOICE#9';
+DELETE FROM items WHERE pk = 'INVOICE#9';
 SELECT pg_temp.drift('items_by_bill'), pg_temp.drift('items_all');
 
 -- sparse indexes over a generated key: only bills are indexed

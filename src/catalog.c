@@ -35,6 +35,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -282,11 +283,16 @@ adjlist_become(Oid roleid, AdjlistRoleSwitch *save)
 	GetUserIdAndSecContext(&save->saved_userid, &save->saved_sec_context);
 	SetUserIdAndSecContext(roleid, save->saved_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	/* nothing the caller put on its search_path may run as roleid */
+	save->guc_nest = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 }
 
 void
 adjlist_unbecome(const AdjlistRoleSwitch *save)
 {
+	AtEOXact_GUC(true, save->guc_nest);
 	SetUserIdAndSecContext(save->saved_userid, save->saved_sec_context);
 }
 

@@ -72,8 +72,16 @@ typedef struct AdjlistRoleSwitch
 {
 	Oid			saved_userid;
 	int			saved_sec_context;
+	int			guc_nest;		/* search_path pinned to pg_catalog, pg_temp */
 } AdjlistRoleSwitch;
 
+/*
+ * Run as roleid (a table's owner) until adjlist_unbecome(), as core's
+ * foreign-key triggers do: row-level security of roleid's own tables is not
+ * forced on it, and search_path is pinned to pg_catalog, pg_temp so that
+ * nothing on the caller's path (an operator, a function) runs as roleid.
+ * Calls nest; an error unwinds both with the (sub)transaction.
+ */
 extern void adjlist_become(Oid roleid, AdjlistRoleSwitch *save);
 extern void adjlist_unbecome(const AdjlistRoleSwitch *save);
 

@@ -104,6 +104,7 @@ typedef struct GraphScan
 
 /* graph_meta.c */
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
+extern void graph_require_some_select(Oid relid);
 extern void graph_meta_init(void);
 
 /* graph_reader.c */

@@ -46,6 +46,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "graph.h"
 #include "plan_cache.h"
 #include "registry.h"
 
@@ -74,9 +75,14 @@ query_table(Oid relid)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	QueryTable *q = palloc0(sizeof(QueryTable));
-	Relation	rel = table_open(relid, AccessShareLock);
-	Oid			pk = adjlist_primary_key_index(rel);
-	IndexDef   *ix = registry_index(relid, false);
+	Relation	rel;
+	Oid			pk;
+	IndexDef   *ix;
+
+	graph_require_some_select(relid);
+	rel = table_open(relid, AccessShareLock);
+	pk = adjlist_primary_key_index(rel);
+	ix = registry_index(relid, false);
 
 	q->relid = relid;
 	q->qname = adjlist_qualified_name(relid);

@@ -20,9 +20,12 @@
  */
 #include "postgres.h"
 
+#include "catalog/objectaddress.h"
+
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/objectaddress.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
@@ -287,11 +290,33 @@ cache_entry(Oid relid)
  * need_inverted: it must have an inverted index (that the caller's
  * snapshot can see).
  */
+/*
+ * A role that may not read any column of relid learns nothing about it,
+ * not even its shape: 42501 before anything is looked up.  (The columns a
+ * call reads are checked by graph_check_select().)
+ */
+void
+graph_require_some_select(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(relkind), get_rel_name(relid));
+}
+
 GraphTable *
 graph_table_get(Oid relid, bool need_inverted)
 {
-	GraphCacheEntry *e = cache_entry(relid);
+	GraphCacheEntry *e;
 	GraphTable *g;
+
+	graph_require_some_select(relid);
+	e = cache_entry(relid);
 
 	if (!e->valid)
 	{

@@ -142,7 +142,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				 Datum *partd, Datum *sortd, Datum *data, bool *data_isnull)
 {
 	IndexScanDesc scan = ds->scan;
-	bool		isnull;
+	bool		pnull;
+	bool		snull;
 
 	for (;;)
 	{
@@ -168,8 +169,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
 								  scan->xs_snapshot);
 			}
-			*partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
-			*sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+			*partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &pnull);
+			*sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &snull);
 			*data = (Datum) 0;
 			*data_isnull = true;
 		}
@@ -177,10 +178,12 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 		{
 			if (!index_getnext_slot(scan, dir, ds->slot))
 				return false;
-			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &isnull);
-			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &isnull);
+			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &pnull);
+			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &snull);
 			*data = slot_getattr(ds->slot, ds->data_att, data_isnull);
 		}
+		if (pnull || snull)
+			continue;			/* a row without both keys is no edge */
 		return true;
 	}
 }

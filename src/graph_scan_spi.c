@@ -147,18 +147,26 @@ emit_rows(const GraphScan *req, const char *part, int partlen, int pkcol, int sk
 	{
 		HeapTuple	tup = tt->vals[i];
 		bool		isnull;
-		struct varlena *pv = DatumGetAdjkeyPP(SPI_getbinval(tup, tt->tupdesc, pkcol, &isnull));
+		Datum		pd = SPI_getbinval(tup, tt->tupdesc, pkcol, &isnull);
+		struct varlena *pv;
 		GraphEdge	edge;
 
 		CHECK_FOR_INTERRUPTS();
+		if (isnull)
+			continue;			/* a row without both keys is no edge */
+		pv = DatumGetAdjkeyPP(pd);
 		memset(&edge, 0, sizeof(edge));
 		edge.origin = -1;
 		edge.pk = ADJKEY_DATA(pv);
 		edge.pklen = ADJKEY_LEN(pv);
 		if (skcol > 0)
 		{
-			struct varlena *sv = DatumGetAdjkeyPP(SPI_getbinval(tup, tt->tupdesc, skcol, &isnull));
+			Datum		sd = SPI_getbinval(tup, tt->tupdesc, skcol, &isnull);
+			struct varlena *sv;
 
+			if (isnull)
+				continue;
+			sv = DatumGetAdjkeyPP(sd);
 			edge.sk = ADJKEY_DATA(sv);
 			edge.sklen = ADJKEY_LEN(sv);
 		}
@@ -243,6 +251,8 @@ index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen
 	else
 		appendStringInfo(&sql, "ANY ($%d)", param(&p, adjlist_catalog()->keyarraytype,
 												  key_array(keys, nkeys)));
+	/* a row without both keys is no edge */
+	appendStringInfo(&sql, " AND %s IS NOT NULL", g->inv_pk_name);
 	append_after(&sql, g, g->inv_pk_name, &r, &p);
 	append_order(&sql, g, g->inv_pk_name, req->backward);
 	if (limit > 0)
@@ -434,16 +444,25 @@ emit_level(HTAB *map, const char **parts, const int *lens, int pkcol, int skcol,
 
 	for (uint64 i = 0; i < nrows; i++)
 	{
-		bool		isnull;
-		struct varlena *partv = DatumGetAdjkeyPP(SPI_getbinval(tt->vals[i], tt->tupdesc,
-															   partcol, &isnull));
-		int			o = origin_of(map, ADJKEY_DATA(partv), ADJKEY_LEN(partv));
+		bool		pnull;
+		bool		knull;
+		bool		onull = false;
+		Datum		partd = SPI_getbinval(tt->vals[i], tt->tupdesc, partcol, &pnull);
+		Datum		keyd = SPI_getbinval(tt->vals[i], tt->tupdesc, by_pk ? pkcol : skcol, &knull);
+		struct varlena *partv;
 		struct varlena *kv;
+		int			o;
 
+		/* a row without both keys is no edge */
+		if (skcol > 0)
+			(void) SPI_getbinval(tt->vals[i], tt->tupdesc, by_pk ? skcol : pkcol, &onull);
+		if (pnull || knull || onull)
+			continue;
+		partv = DatumGetAdjkeyPP(partd);
+		o = origin_of(map, ADJKEY_DATA(partv), ADJKEY_LEN(partv));
 		if (o < 0)
 			continue;
-		kv = DatumGetAdjkeyPP(SPI_getbinval(tt->vals[i], tt->tupdesc,
-											by_pk ? pkcol : skcol, &isnull));
+		kv = DatumGetAdjkeyPP(keyd);
 		rows[m].origin = o;
 		rows[m].row = i;
 		rows[m].key = ADJKEY_DATA(kv);
@@ -545,29 +564,42 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 		Datum	   *csk = palloc(sizeof(Datum) * Max(ncands, 1));
 		Params		q = {0};
 		HTAB	   *logical = origin_map(n);
+		uint64		m = 0;
 
 		if (ncands == 0)
 			return;
 		for (uint64 i = 0; i < ncands; i++)
 		{
-			bool		isnull;
-			struct varlena *sv = DatumGetAdjkeyPP(SPI_getbinval(cands->vals[i], cands->tupdesc,
-																2, &isnull));
-			int			o = origin_of(map, ADJKEY_DATA(sv), ADJKEY_LEN(sv));
+			bool		pnull;
+			bool		snull;
+			Datum		sd = SPI_getbinval(cands->vals[i], cands->tupdesc, 2, &snull);
+			Datum		pd = SPI_getbinval(cands->vals[i], cands->tupdesc, 1, &pnull);
+			struct varlena *sv;
+			int			o;
 
-			cpk[i] = SPI_getbinval(cands->vals[i], cands->tupdesc, 1, &isnull);
-			csk[i] = key_datum(parts[o], lens[o]);	/* the logical sort key */
+			if (pnull || snull)
+				continue;
+			sv = DatumGetAdjkeyPP(sd);
+			o = origin_of(map, ADJKEY_DATA(sv), ADJKEY_LEN(sv));
+			if (o < 0)
+				continue;
+			cpk[m] = pd;
+			csk[m] = key_datum(parts[o], lens[o]);	/* the logical sort key */
+			m++;
 		}
+		if (m == 0)
+			return;
 		for (int i = 0; i < n; i++)
 			origin_add(logical, parts[i], lens[i], i);
 		resetStringInfo(&sql);
-		appendStringInfo(&sql, "SELECT b.%s, b.%s FROM %s b JOIN ROWS FROM "
+		/* one candidate per (pk, sk), however many index rows have it */
+		appendStringInfo(&sql, "SELECT b.%s, b.%s FROM %s b JOIN (SELECT DISTINCT u.pk, u.sk FROM ROWS FROM "
 						 "(pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[])) "
-						 "AS c(pk, sk) ON b.%s OPERATOR(%s.=) c.pk AND b.%s OPERATOR(%s.=) c.sk",
+						 "AS u(pk, sk)) c ON b.%s OPERATOR(%s.=) c.pk AND b.%s OPERATOR(%s.=) c.sk",
 						 g->pk_name, g->sk_name, g->base_name, g->op_schema, g->op_schema,
 						 g->pk_name, g->op_schema, g->sk_name, g->op_schema);
-		param(&q, cat->keyarraytype, key_array(cpk, ncands));
-		param(&q, cat->keyarraytype, key_array(csk, ncands));
+		param(&q, cat->keyarraytype, key_array(cpk, m));
+		param(&q, cat->keyarraytype, key_array(csk, m));
 		run(sql.data, &q, InvalidOid);
 		emit_level(logical, parts, lens, 1, 2, 2, true, cb, arg);
 	}

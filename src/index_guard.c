@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
@@ -50,7 +51,9 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
 #include "index_admin.h"
+#include "index_write.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_start);
@@ -111,12 +114,78 @@ refuse_new_member(Oid relid)
  * ----------------------------------------------------------------------
  */
 
+/*
+ * What a user may ALTER on an index or counter table (or a partition of
+ * one): its storage, statistics, triggers, row security, owner (checked at
+ * the end), never its columns, constraints or partitions, which adjlist's
+ * writers and readers depend on.
+ */
+static bool
+harmless_on_derived(AlterTableType t)
+{
+	switch (t)
+	{
+		case AT_SetStatistics:
+		case AT_SetOptions:
+		case AT_ResetOptions:
+		case AT_SetStorage:
+		case AT_SetCompression:
+		case AT_ClusterOn:
+		case AT_DropCluster:
+		case AT_SetLogged:
+		case AT_SetUnLogged:
+		case AT_SetRelOptions:
+		case AT_ResetRelOptions:
+		case AT_ReplaceRelOptions:
+		case AT_SetTableSpace:
+		case AT_ChangeOwner:
+		case AT_EnableTrig:
+		case AT_EnableAlwaysTrig:
+		case AT_EnableReplicaTrig:
+		case AT_DisableTrig:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+		case AT_ReplicaIdentity:
+		case AT_EnableRowSecurity:
+		case AT_DisableRowSecurity:
+		case AT_ForceRowSecurity:
+		case AT_NoForceRowSecurity:
+			return true;
+		default:
+			return false;
+	}
+}
+
 static void
 start_alter_table(AlterTableStmt *stmt)
 {
 	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			base;
 	ListCell   *lc;
 
+	if (!OidIsValid(relid))
+		return;
+	/* (a role that does not own the table is refused by ALTER TABLE itself) */
+	if (!index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId()) &&
+		OidIsValid(base = registry_base_of_index(relid)))
+	{
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (!harmless_on_derived(cmd->subtype))
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot alter the columns, constraints or partitions of \"%s\"",
+								get_rel_name(relid)),
+						 errdetail("It belongs to an inverted index of table \"%s\", which adjlist keeps.",
+								   get_rel_name(base)),
+						 errhint("Drop the index with drop_inverted_index() and create it again as needed.")));
+		}
+		return;
+	}
 	if (!OidIsValid(base_of(relid)))
 		return;
 	foreach(lc, stmt->cmds)
@@ -231,32 +300,34 @@ follow_owner(Oid base)
 		{
 			if (adjlist_rel_owner(lfirst_oid(lc)) == adjlist_rel_owner(base))
 				continue;
-			if (SPI_execute(psprintf("ALTER TABLE %s OWNER TO %s",
-									 adjlist_qualified_name(lfirst_oid(lc)), owner),
-							false, 0) != SPI_OK_UTILITY)
-				elog(ERROR, "could not change the owner of an index table");
+			/* as adjlist's own statement: not rechecked until all have moved */
+			index_execute_sql(psprintf("ALTER TABLE %s OWNER TO %s",
+									   adjlist_qualified_name(lfirst_oid(lc)), owner),
+							  false, SPI_OK_UTILITY);
 		}
 	}
 	SPI_finish();
 }
 
-/* Check every index that relid takes part in; an error refuses the DDL. */
+/*
+ * Check every index that relid (a base, index or counter table, or a
+ * partition of one) takes part in; an error refuses the DDL.  adjlist's own
+ * DDL is checked by the statement that runs it, once it is all done.
+ */
 static void
 recheck(Oid relid)
 {
 	Oid			base = base_of(relid);
-	IndexDef   *ix;
 
+	if (index_writes_allowed())
+		return;
+	if (!OidIsValid(base))
+		base = registry_base_of_index(relid);
 	if (OidIsValid(base))
 	{
+		registry_invalidate(base);
+		CommandCounterIncrement();
 		(void) registry_lookup(base);
-		return;
-	}
-	ix = registry_index(relid, true);
-	if (ix == NULL && registry_involves(relid))
-	{
-		/* a counter table: check every index (cheap: the registry is small) */
-		(void) registry_lookup(relid);
 	}
 }
 
@@ -314,8 +385,7 @@ end_alter_table(AlterTableStmt *stmt)
 				break;
 		}
 	}
-	if (OidIsValid(base) || registry_involves(relid))
-		recheck(relid);
+	recheck(relid);
 }
 
 Datum
@@ -336,7 +406,7 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 	{
 		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
 
-		if (OidIsValid(relid) && registry_involves(relid))
+		if (OidIsValid(relid))
 			recheck(relid);
 	}
 	PG_RETURN_VOID();

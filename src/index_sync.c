@@ -615,6 +615,69 @@ truncate_after(Relation rel)
  * ----------------------------------------------------------------------
  */
 
+/* Does rel have a trigger of that name? */
+static bool
+has_trigger(Relation rel, const char *name)
+{
+	TriggerDesc *td = rel->trigdesc;
+
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+		if (strcmp(td->triggers[i].tgname, name) == 0)
+			return true;
+	return false;
+}
+
+static bool
+transition_names(const Trigger *t, const char *oldname, const char *newname)
+{
+	return ((t->tgoldtable == NULL) == (oldname == NULL)) &&
+		((t->tgnewtable == NULL) == (newname == NULL)) &&
+		(oldname == NULL || strcmp(t->tgoldtable, oldname) == 0) &&
+		(newname == NULL || strcmp(t->tgnewtable, newname) == 0);
+}
+
+/*
+ * Is this one of the triggers adjlist installs (install_triggers(), or
+ * those of 0.1 and 0.2 before the update), in the form it installs it?  A
+ * trigger a user attached to adjlist_sync_trigger() would apply a change
+ * twice, or read the wrong transition table: refused.
+ */
+static void
+check_trigger(TriggerData *td)
+{
+	const Trigger *t = td->tg_trigger;
+	TriggerEvent ev = td->tg_event;
+	const char *name = t->tgname;
+	bool		row = TRIGGER_FIRED_FOR_ROW(ev);
+	bool		ok;
+
+	if (strcmp(name, "adjlist_sync") == 0)
+		ok = row && TRIGGER_FIRED_AFTER(ev) &&
+			(adjlist_catalog()->legacy || !has_trigger(td->tg_relation, "adjlist_sync_ins"));
+	else if (strcmp(name, "adjlist_sync_ins") == 0 || strcmp(name, "adjlist_sync_insert") == 0)
+		ok = !row && TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_INSERT(ev) &&
+			transition_names(t, NULL, "adjlist_new");
+	else if (strcmp(name, "adjlist_sync_upd") == 0)
+		ok = !row && TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_UPDATE(ev) &&
+			transition_names(t, "adjlist_old", "adjlist_new");
+	else if (strcmp(name, "adjlist_sync_del") == 0)
+		ok = !row && TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_DELETE(ev) &&
+			transition_names(t, "adjlist_old", NULL);
+	else if (strcmp(name, "adjlist_sync_before_trunc") == 0)
+		ok = TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
+	else if (strcmp(name, "adjlist_sync_trunc") == 0 || strcmp(name, "adjlist_sync_truncate") == 0)
+		ok = TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
+	else
+		ok = false;
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("trigger \"%s\" on table \"%s\" is not one adjlist installed",
+						name, RelationGetRelationName(td->tg_relation)),
+				 errdetail("adjlist_sync_trigger() keeps inverted indexes only from the triggers create_inverted_index() installs."),
+				 errhint("Drop the trigger.")));
+}
+
 Datum
 adjlist_sync_trigger(PG_FUNCTION_ARGS)
 {
@@ -629,6 +692,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				 errmsg("function adjlist_sync_trigger can only be called as a trigger")));
 	ev = td->tg_event;
 	rel = td->tg_relation;
+	check_trigger(td);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(ev))
 	{

@@ -292,7 +292,8 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 			appendStringInfoString(&buf, " AND ROW(");
 			for (int i = w->nkeys; i < w->ncols; i++)
 				appendStringInfo(&buf, "%st.%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
-			appendStringInfoString(&buf, ")::pg_catalog.text IS NOT DISTINCT FROM ROW(");
+			/* a row's text is never null: plain equality, spelled out */
+			appendStringInfoString(&buf, ")::pg_catalog.text OPERATOR(pg_catalog.=) ROW(");
 			for (int i = w->nkeys; i < w->ncols; i++)
 				appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
 								 format_type_be_qualified(w->types[i]));

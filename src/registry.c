@@ -43,6 +43,7 @@
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
@@ -332,6 +333,21 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		return problem(p, psprintf("inverted index \"%s\" is not owned by the owner of table \"%s\"",
 								   idxname, basename),
 					   pstrdup("An index table must have the owner of its base table."));
+	if (get_rel_relkind(d->indexrel) == RELKIND_PARTITIONED_TABLE)
+	{
+		List	   *parts = find_all_inheritors(d->indexrel, NoLock, NULL);
+		ListCell   *lc;
+
+		foreach(lc, parts)
+		{
+			char	   *partname;
+
+			if (table_owner(lfirst_oid(lc), &partname) != base_owner)
+				return problem(p, psprintf("partition \"%s\" of inverted index \"%s\" is not owned by the owner of table \"%s\"",
+										   partname ? partname : "?", idxname, basename),
+							   pstrdup("An index table and its partitions must have the owner of its base table."));
+		}
+	}
 	for (int i = 0; i < d->ncols; i++)
 	{
 		Oid			bt = column_type(d->baserel, d->colnames[i]);
