@@ -117,14 +117,23 @@ refuse_new_member(Oid relid)
 /*
  * What a user may ALTER on an index or counter table (or a partition of
  * one): its storage, statistics, triggers, row security, owner (checked at
- * the end), never its columns, constraints or partitions, which adjlist's
- * writers and readers depend on.
+ * the end), a primary key or unique constraint (pg_restore adds the index
+ * table's primary key after its rows), never its columns, other
+ * constraints or partitions, which adjlist's writers and readers depend on.
  */
 static bool
-harmless_on_derived(AlterTableType t)
+harmless_on_derived(AlterTableCmd *cmd)
 {
-	switch (t)
+	switch (cmd->subtype)
 	{
+		case AT_AddConstraint:
+			{
+				Constraint *c = castNode(Constraint, cmd->def);
+
+				return c->contype == CONSTR_PRIMARY || c->contype == CONSTR_UNIQUE;
+			}
+		case AT_AddIndex:
+		case AT_AddIndexConstraint:
 		case AT_SetStatistics:
 		case AT_SetOptions:
 		case AT_ResetOptions:
@@ -175,7 +184,7 @@ start_alter_table(AlterTableStmt *stmt)
 		{
 			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
-			if (!harmless_on_derived(cmd->subtype))
+			if (!harmless_on_derived(cmd))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot alter the columns, constraints or partitions of \"%s\"",
