@@ -20,10 +20,27 @@ SET adjlist.max_visited = 0;
 RESET adjlist.max_visited;
 SET adjlist.nonexistent = 1;
 
--- statement_timeout stops a long traversal promptly
-SET statement_timeout = '200ms';
-SELECT sum(reachable_count('dense', ('N#' || g)::adjkey, 'L#', 6, 'both'))
-FROM generate_series(0, 1999) g;
+-- a cap on memory, in kB (default: maintenance_work_mem), charged for the
+-- node sets of a call: long keys reach it with few nodes
+SHOW adjlist.max_memory;
+CREATE TABLE longkeys (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+INSERT INTO longkeys SELECT 'N#' || repeat('x', 900) || a, 'L#N#' || repeat('x', 900) || (a + 1)
+FROM generate_series(1, 3000) a;
+SET adjlist.max_memory = '1MB';
+SELECT reachable_count('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000);
+SELECT count(*) FROM traverse('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000);
+SET adjlist.max_memory = '64MB';
+SELECT reachable_count('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000);
+RESET adjlist.max_memory;
+DROP TABLE longkeys;
+
+-- statement_timeout stops one long traversal from inside: a whole-graph
+-- BFS in both directions reads 160000 index entries, many times what
+-- 10 ms allow, so only the traversal's own interrupt checks can stop it
+SELECT reachable_count('dense', 'N#1', 'L#', 100, 'both') AS whole_graph;
+SET statement_timeout = '10ms';
+SELECT reachable_count('dense', 'N#1', 'L#', 100, 'both');
+SELECT count(*) FROM traverse('dense', 'N#1', 'L#', 100, 'both', with_path => true);
 RESET statement_timeout;
 -- a cancel (here from the timeout machinery of another backend) likewise:
 -- pg_cancel_backend on this session's own pid cancels the running query
