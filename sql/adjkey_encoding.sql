@@ -1,10 +1,15 @@
 --
 -- keys are stored and ordered as UTF-8 whatever the database encoding
 --
-CREATE DATABASE adjlist_win1252 ENCODING 'WIN1252' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
-CREATE DATABASE adjlist_sqlascii ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+-- (databases named after this backend, so that runs never collide, with
+-- the C locale, which every server has; back to this database at the end)
+\set regdb :DBNAME
+SELECT 'adjlist_win1252_' || pg_backend_pid() AS db_win1252,
+	   'adjlist_sqlascii_' || pg_backend_pid() AS db_sqlascii \gset
+CREATE DATABASE :"db_win1252" ENCODING 'WIN1252' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+CREATE DATABASE :"db_sqlascii" ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
 
-\c adjlist_win1252
+\c :db_win1252
 SET client_encoding = 'UTF8';
 CREATE EXTENSION adjlist;
 -- in WIN1252 the euro sign is byte 0x80, below 'ÿ' (0xFF); in UTF-8 it is
@@ -18,13 +23,13 @@ SELECT k FROM (VALUES ('ÿ'::adjkey), ('€'), ('z')) v(k) ORDER BY k;
 SELECT octet_length(repeat('€', 683)) AS local_bytes;
 SELECT repeat('€', 683)::adjkey;
 
-\c adjlist_sqlascii
+\c :db_sqlascii
 SET client_encoding = 'SQL_ASCII';
 CREATE EXTENSION adjlist;
 -- SQL_ASCII accepts any byte; adjkey still insists on UTF-8
 SELECT E'USER#\xff'::adjkey;
 SELECT E'USER#\xc3\xa9'::adjkey = make_key('USER', E'\xc3\xa9') AS utf8_ok;
 
-\c contrib_regression
-DROP DATABASE adjlist_win1252;
-DROP DATABASE adjlist_sqlascii;
+\c :regdb
+DROP DATABASE :"db_win1252";
+DROP DATABASE :"db_sqlascii";
