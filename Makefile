@@ -21,6 +21,7 @@ OBJS = \
 	src/index_guard.o \
 	src/index_restore.o \
 	src/index_update.o \
+	src/uninstall.o \
 	src/write_api.o \
 	src/write_shard.o \
 	src/graph_meta.o \
@@ -45,7 +46,7 @@ DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security install
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -12,7 +12,7 @@
  *	adjkey_support.c	planner support: index conditions and selectivity
  *	catalog.c			where adjlist's own objects are, names, role switches
  *	registry.c			the registry of inverted indexes: the only code that
- *						reads or writes adjlist.inverted_indexes
+ *						reads or writes adjlist_inverted_indexes
  *	plan_cache.c		saved SPI plans, keyed by statement and role
  *	index_rule.c		what index rows and counter deltas a base row gives
  *	base_scan.c			reading a base table (or one member) as its owner
@@ -21,6 +21,8 @@
  *	index_admin.c		create/drop an inverted index, its triggers
  *	index_check.c		verify, rebuild, counters, index rows
  *	index_guard.c		event triggers: DDL on indexed tables
+ *	index_restore.c		registry rows pg_restore brings back
+ *	index_update.c		what ALTER EXTENSION UPDATE needs from C
  *	write_api.c			put_edge, put_edges, delete_edge, delete_node
  *	write_shard.c		write-sharded partition keys
  *	graph_meta.c		what a table's graph looks like to the readers
@@ -34,7 +36,20 @@
  *	graph_rank.c		common_neighbors, walk_ranked
  *	graph_export.c		DOT and Mermaid export
  *
- * The SQL objects are created by adjlist--<version>.sql in this directory.
+ * The includes form layers, each using only those above it:
+ *
+ *	1. the key type: adjlist.h (adjkey_*.c, write_shard.c), compat.h
+ *	2. where adjlist's objects are: catalog.h; saved plans: plan_cache.h
+ *	3. the registry of inverted indexes: registry.h
+ *	4. index rules and the one writer: index_rule.h, index_write.h
+ *	5. what keeps indexes exact: index_sync.c, index_admin.h, index_check.h,
+ *	   index_guard.c, index_restore.c, index_update.c, write_api.c
+ *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
+ *	7. graph algorithms: graph_query.c, graph_dynamo_query.c, graph_nodes.c,
+ *	   graph_traverse.c, graph_rank.c, graph_export.c
+ *
+ * The SQL objects are created by adjlist--<version>.sql, which the
+ * Makefile assembles from src/sql/.
  *
  *-------------------------------------------------------------------------
  */

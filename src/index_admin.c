@@ -890,7 +890,13 @@ adjlist_create_inverted_index(PG_FUNCTION_ARGS)
 Datum
 adjlist_drop_inverted_index(PG_FUNCTION_ARGS)
 {
-	Oid			idx = PG_GETARG_OID(0);
+	drop_index(PG_GETARG_OID(0));
+	PG_RETURN_VOID();
+}
+
+void
+drop_index(Oid idx)
+{
 	IndexDef   *ix = registry_index(idx, false);
 	char	   *qidx;
 	char	   *qcnt = NULL;
@@ -913,5 +919,4 @@ adjlist_drop_inverted_index(PG_FUNCTION_ARGS)
 	if (qcnt != NULL)
 		spi_exec(psprintf("DROP TABLE %s", qcnt), SPI_OK_UTILITY);
 	SPI_finish();
-	PG_RETURN_VOID();
 }

@@ -18,6 +18,12 @@
  */
 extern void install_triggers(Oid baserel);
 
+/*
+ * Drop an inverted index: its registration, the triggers it needed, its
+ * index and counter tables.  The caller must own the base table.
+ */
+extern void drop_index(Oid indexrel);
+
 /* Remove adjlist's triggers from a table (and its partitions). */
 extern void remove_triggers(Oid relid);
 

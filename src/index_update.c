@@ -71,39 +71,26 @@ convert_counters(Oid cnt)
 Datum
 adjlist_update_to_0_3(PG_FUNCTION_ARGS)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
-	SPITupleTable *tt;
-	uint64		n;
+	Oid		   *indexv;
+	Oid		   *basev;
+	Oid		   *counterv;
+	int			n;
 	List	   *bases = NIL;
 	ListCell   *lc;
-	MemoryContext callcxt = CurrentMemoryContext;
 
 	if (!creating_extension)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("adjlist_update_to_0_3() runs only inside ALTER EXTENSION adjlist UPDATE")));
+	n = registry_all(&indexv, &basev, &counterv);
+	for (int i = 0; i < n; i++)
+		bases = list_append_unique_oid(bases, basev[i]);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	exec(psprintf("SELECT baserel::pg_catalog.oid, counterrel::pg_catalog.oid "
-				  "FROM %s.adjlist_inverted_indexes ORDER BY created, indexrel::pg_catalog.oid",
-				  cat->nspname), SPI_OK_SELECT);
-	tt = SPI_tuptable;
-	n = SPI_processed;
-	for (uint64 i = 0; i < n; i++)
-	{
-		bool		isnull;
-		Oid			base = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
-		Datum		c = SPI_getbinval(tt->vals[i], tt->tupdesc, 2, &isnull);
-
-		MemoryContext old;
-
-		if (!isnull && get_attnum(DatumGetObjectId(c), "shard") != InvalidAttrNumber)
-			convert_counters(DatumGetObjectId(c));
-		/* the list must outlive SPI_finish() */
-		old = MemoryContextSwitchTo(callcxt);
-		bases = list_append_unique_oid(bases, base);
-		MemoryContextSwitchTo(old);
-	}
+	for (int i = 0; i < n; i++)
+		if (OidIsValid(counterv[i]) &&
+			get_attnum(counterv[i], "shard") != InvalidAttrNumber)
+			convert_counters(counterv[i]);
 	SPI_finish();
 
 	/* the registry and the counter tables changed: look them up afresh */

@@ -682,6 +682,45 @@ base_of_derived(Oid relid)
 	return base;
 }
 
+int
+registry_all(Oid **indexes, Oid **bases, Oid **counters)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	reg = table_open(cat->registry, AccessShareLock);
+	RegistryColumns rc;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int			n = 0;
+	int			cap = 16;
+
+	registry_columns(cat->registry, &rc);
+	*indexes = palloc(sizeof(Oid) * cap);
+	*bases = palloc(sizeof(Oid) * cap);
+	*counters = palloc(sizeof(Oid) * cap);
+	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		v;
+
+		if (n >= cap)
+		{
+			cap *= 2;
+			*indexes = repalloc(*indexes, sizeof(Oid) * cap);
+			*bases = repalloc(*bases, sizeof(Oid) * cap);
+			*counters = repalloc(*counters, sizeof(Oid) * cap);
+		}
+		(*indexes)[n] = DatumGetObjectId(heap_getattr(tup, rc.indexrel, RelationGetDescr(reg), &isnull));
+		(*bases)[n] = DatumGetObjectId(heap_getattr(tup, rc.baserel, RelationGetDescr(reg), &isnull));
+		v = heap_getattr(tup, rc.counterrel, RelationGetDescr(reg), &isnull);
+		(*counters)[n] = isnull ? InvalidOid : DatumGetObjectId(v);
+		n++;
+	}
+	systable_endscan(scan);
+	table_close(reg, AccessShareLock);
+	return n;
+}
+
 bool
 registry_involves(Oid relid)
 {

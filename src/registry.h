@@ -81,6 +81,12 @@ extern bool registry_involves(Oid relid);
 extern Oid	registry_base_of(Oid relid);
 
 /*
+ * Every registration: its index table, base table and counter table
+ * (InvalidOid for none); returns how many.
+ */
+extern int	registry_all(Oid **indexes, Oid **bases, Oid **counters);
+
+/*
  * The base table whose inverted index (or counter table) relid is, or one
  * of its partitions is; InvalidOid if none.
  */

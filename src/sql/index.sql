@@ -121,3 +121,10 @@ CREATE OR REPLACE FUNCTION adjlist_on_sql_drop() RETURNS event_trigger
 	AS 'MODULE_PATHNAME', 'adjlist_on_sql_drop' LANGUAGE C;
 COMMENT ON FUNCTION adjlist_on_sql_drop() IS
 	'event trigger: keeps inverted index registrations consistent with dropped tables';
+
+-- Before DROP EXTENSION adjlist, to keep every row (uninstall.c)
+CREATE OR REPLACE FUNCTION adjlist_uninstall() RETURNS TABLE (action text, object text)
+	AS 'MODULE_PATHNAME', 'adjlist_uninstall'
+	LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION adjlist_uninstall() IS
+	'drops every inverted index and turns adjkey columns into text, so that DROP EXTENSION adjlist keeps the data';

@@ -74,12 +74,24 @@ expect('extra',   'USER#4',  'FOLLOWS#USER#e', @indexes);
 expect('missing', 'USER#10', 'FOLLOWS#USER#a', @indexes);
 expect('stale',   'USER#5',  'FOLLOWS#USER#a', 'edges_proj');
 
-# 3. direct writes to the index tables (as their owner)
+# 3. direct writes to the index tables: their guard refuses them, whoever
+# makes them; the owner who disables the guard can still make drift, which
+# verify finds
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{DELETE FROM edges_inverted WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#a'});
+like($err, qr/table "edges_inverted" is kept by adjlist from table "edges"/,
+	'a direct write to an index table is refused');
 $node->safe_psql('postgres', q{
+	ALTER TABLE edges_inverted DISABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_hash DISABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_proj DISABLE TRIGGER adjlist_index_guard;
 	DELETE FROM edges_inverted WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#a';
 	INSERT INTO edges_hash VALUES ('FOLLOWS#USER#nobody', 'USER#ghost');
 	UPDATE edges_proj SET data = '{"forged": true}' WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#b';
 	INSERT INTO edges_proj VALUES ('FOLLOWS#USER#x', 'USER#ghost', NULL);
+	ALTER TABLE edges_inverted ENABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_hash ENABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_proj ENABLE TRIGGER adjlist_index_guard;
 });
 expect('missing', 'USER#6',     'FOLLOWS#USER#a',      'edges_inverted');
 expect('extra',   'USER#ghost', 'FOLLOWS#USER#nobody', 'edges_hash');

@@ -1,0 +1,110 @@
+--
+-- Installing: by a database owner who is no superuser (the extension is
+-- trusted), into a schema off the search_path, and uninstalling without
+-- losing a row.  Each case in a database of its own, named after this
+-- backend; back to this database at the end.
+--
+\set regdb :DBNAME
+\set su :USER
+SELECT 'adjlist_owner_' || pg_backend_pid() AS db_owner,
+	   'adjlist_schema_' || pg_backend_pid() AS db_schema \gset
+CREATE ROLE regress_adjinst_owner LOGIN;
+CREATE ROLE regress_adjinst_user LOGIN;
+CREATE DATABASE :"db_owner" OWNER regress_adjinst_owner TEMPLATE template0;
+CREATE DATABASE :"db_schema" TEMPLATE template0;
+
+--
+-- 1. A database owner without superuser installs and uses it
+--
+\c :db_owner regress_adjinst_owner
+SELECT rolsuper FROM pg_roles WHERE rolname = current_user;
+CREATE EXTENSION adjlist;
+SELECT extname, extowner::regrole FROM pg_extension WHERE extname = 'adjlist';
+CREATE TABLE g (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO g VALUES ('USER#a', 'FOLLOWS#USER#b', '{}'), ('USER#c', 'FOLLOWS#USER#b', NULL),
+					 ('USER#b', 'FOLLOWS#USER#a', NULL);
+SELECT create_inverted_index('g', include => '{data}', counters => 1);
+SELECT neighbor FROM reverse_neighbors('g', 'USER#b', 'FOLLOWS#');
+SELECT edge_count('g_inverted', 'USER#b', 'FOLLOWS', 'in'),
+	   shortest_path('g', 'USER#c', 'USER#a', 'FOLLOWS#'),
+	   (SELECT count(*) FROM query('g_inverted', 'FOLLOWS#USER#b'));
+SELECT put_edge('g', 'USER#d', 'FOLLOWS#USER#b');
+-- the event triggers work as under a superuser install
+CREATE TABLE p (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE p0 PARTITION OF p FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+SELECT create_inverted_index('p');
+CREATE TABLE p1 PARTITION OF p FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO p SELECT 'USER#' || i, 'FOLLOWS#USER#x' FROM generate_series(1, 10) i;
+SELECT count(*) AS indexed FROM p_inverted;
+ALTER TABLE p DETACH PARTITION p1 CONCURRENTLY;
+SELECT count(*) AS drift FROM verify_inverted_index('g_inverted');
+SELECT count(*) AS drift FROM verify_inverted_index('p_inverted');
+-- the registry stays closed to it
+INSERT INTO adjlist_inverted_indexes (indexrel, baserel, columns, nkeys, base_key)
+	VALUES ('g', 'p', '{sk,pk}', 2, '{pk,sk}');
+SELECT drop_inverted_index('g_inverted');
+SELECT count(*) AS registered FROM adjlist_inverted_indexes;
+-- a role that does not own the extension cannot drop it, and a role
+-- without CREATE on a database cannot install it there
+\c :db_owner regress_adjinst_user
+DROP EXTENSION adjlist;
+\c :db_schema regress_adjinst_user
+CREATE EXTENSION adjlist;
+
+--
+-- 2. A schema that is not on the search_path
+--
+\c :db_schema :su
+CREATE SCHEMA "Graph Ext";
+CREATE EXTENSION adjlist SCHEMA "Graph Ext";
+SET search_path = public;
+CREATE TABLE e (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO e SELECT ('USER#' || i)::"Graph Ext".adjkey, ('FOLLOWS#USER#' || (i % 7))::"Graph Ext".adjkey, NULL
+FROM generate_series(1, 200) i;
+SELECT "Graph Ext".create_inverted_index('e');
+ANALYZE e;
+-- begins_with stays an index range, also in generic plans
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT sk FROM e
+WHERE pk OPERATOR("Graph Ext".=) 'USER#1' AND sk OPERATOR("Graph Ext".^@) 'FOLLOWS#';
+PREPARE q(text) AS SELECT count(*) FROM e
+WHERE pk OPERATOR("Graph Ext".=) 'USER#1' AND sk OPERATOR("Graph Ext".^@) $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE q('FOLLOWS#');
+EXECUTE q('FOLLOWS#');
+RESET plan_cache_mode;
+RESET enable_seqscan;
+-- triggers, graph functions, the write API, verify
+INSERT INTO e VALUES ('USER#x', 'FOLLOWS#USER#3', NULL);
+SELECT count(*) FROM "Graph Ext".reverse_neighbors('e', 'USER#3', 'FOLLOWS#');
+SELECT "Graph Ext".reachable_count('e', 'USER#1', 'FOLLOWS#', 3, 'both');
+SELECT * FROM "Graph Ext".related_items('e', 'USER#1', 'FOLLOWS#', 2);
+SELECT "Graph Ext".to_mermaid('e', 'USER#x', 'FOLLOWS#', 1, 'out');
+SELECT count(*) FROM "Graph Ext".query('e_inverted', 'FOLLOWS#USER#3');
+SELECT "Graph Ext".put_edge('e', 'USER#y', 'FOLLOWS#USER#3');
+SELECT count(*) AS drift FROM "Graph Ext".verify_inverted_index('e_inverted');
+
+--
+-- 3. Uninstalling: DROP EXTENSION without CASCADE refuses and says why;
+-- adjlist_uninstall() drops the inverted indexes and turns the keys into
+-- text, and then DROP EXTENSION keeps every row
+--
+CREATE TABLE arr (id int, path "Graph Ext".adjkey[]);
+INSERT INTO arr VALUES (1, ARRAY['USER#1', 'USER#2']::"Graph Ext".adjkey[]);
+\set VERBOSITY terse
+DROP EXTENSION adjlist;
+\set VERBOSITY default
+SELECT count(*) AS rows_before FROM e;
+SELECT * FROM "Graph Ext".adjlist_uninstall() ORDER BY 1, 2;
+DROP EXTENSION adjlist;
+SELECT count(*) AS rows_after FROM e;
+SELECT pg_typeof(pk), pk, sk FROM e WHERE pk = 'USER#x';
+SELECT pg_typeof(path), path FROM arr;
+SELECT to_regclass('e_inverted') AS index_table,
+	   (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'e'::regclass) AS triggers;
+
+\c :regdb :su
+DROP DATABASE :"db_owner";
+DROP DATABASE :"db_schema";
+DROP ROLE regress_adjinst_owner;
+DROP ROLE regress_adjinst_user;
