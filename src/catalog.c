@@ -185,6 +185,27 @@ adjlist_catalog(void)
 	return c;
 }
 
+AdjlistDirection
+adjlist_parse_direction(text *t, bool both_ok)
+{
+	char	   *s = text_to_cstring(t);
+
+	if (strcmp(s, "out") == 0)
+		return ADJLIST_OUT;
+	if (strcmp(s, "in") == 0)
+		return ADJLIST_IN;
+	if (both_ok && strcmp(s, "both") == 0)
+		return ADJLIST_BOTH;
+	if (both_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("direction must be \"out\", \"in\" or \"both\", not \"%s\"", s)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("direction must be \"out\" or \"in\", not \"%s\"", s)));
+	return ADJLIST_OUT;			/* keep the compiler quiet */
+}
+
 Oid
 adjlist_primary_key_index(Relation rel)
 {

@@ -45,6 +45,19 @@ extern const AdjlistCatalog *adjlist_catalog(void);
 extern Oid	adjlist_registry_oid_if_loaded(void);
 extern void adjlist_catalog_init(void);
 
+/*
+ * A direction argument: "out", "in" (and "both" when both_ok); anything
+ * else is an error (22023).  The one parser of every function's direction.
+ */
+typedef enum AdjlistDirection
+{
+	ADJLIST_OUT = 1,
+	ADJLIST_IN = 2,
+	ADJLIST_BOTH = 3
+} AdjlistDirection;
+
+extern AdjlistDirection adjlist_parse_direction(struct varlena *t, bool both_ok);
+
 /* The primary key index of a relation, deferrable or not; InvalidOid if none. */
 extern Oid	adjlist_primary_key_index(struct RelationData *rel);
 

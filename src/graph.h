@@ -131,7 +131,7 @@ extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 /* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;
 
-typedef enum Direction
+typedef enum Direction			/* the values of catalog.h's AdjlistDirection */
 {
 	DIR_OUT = 1,
 	DIR_IN = 2,

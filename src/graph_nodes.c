@@ -31,6 +31,7 @@
 #include "utils/memutils.h"
 
 #include "adjlist.h"
+#include "catalog.h"
 #include "graph.h"
 
 int			adjlist_max_visited = 1000000;
@@ -136,26 +137,11 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
  * ----------------------------------------------------------------------
  */
 
-/* "out", "in" (and "both" when both_ok); anything else is an error. */
+/* "out", "in" (and "both" when both_ok): catalog.c's one parser. */
 Direction
 graph_parse_direction(text *t, bool both_ok)
 {
-	char	   *s = text_to_cstring(t);
-
-	if (strcmp(s, "out") == 0)
-		return DIR_OUT;
-	if (strcmp(s, "in") == 0)
-		return DIR_IN;
-	if (both_ok && strcmp(s, "both") == 0)
-		return DIR_BOTH;
-	if (both_ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("direction must be \"out\", \"in\" or \"both\", not \"%s\"", s)));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("direction must be \"out\" or \"in\", not \"%s\"", s)));
-	return DIR_OUT;				/* keep the compiler quiet */
+	return (Direction) adjlist_parse_direction(t, both_ok);
 }
 
 Direction

@@ -445,7 +445,6 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 {
 	IndexDef   *ix = registry_index(PG_GETARG_OID(0), true);
 	text	   *edge = counts_edge_name(PG_GETARG_TEXT_PP(2));
-	char	   *direction = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	char		dir;
 	Oid			types[3];
 	Datum		values[3];
@@ -453,14 +452,7 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 	int64		result;
 	bool		isnull;
 
-	if (strcmp(direction, "out") == 0)
-		dir = 'o';
-	else if (strcmp(direction, "in") == 0)
-		dir = 'i';
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("direction must be \"out\" or \"in\", not \"%s\"", direction)));
+	dir = (adjlist_parse_direction(PG_GETARG_TEXT_PP(3), false) == ADJLIST_OUT) ? 'o' : 'i';
 	if (ix == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
