@@ -46,7 +46,7 @@ DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security install
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security install review_defects
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -35,6 +35,7 @@ typedef struct GraphTable
 
 	/* the inverted index (partition key = sk, sort key = pk), if any */
 	Oid			inv_rel;
+	bool		inv_gone;		/* dropped while this was being built */
 	Oid			inv_owner;
 	char		inv_relkind;
 	bool		inv_direct;

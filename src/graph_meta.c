@@ -31,6 +31,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -76,6 +77,19 @@ graph_relcache_callback(Datum arg, Oid relid)
 		if (all || e->relid == relid || (e->g != NULL && e->g->inv_rel == relid))
 			e->valid = false;
 	}
+}
+
+/* Forget what is known of relid's graph: it is built again at next use. */
+static void
+graph_meta_forget(Oid relid)
+{
+	GraphCacheEntry *e;
+
+	if (graph_cache == NULL)
+		return;
+	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
+	if (e != NULL)
+		e->valid = false;
 }
 
 void
@@ -137,9 +151,18 @@ jsonb_column(Oid relid, const char *name)
 static void
 build_inverted(GraphTable *g, const IndexDef *ix)
 {
-	Relation	inv = table_open(ix->indexrel, AccessShareLock);
+	Relation	inv;
 	AttrNumber	a1 = InvalidAttrNumber;
 	AttrNumber	a2 = InvalidAttrNumber;
+
+	/* a concurrent drop_inverted_index() may have dropped it while we waited */
+	LockRelationOid(ix->indexrel, AccessShareLock);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(ix->indexrel)))
+	{
+		g->inv_gone = true;
+		return;
+	}
+	inv = table_open(ix->indexrel, NoLock);
 
 	g->inv_rel = ix->indexrel;
 	g->inv_xmin = ix->xmin;
@@ -309,13 +332,12 @@ graph_require_some_select(Oid relid)
 		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(relkind), get_rel_name(relid));
 }
 
-GraphTable *
-graph_table_get(Oid relid, bool need_inverted)
+static GraphTable *
+graph_table_lookup(Oid relid, bool need_inverted)
 {
 	GraphCacheEntry *e;
 	GraphTable *g;
 
-	graph_require_some_select(relid);
 	e = cache_entry(relid);
 
 	if (!e->valid)
@@ -352,6 +374,42 @@ graph_table_get(Oid relid, bool need_inverted)
 		!TransactionIdIsCurrentTransactionId(g->inv_xmin) &&
 		XidInMVCCSnapshot(g->inv_xmin, GetActiveSnapshot()))
 		g->inv_rel = InvalidOid;	/* created after this snapshot */
+	return g;
+}
+
+/*
+ * The graph of relid, read by a caller who may SELECT some of it.  The
+ * inverted index is locked before it is trusted: a reader that waited for
+ * a concurrent drop_inverted_index() finds out, after the lock, that the
+ * index is gone, and looks again (another index may serve).
+ */
+GraphTable *
+graph_table_get(Oid relid, bool need_inverted)
+{
+	GraphTable *g;
+
+	graph_require_some_select(relid);
+	for (int attempt = 0;; attempt++)
+	{
+		g = graph_table_lookup(relid, need_inverted);
+		if (g->inv_gone)
+		{
+			graph_meta_forget(relid);
+			if (attempt >= 3)
+				elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
+			continue;
+		}
+		if (!OidIsValid(g->inv_rel))
+			break;
+		LockRelationOid(g->inv_rel, AccessShareLock);
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
+			registry_index(g->inv_rel, false) != NULL)
+			break;
+		UnlockRelationOid(g->inv_rel, AccessShareLock);
+		graph_meta_forget(relid);
+		if (attempt >= 3)
+			elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
+	}
 	if (need_inverted && !OidIsValid(g->inv_rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

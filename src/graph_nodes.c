@@ -111,7 +111,8 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 	if (set->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s visited more than %d nodes", set->what, adjlist_max_visited),
+				 errmsg("graph search visited more than %d nodes", adjlist_max_visited),
+				 errdetail("The call of %s() reached adjlist.max_visited.", set->what),
 				 errhint("Raise adjlist.max_visited, or lower max_depth or the limit.")));
 	if ((set->n & 1023) == 1023)
 		graph_charge(set->charged, set->what);

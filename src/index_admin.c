@@ -40,7 +40,9 @@
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -236,39 +238,126 @@ name_list(char **names, int n)
  */
 
 
-/* Drop adjlist's triggers of one table (not the clones of a parent's). */
-static void
-drop_own_triggers(Oid relid)
+/*
+ * Triggers are installed declaratively: for every table in scope, the
+ * triggers it should have are compared with those it has (adjlist's names
+ * only, not the clones PostgreSQL makes of a parent's row triggers), by
+ * type, transition tables and function; only the differences are dropped
+ * and created.  So adding a second index to a table touches no trigger of
+ * the table (DROP TRIGGER would take ACCESS EXCLUSIVE and stop its
+ * readers), and the triggers of 0.1 and 0.2 (same names, other forms) are
+ * replaced by ALTER EXTENSION UPDATE.
+ */
+typedef struct TriggerSpec
 {
+	const char *name;
+	int16		tgtype;			/* TRIGGER_TYPE_* bits */
+	const char *events;			/* "AFTER INSERT", ... for CREATE TRIGGER */
+	const char *oldtable;		/* transition table names, or NULL */
+	const char *newtable;
+	const char *func;
+} TriggerSpec;
+
+#define MAX_SPECS 8
+
+/* Every name adjlist ever gave a trigger, 0.1 on. */
+static const char *const trigger_names =
+"'{adjlist_sync,adjlist_sync_insert,adjlist_sync_truncate,adjlist_sync_ins,"
+"adjlist_sync_upd,adjlist_sync_del,adjlist_sync_before_trunc,adjlist_sync_trunc,"
+"adjlist_sync_route,adjlist_index_guard,adjlist_api_guard}'";
+
+static void
+add_spec(TriggerSpec *specs, int *n, const char *name, int16 tgtype, const char *events,
+		 const char *oldtable, const char *newtable, const char *func)
+{
+	Assert(*n < MAX_SPECS);
+	specs[*n].name = name;
+	specs[*n].tgtype = tgtype;
+	specs[*n].events = events;
+	specs[*n].oldtable = oldtable;
+	specs[*n].newtable = newtable;
+	specs[*n].func = func;
+	(*n)++;
+}
+
+static bool
+same_name(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Give relid exactly the adjlist triggers in want[]. */
+static void
+sync_triggers(Oid relid, const TriggerSpec *want, int nwant)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
 	char	   *qrel = adjlist_qualified_name(relid);
 	Oid			argtypes[1] = {OIDOID};
 	Datum		args[1];
-	int			ret;
+	bool		have[MAX_SPECS] = {false};
 	SPITupleTable *tt;
 	uint64		n;
 
 	args[0] = ObjectIdGetDatum(relid);
-	ret = SPI_execute_with_args("SELECT t.tgname::pg_catalog.text FROM pg_catalog.pg_trigger t "
-								"WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 "
-								"AND t.tgparentid OPERATOR(pg_catalog.=) 0 "
-								"AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) "
-								"ANY ('{adjlist_sync,adjlist_sync_insert,adjlist_sync_truncate,"
-								"adjlist_sync_ins,adjlist_sync_upd,adjlist_sync_del,"
-								"adjlist_sync_before_trunc,adjlist_sync_trunc,adjlist_index_guard}'"
-								"::pg_catalog.text[])",
-								1, argtypes, args, NULL, true, 0);
-	if (ret != SPI_OK_SELECT)
-		elog(ERROR, "trigger lookup failed: %s", SPI_result_code_string(ret));
+	/* a fresh snapshot: what a concurrent, now committed DDL did counts */
+	if (SPI_execute_with_args(psprintf("SELECT t.tgname::pg_catalog.text, t.tgtype, "
+									   "pg_catalog.array_length(t.tgattr::pg_catalog.int2[], 1), "
+									   "t.tgoldtable::pg_catalog.text, t.tgnewtable::pg_catalog.text, "
+									   "p.proname::pg_catalog.text, p.pronamespace "
+									   "FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p "
+									   "ON p.oid OPERATOR(pg_catalog.=) t.tgfoid "
+									   "WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 "
+									   "AND t.tgparentid OPERATOR(pg_catalog.=) 0 "
+									   "AND t.tgname::pg_catalog.text OPERATOR(pg_catalog.=) "
+									   "ANY (%s::pg_catalog.text[])", trigger_names),
+							  1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "trigger lookup failed");
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
 	{
-		char	   *name = SPI_getvalue(tt->vals[i], tt->tupdesc, 1);
+		HeapTuple	tup = tt->vals[i];
+		char	   *name = SPI_getvalue(tup, tt->tupdesc, 1);
+		bool		isnull;
+		int16		tgtype = DatumGetInt16(SPI_getbinval(tup, tt->tupdesc, 2, &isnull));
+		bool		has_columns;
+		char	   *oldt = SPI_getvalue(tup, tt->tupdesc, 4);
+		char	   *newt = SPI_getvalue(tup, tt->tupdesc, 5);
+		char	   *func = SPI_getvalue(tup, tt->tupdesc, 6);
+		Oid			funcns = DatumGetObjectId(SPI_getbinval(tup, tt->tupdesc, 7, &isnull));
+		bool		keep = false;
 
-		spi_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(name), qrel),
-				 SPI_OK_UTILITY);
+		(void) SPI_getbinval(tup, tt->tupdesc, 3, &has_columns);
+		has_columns = !has_columns;		/* UPDATE OF columns: a form of 0.1 */
+		for (int w = 0; w < nwant && !keep; w++)
+			if (strcmp(want[w].name, name) == 0 && want[w].tgtype == tgtype &&
+				!has_columns && same_name(want[w].oldtable, oldt) &&
+				same_name(want[w].newtable, newt) && strcmp(want[w].func, func) == 0 &&
+				funcns == cat->namespace)
+				keep = have[w] = true;
+		if (!keep)
+			spi_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(name), qrel),
+					 SPI_OK_UTILITY);
 	}
 	SPI_freetuptable(tt);
+	for (int w = 0; w < nwant; w++)
+	{
+		char	   *referencing = "";
+
+		if (have[w])
+			continue;
+		if (want[w].oldtable || want[w].newtable)
+			referencing = psprintf("REFERENCING%s%s%s%s",
+								   want[w].oldtable ? " OLD TABLE AS " : "",
+								   want[w].oldtable ? want[w].oldtable : "",
+								   want[w].newtable ? " NEW TABLE AS " : "",
+								   want[w].newtable ? want[w].newtable : "");
+		spi_exec(psprintf("CREATE TRIGGER %s %s ON %s %s FOR EACH %s EXECUTE FUNCTION %s.%s()",
+						  want[w].name, want[w].events, qrel, referencing,
+						  TRIGGER_FOR_ROW(want[w].tgtype) ? "ROW" : "STATEMENT",
+						  cat->nspname, want[w].func),
+				 SPI_OK_UTILITY);
+	}
 }
 
 /* The table and its partitions at any depth, the table first. */
@@ -280,16 +369,6 @@ members_of(Oid relid)
 	return list_make1_oid(relid);
 }
 
-static void
-create_trigger(const char *name, const char *when_events, const char *qrel,
-			   const char *referencing, const char *level, const char *func)
-{
-	spi_exec(psprintf("CREATE TRIGGER %s %s ON %s %s FOR EACH %s EXECUTE FUNCTION %s.%s()",
-					  name, when_events, qrel, referencing, level,
-					  adjlist_catalog()->nspname, func),
-			 SPI_OK_UTILITY);
-}
-
 void
 remove_triggers(Oid relid)
 {
@@ -299,7 +378,7 @@ remove_triggers(Oid relid)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	foreach(lc, members)
-		drop_own_triggers(lfirst_oid(lc));
+		sync_triggers(lfirst_oid(lc), NULL, 0);
 	SPI_finish();
 }
 
@@ -313,21 +392,47 @@ install_guard(Oid relid)
 	foreach(lc, members)
 	{
 		Oid			m = lfirst_oid(lc);
+		TriggerSpec spec[MAX_SPECS];
+		int			n = 0;
+		int16		type = TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT |
+			TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE;
 
-		drop_own_triggers(m);
-		create_trigger("adjlist_index_guard",
-					   get_rel_relkind(m) == RELKIND_FOREIGN_TABLE
-					   ? "BEFORE INSERT OR UPDATE OR DELETE"
-					   : "BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE",
-					   adjlist_qualified_name(m), "", "STATEMENT", "adjlist_index_guard");
+		/* foreign tables cannot have TRUNCATE triggers */
+		if (get_rel_relkind(m) == RELKIND_FOREIGN_TABLE)
+			add_spec(spec, &n, "adjlist_index_guard", type,
+					 "BEFORE INSERT OR UPDATE OR DELETE", NULL, NULL, "adjlist_index_guard");
+		else
+			add_spec(spec, &n, "adjlist_index_guard", type | TRIGGER_TYPE_TRUNCATE,
+					 "BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE", NULL, NULL,
+					 "adjlist_index_guard");
+		sync_triggers(m, spec, n);
 	}
+}
+
+static void
+remove_guard(Oid relid)
+{
+	List	   *members = members_of(relid);
+	ListCell   *lc;
+
+	foreach(lc, members)
+		sync_triggers(lfirst_oid(lc), NULL, 0);
+}
+
+/* Is the citus extension installed in this database? */
+static bool
+citus_installed(void)
+{
+	return OidIsValid(get_extension_oid("citus", true));
 }
 
 /*
  * The triggers of a registered table: on the base table and each of its
  * partitions, the sync triggers (index_sync.c), for every index whatever
- * its mode; on each index and counter table, the guard.  A table Citus
- * distributes gets none: the write API keeps its indexes.
+ * its mode; on each index and counter table, the guard.  None where they
+ * cannot run: a table Citus distributes, and a table whose indexes are all
+ * in API mode in a database with Citus, which refuses to distribute a table
+ * with triggers (such indexes are for the write API, as on Citus).
  */
 void
 install_triggers(Oid baserel)
@@ -336,10 +441,17 @@ install_triggers(Oid baserel)
 	List	   *members;
 	ListCell   *lc;
 	bool		row_mode = false;
+	bool		wanted = ti->nindexes > 0 && !adjlist_is_citus_table(baserel);
 
-	remove_triggers(baserel);
-	if (ti->nindexes == 0 || adjlist_is_citus_table(baserel))
-		return;
+	if (wanted && citus_installed())
+	{
+		bool		all_api = true;
+
+		for (int i = 0; i < ti->nindexes; i++)
+			if (ti->indexes[i].mode != INDEX_MODE_API)
+				all_api = false;
+		wanted = !all_api;
+	}
 	members = members_of(baserel);
 	foreach(lc, members)
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
@@ -347,37 +459,59 @@ install_triggers(Oid baserel)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (row_mode)
-		create_trigger("adjlist_sync", "AFTER INSERT OR UPDATE OR DELETE",
-					   adjlist_qualified_name(baserel), "", "ROW", "adjlist_sync_trigger");
 	foreach(lc, members)
 	{
 		Oid			m = lfirst_oid(lc);
-		char	   *qrel = adjlist_qualified_name(m);
 		bool		foreign = get_rel_relkind(m) == RELKIND_FOREIGN_TABLE;
+		TriggerSpec spec[MAX_SPECS];
+		int			n = 0;
 
-		if (!row_mode)
+		if (wanted && row_mode && m == baserel)
+			add_spec(spec, &n, "adjlist_sync", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT |
+					 TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
+					 "AFTER INSERT OR UPDATE OR DELETE", NULL, NULL, "adjlist_sync_trigger");
+		if (wanted && !row_mode)
 		{
-			create_trigger("adjlist_sync_ins", "AFTER INSERT", qrel,
-						   "REFERENCING NEW TABLE AS adjlist_new", "STATEMENT",
-						   "adjlist_sync_trigger");
-			create_trigger("adjlist_sync_upd", "AFTER UPDATE", qrel,
-						   "REFERENCING OLD TABLE AS adjlist_old NEW TABLE AS adjlist_new",
-						   "STATEMENT", "adjlist_sync_trigger");
-			create_trigger("adjlist_sync_del", "AFTER DELETE", qrel,
-						   "REFERENCING OLD TABLE AS adjlist_old", "STATEMENT",
-						   "adjlist_sync_trigger");
+			add_spec(spec, &n, "adjlist_sync_ins", TRIGGER_TYPE_INSERT, "AFTER INSERT",
+					 NULL, "adjlist_new", "adjlist_sync_trigger");
+			add_spec(spec, &n, "adjlist_sync_upd", TRIGGER_TYPE_UPDATE, "AFTER UPDATE",
+					 "adjlist_old", "adjlist_new", "adjlist_sync_trigger");
+			add_spec(spec, &n, "adjlist_sync_del", TRIGGER_TYPE_DELETE, "AFTER DELETE",
+					 "adjlist_old", NULL, "adjlist_sync_trigger");
+#if PG_VERSION_NUM >= 160000
+
+			/*
+			 * MERGE into a partitioned table: PostgreSQL from 16 on puts the
+			 * last row the statement inserted into a partition into the
+			 * UPDATE's NEW transition table in place of the updated row,
+			 * unless the partition has a BEFORE INSERT row trigger, which
+			 * this is (it does nothing; cloned to every partition).
+			 */
+			if (m == baserel && get_rel_relkind(m) == RELKIND_PARTITIONED_TABLE)
+				add_spec(spec, &n, "adjlist_sync_route",
+						 TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT,
+						 "BEFORE INSERT", NULL, NULL, "adjlist_sync_trigger");
+#endif
 		}
 		/* foreign tables cannot have TRUNCATE triggers */
-		if (!foreign)
-			create_trigger("adjlist_sync_before_trunc", "BEFORE TRUNCATE", qrel, "",
-						   "STATEMENT", "adjlist_sync_trigger");
+		if (wanted && !foreign)
+			add_spec(spec, &n, "adjlist_sync_before_trunc",
+					 TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, "BEFORE TRUNCATE",
+					 NULL, NULL, "adjlist_sync_trigger");
+		if (wanted && !foreign && m == baserel)
+			add_spec(spec, &n, "adjlist_sync_trunc", TRIGGER_TYPE_TRUNCATE, "AFTER TRUNCATE",
+					 NULL, NULL, "adjlist_sync_trigger");
+		sync_triggers(m, spec, n);
 	}
-	if (get_rel_relkind(baserel) != RELKIND_FOREIGN_TABLE)
-		create_trigger("adjlist_sync_trunc", "AFTER TRUNCATE",
-					   adjlist_qualified_name(baserel), "", "STATEMENT", "adjlist_sync_trigger");
 	for (int i = 0; i < ti->nindexes; i++)
 	{
+		if (!wanted)
+		{
+			remove_guard(ti->indexes[i].indexrel);
+			if (OidIsValid(ti->indexes[i].counterrel))
+				remove_guard(ti->indexes[i].counterrel);
+			continue;
+		}
 		install_guard(ti->indexes[i].indexrel);
 		if (OidIsValid(ti->indexes[i].counterrel))
 			install_guard(ti->indexes[i].counterrel);
@@ -570,7 +704,7 @@ plan_index(FunctionCallInfo fcinfo, CreatePlan *p)
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-				 errmsg("create_inverted_index must run in a READ COMMITTED transaction"),
+				 errmsg("an inverted index can be created only in a READ COMMITTED transaction"),
 				 errdetail("The backfill reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
 
@@ -897,10 +1031,17 @@ adjlist_drop_inverted_index(PG_FUNCTION_ARGS)
 void
 drop_index(Oid idx)
 {
-	IndexDef   *ix = registry_index(idx, false);
+	IndexDef   *ix;
 	char	   *qidx;
 	char	   *qcnt = NULL;
 
+	/*
+	 * One drop at a time (the lock conflicts with itself, not with readers
+	 * or writers); a drop that waited for another finds the index gone.
+	 */
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(idx)))
+		LockRelationOid(idx, ShareUpdateExclusiveLock);
+	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(idx)) ? registry_index(idx, false) : NULL;
 	if (ix == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

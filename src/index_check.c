@@ -27,6 +27,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
 #include "adjlist.h"
@@ -49,7 +50,13 @@ PG_FUNCTION_INFO_V1(adjlist_edge_count);
 static IndexDef *
 owned_index(Oid indexrel)
 {
-	IndexDef   *ix = registry_index(indexrel, true);
+	IndexDef   *ix;
+
+	/* a call that waited for a concurrent drop finds the index gone */
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)))
+		LockRelationOid(indexrel, AccessShareLock);
+	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)) ?
+		registry_index(indexrel, true) : NULL;
 
 	if (ix == NULL)
 	{
@@ -323,7 +330,7 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-				 errmsg("rebuild_inverted_index must run in a READ COMMITTED transaction"),
+				 errmsg("an inverted index can be rebuilt only in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
 	PG_RETURN_INT64(index_rebuild(ix));

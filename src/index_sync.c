@@ -70,11 +70,15 @@
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -82,8 +86,10 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
 #include "index_rule.h"
 #include "index_write.h"
+#include "plan_cache.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
@@ -102,6 +108,7 @@ typedef struct SyncIndex
 	Datum	   *row[2];			/* scratch: old and new index rows */
 	bool	   *rownull[2];
 	Datum		logical[2];
+	List	   *recheck;		/* base keys of removed rows to look up again */
 } SyncIndex;
 
 typedef struct SyncState
@@ -113,6 +120,81 @@ typedef struct SyncState
 	AdjlistRoleSwitch role;
 	MemoryContext rowcxt;
 } SyncState;
+
+/* ----------------------------------------------------------------------
+ * Index rows put earlier in the transaction
+ * ----------------------------------------------------------------------
+ *
+ * The statement triggers of one query fire in an order that follows
+ * PostgreSQL's execution, not the rows: in "WITH d AS (DELETE ... key k)
+ * INSERT ... key k" the INSERT's trigger runs first and puts k's index row,
+ * then the DELETE's removes it, though the table still has k.  So when a
+ * trigger removes an index row that a trigger of this transaction may have
+ * put, it looks the base table up by that row's key afterwards (latest
+ * snapshot, this command's changes included) and puts back what the table
+ * has.  "May have put" is a Bloom filter of the keys put in this
+ * transaction, reset when the transaction changes: false positives cost a
+ * lookup, never a wrong index.
+ */
+
+#define PUT_FILTER_BITS (1 << 20)	/* 128 kB a transaction that writes */
+
+static uint8 *put_filter = NULL;
+static LocalTransactionId put_filter_xid = InvalidLocalTransactionId;
+
+static uint32
+index_key_hash(SyncIndex *si, int k)
+{
+	uint32		h = murmurhash32((uint32) si->ix->indexrel);
+
+	for (int i = 0; i < si->ix->nkeys; i++)
+		if (!si->rownull[k][i])
+			h = hash_combine(h, datum_image_hash(si->row[k][i], si->ix->typbyvals[i],
+												 si->ix->typlens[i]));
+	return h;
+}
+
+static uint8 *
+filter_for_xact(bool create)
+{
+	if (put_filter_xid != adjlist_local_xid() || put_filter == NULL)
+	{
+		put_filter = NULL;
+		if (!create)
+			return NULL;
+		put_filter = MemoryContextAllocZero(TopTransactionContext, PUT_FILTER_BITS / 8);
+		put_filter_xid = adjlist_local_xid();
+	}
+	return put_filter;
+}
+
+static void
+filter_add(SyncIndex *si, int k)
+{
+	uint8	   *f = filter_for_xact(true);
+	uint32		h = index_key_hash(si, k);
+	uint32		b1 = h % PUT_FILTER_BITS;
+	uint32		b2 = murmurhash32(h) % PUT_FILTER_BITS;
+
+	f[b1 / 8] |= (1 << (b1 % 8));
+	f[b2 / 8] |= (1 << (b2 % 8));
+}
+
+static bool
+filter_maybe(SyncIndex *si, int k)
+{
+	uint8	   *f = filter_for_xact(false);
+	uint32		h;
+	uint32		b1;
+	uint32		b2;
+
+	if (f == NULL)
+		return false;
+	h = index_key_hash(si, k);
+	b1 = h % PUT_FILTER_BITS;
+	b2 = murmurhash32(h) % PUT_FILTER_BITS;
+	return (f[b1 / 8] & (1 << (b1 % 8))) && (f[b2 / 8] & (1 << (b2 % 8)));
+}
 
 /* ----------------------------------------------------------------------
  * Setting up
@@ -225,6 +307,8 @@ count(SyncIndex *si, int k, int64 delta)
 	counts_add(si->counts, si->logical[k], si->row[k][1], delta);
 }
 
+static void recheck_removed(SyncState *st, SyncIndex *si);
+
 static void
 sync_end(SyncState *st)
 {
@@ -234,6 +318,8 @@ sync_end(SyncState *st)
 	{
 		SyncIndex  *si = &st->indexes[i];
 
+		if (si->recheck != NIL)
+			recheck_removed(st, si);
 		if (si->writer)
 			index_writer_end(si->writer);
 		if (si->counts)
@@ -262,20 +348,111 @@ compute(SyncIndex *si, int k, TupleTableSlot *slot)
 					 &si->logical[k]);
 }
 
+/* The base key of row k, copied into the call's context. */
+static Datum *
+base_key_of(SyncIndex *si, int k)
+{
+	const IndexDef *ix = si->ix;
+	MemoryContext old = MemoryContextSwitchTo(si->cxt);
+	Datum	   *key = palloc(sizeof(Datum) * ix->nbasekey);
+
+	for (int b = 0; b < ix->nbasekey; b++)
+		for (int c = 0; c < ix->ncols; c++)
+			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
+			{
+				key[b] = datumCopy(si->base[k][c], ix->typbyvals[c], ix->typlens[c]);
+				break;
+			}
+	MemoryContextSwitchTo(old);
+	return key;
+}
+
 static void
 remove_row(SyncIndex *si, int k, bool counted)
 {
-	(void) index_writer_remove(writer_of(si, false), si->row[k], si->rownull[k]);
+	IndexWriter *w = writer_of(si, false);
+
+	(void) index_writer_remove(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, -1);
+	if (!index_writer_multiset(w) && filter_maybe(si, k))
+	{
+		MemoryContext old = MemoryContextSwitchTo(si->cxt);
+
+		si->recheck = lappend(si->recheck, base_key_of(si, k));
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
 put_row(SyncIndex *si, int k, bool counted, bool bulk)
 {
-	index_writer_put(writer_of(si, bulk), si->row[k], si->rownull[k]);
+	IndexWriter *w = writer_of(si, bulk);
+
+	index_writer_put(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, +1);
+	if (!index_writer_multiset(w))
+		filter_add(si, k);
+}
+
+/*
+ * Put back the index rows of the base rows that have the keys of rows this
+ * call removed (see "Index rows put earlier in the transaction"); counters
+ * are not touched: they follow the base rows' events, which were right.
+ */
+static void
+recheck_removed(SyncState *st, SyncIndex *si)
+{
+	const IndexDef *ix = si->ix;
+	StringInfoData sql;
+	Oid		   *types;
+	ListCell   *lc;
+	char	   *qbase = adjlist_qualified_name(st->ti->baserel);
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int c = 0; c < ix->ncols; c++)
+		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(ix->colnames[c]));
+	appendStringInfo(&sql, " FROM %s WHERE ", qbase);
+	types = palloc(sizeof(Oid) * ix->nbasekey);
+	for (int b = 0; b < ix->nbasekey; b++)
+	{
+		for (int c = 0; c < ix->ncols; c++)
+			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
+				types[b] = ix->coltypes[c];
+		appendStringInfo(&sql, "%s%s %s $%d", b ? " AND " : "", quote_identifier(ix->base_key[b]),
+						 adjlist_equality_sql(types[b]), b + 1);
+	}
+	if (!st->spi)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		st->spi = true;
+	}
+	foreach(lc, si->recheck)
+	{
+		Datum	   *key = (Datum *) lfirst(lc);
+
+		adjlist_plan_execute_latest(adjlist_plan(sql.data, ix->nbasekey, types), key, NULL,
+									SPI_OK_SELECT);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+			for (int c = 0; c < ix->ncols; c++)
+				si->base[1][c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+											   c + 1, &si->basenull[1][c]);
+			if (index_row(ix, si->base[1], si->basenull[1], si->row[1], si->rownull[1],
+						  &si->logical[1]))
+				index_writer_put(writer_of(si, false), si->row[1], si->rownull[1]);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(st->rowcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	list_free_deep(si->recheck);
+	si->recheck = NIL;
 }
 
 static bool
@@ -667,6 +844,8 @@ check_trigger(TriggerData *td)
 		ok = TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
 	else if (strcmp(name, "adjlist_sync_trunc") == 0 || strcmp(name, "adjlist_sync_truncate") == 0)
 		ok = TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
+	else if (strcmp(name, "adjlist_sync_route") == 0)
+		ok = row && TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_INSERT(ev);
 	else
 		ok = false;
 	if (!ok)
@@ -693,6 +872,10 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 	ev = td->tg_event;
 	rel = td->tg_relation;
 	check_trigger(td);
+
+	/* adjlist_sync_route: present for what it prevents (index_admin.c) */
+	if (TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_FOR_ROW(ev))
+		return PointerGetDatum(td->tg_trigtuple);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(ev))
 	{

@@ -26,17 +26,20 @@
 #include "access/table.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -44,6 +47,12 @@
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
+
+/*
+ * The fourth field of adjlist's advisory lock tags: pg_advisory_lock() uses
+ * 1 and 2, so its locks never meet these.
+ */
+#define ADJLIST_LOCK_FIELD 0xAD1
 
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);
@@ -297,6 +306,58 @@ upsert_sql(ApiTable *t)
 					t->qname, target, source, t->returning);
 }
 
+static int
+uint32_cmp(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * A table with no unique index on its key cannot make a second put of the
+ * same new key wait for the first, as an INSERT ... ON CONFLICT does: the
+ * write API takes a transaction lock on each key instead (an advisory lock
+ * in a space of adjlist's own, in hash order so that two batches never
+ * deadlock), so that last writer wins there too.
+ */
+static void
+lock_keys(ApiTable *t, Datum pks, Datum sks)
+{
+	Datum	   *pv;
+	Datum	   *sv;
+	bool	   *pn;
+	bool	   *sn;
+	int			np;
+	int			ns;
+	uint32	   *hashes;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &sv, &sn, &ns);
+	hashes = palloc(sizeof(uint32) * Max(np, 1));
+	for (int i = 0; i < np && i < ns; i++)
+	{
+		struct varlena *p = DatumGetAdjkeyPP(pv[i]);
+		struct varlena *k = DatumGetAdjkeyPP(sv[i]);
+
+		hashes[i] = hash_combine(hash_bytes((const unsigned char *) ADJKEY_DATA(p), ADJKEY_LEN(p)),
+								 hash_bytes((const unsigned char *) ADJKEY_DATA(k), ADJKEY_LEN(k)));
+	}
+	qsort(hashes, Min(np, ns), sizeof(uint32), uint32_cmp);
+	for (int i = 0; i < Min(np, ns); i++)
+	{
+		LOCKTAG		tag;
+
+		if (i > 0 && hashes[i] == hashes[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, t->relid, hashes[i], ADJLIST_LOCK_FIELD);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
+}
+
 /* Put rows: arrays of keys and data, all in one statement. */
 static int64
 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
@@ -310,6 +371,8 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	ApiWriters *aw;
 	int			flagcol;
 
+	if (!t->unique_key)
+		lock_keys(t, pks, sks);
 	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
 						 SPI_OK_INSERT_RETURNING);
 	tt = SPI_tuptable;
@@ -685,6 +748,14 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 	deconstruct_array(prefixes, TEXTOID, -1, false, TYPALIGN_INT, &a.pdat, &a.pnull, &a.np);
 	a.flip = registry_find_flip(a.t->ti, a.t->ti->indexes[0].base_key[0],
 								a.t->ti->indexes[0].base_key[1]);
+	/* an index created after this transaction's snapshot holds rows it cannot see */
+	if (a.np > 0 && a.flip != NULL && ActiveSnapshotSet() &&
+		!registry_visible(a.flip, GetActiveSnapshot()))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(a.t->relid)),
+				 errdetail("Its inverted index was created after this transaction's snapshot."),
+				 errhint("Run delete_node() in a new transaction.")));
 	if (a.np > 0 && a.flip == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

@@ -20,7 +20,16 @@ DROP FUNCTION adjlist_qualified(regclass);
 DROP FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean);
 DROP FUNCTION adjlist_require_read_committed(text);
 
--- The bounds of begins_with ranges are bytea now (bounds.sql makes them)
+-- The bounds of begins_with ranges are bytea now (bounds.sql makes them
+-- again; the last part gives them back the privileges they had)
+SELECT pg_catalog.set_config('adjlist_update.acl',
+	coalesce((SELECT pg_catalog.json_object_agg(p.oid::regprocedure::text, p.proacl::text)
+			  FROM pg_catalog.pg_proc p
+			  WHERE p.oid IN ('adjkey_prefix_lower(text)'::regprocedure,
+							  'adjkey_prefix_upper(text)'::regprocedure,
+							  'adjkey_prefix_upper(adjkey)'::regprocedure)
+				AND p.proacl IS NOT NULL)::text, '{}'),
+	true);
 DROP FUNCTION adjkey_prefix_lower(text);
 DROP FUNCTION adjkey_prefix_upper(text);
 DROP FUNCTION adjkey_prefix_upper(adjkey);
