@@ -960,6 +960,56 @@ create_counter_table(CreatePlan *p)
 	return cnt;
 }
 
+/*
+ * On Citus, the index table of a distributed table is distributed too, by
+ * its own partition key, so that a reverse lookup is routed to one shard;
+ * the counter table by node.  Of a reference table, they are reference
+ * tables.  (Of a table Citus does not distribute, they stay local.)
+ */
+static void
+distribute_like_base(Oid base, Oid idx, Oid cnt)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1];
+	char		method;
+	char		repmodel;
+	const IndexDef *ix;
+
+	if (!adjlist_is_citus_table(base))
+		return;
+	args[0] = ObjectIdGetDatum(base);
+	if (SPI_execute_with_args("SELECT partmethod::pg_catalog.text, repmodel::pg_catalog.text "
+							  "FROM pg_catalog.pg_dist_partition "
+							  "WHERE logicalrelid OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+							  1, argtypes, args, NULL, false, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		return;
+	method = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1)[0];
+	repmodel = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2)[0];
+	ix = registry_index(idx, false);
+	if (method == 'h' || method == 'r' || method == 'a')
+	{
+		spi_exec(psprintf("SELECT pg_catalog.create_distributed_table(%s, %s, colocate_with => 'none')",
+						  quote_literal_cstr(adjlist_qualified_name(idx)),
+						  quote_literal_cstr(ix->colnames[0])),
+				 SPI_OK_SELECT);
+		if (OidIsValid(cnt))
+			spi_exec(psprintf("SELECT pg_catalog.create_distributed_table(%s, 'node', colocate_with => 'none')",
+							  quote_literal_cstr(adjlist_qualified_name(cnt))),
+					 SPI_OK_SELECT);
+	}
+	else if (repmodel == 't')
+	{
+		spi_exec(psprintf("SELECT pg_catalog.create_reference_table(%s)",
+						  quote_literal_cstr(adjlist_qualified_name(idx))),
+				 SPI_OK_SELECT);
+		if (OidIsValid(cnt))
+			spi_exec(psprintf("SELECT pg_catalog.create_reference_table(%s)",
+							  quote_literal_cstr(adjlist_qualified_name(cnt))),
+					 SPI_OK_SELECT);
+	}
+}
+
 /* Step 5: backfill as the owner; the new table gets its primary key. */
 static void
 backfill(CreatePlan *p, Oid idx)
@@ -1012,6 +1062,8 @@ adjlist_create_inverted_index(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 	install_triggers(p.base);
 	backfill(&p, idx);
+	if (!p.existing)
+		distribute_like_base(p.base, idx, cnt);
 	SPI_finish();
 	PG_RETURN_OID(idx);
 }

@@ -821,19 +821,32 @@ for my $fv (@fault_on)
 	};
 	my ($w0, $w1) = @wport;
 	my $tgt = 'FOLLOWS#USER#eu#u0';
+	my $tgt0 = $tgt;
+	if ($dist_idx && !$ws)
+	{
+		# without write shards every index row of a target is on one worker:
+		# a target whose index rows are on w1, and one whose are on w0
+		my $pick = sub {
+			return 'FOLLOWS#' . $c->coord_sql("SELECT 'USER#eu#u' || j FROM generate_series(0, 500) j WHERE "
+				  . $port->($idx, q{('FOLLOWS#USER#eu#u' || j)}) . " = $_[0] LIMIT 1");
+		};
+		$tgt = $pick->($w1);
+		$tgt0 = $pick->($w0);
+	}
 	my $cand = q{('USER#eu#f' || i)::adjkey};
 	# a new source key whose base row is on $base and, when the index is
-	# distributed, whose index row is on $index (undef: anywhere)
+	# distributed, whose index row (of an edge to $target) is on $index
+	# (undef: anywhere)
 	my $find = sub {
-		my ($base, $index) = @_;
+		my ($base, $index, $target) = @_;
 		my $w = $port->($fv, $cand) . " = $base";
-		$w .= ' AND ' . $port->($idx, "write_shard_key('$tgt', $cand, $ws)") . " = $index"
+		$w .= ' AND ' . $port->($idx, "write_shard_key('$target', $cand, $ws)") . " = $index"
 		  if $dist_idx && defined $index;
 		return $c->coord_sql("SELECT $cand FROM generate_series(1, 2000) i WHERE $w LIMIT 1");
 	};
-	my $k_split = $dist_idx ? $find->($w0, $w1) : '';    # base on w0, index row on w1
-	my $k_w1 = $find->($w1, undef);                        # base on w1
-	my $k_w0 = $find->($w0, $w0);                          # base and index row on w0
+	my $k_split = $dist_idx ? $find->($w0, $w1, $tgt) : '';    # base on w0, index row on w1
+	my $k_w1 = $find->($w1, undef, $tgt);                        # base on w1
+	my $k_w0 = $find->($w0, $w0, $tgt0);                         # base and index row on w0
 	# an existing edge that needs w1: base on w0 and index row on w1, or
 	# (index on the coordinator) base on w1
 	my $exist = $c->coord_sql(
@@ -880,7 +893,7 @@ for my $fv (@fault_on)
 	# a write that needs only worker 0 goes on (router writes): its base
 	# row, its index row and (with counters) the counter rows of both ends
 	# on w0, or on the coordinator
-	my ($alive_pk, $alive_sk) = ($k_w0, $tgt);
+	my ($alive_pk, $alive_sk) = ($k_w0, $tgt0);
 	if ($dist_deg)
 	{
 		my $t0 = $c->coord_sql("SELECT 'USER#eu#t' || j FROM generate_series(1, 500) j WHERE "
