@@ -975,7 +975,7 @@ distribute_like_base(Oid base, Oid idx, Oid cnt)
 	char		repmodel;
 	const IndexDef *ix;
 
-	if (!adjlist_is_citus_table(base))
+	if (!adjlist_is_citus_table(base) || !citus_installed())
 		return;
 	args[0] = ObjectIdGetDatum(base);
 	if (SPI_execute_with_args("SELECT partmethod::pg_catalog.text, repmodel::pg_catalog.text "
