@@ -49,6 +49,16 @@ DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security install review_defects
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
+# pg_isolation_regress specs (test/isolation/specs) and TAP tests (test/t),
+# run by "make installcheck" against an installed adjlist like REGRESS.
+# TAP tests start servers of their own (initdb refuses to run as root:
+# test/t/run.sh runs them as the postgres user); test/check.sh runs the
+# three kinds separately.
+ISOLATION = $(sort $(basename $(notdir $(wildcard $(srcdir)/test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=$(srcdir)/test/isolation --load-extension=adjlist
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
+
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
 EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check
@@ -56,6 +66,9 @@ EXTRA_CLEAN = results regression.diffs regression.out output_iso tmp_check
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# (after PGXS, which sets PROVE_FLAGS itself) the TAP tests' own modules
+PROVE_FLAGS += -I test/t
 
 src/adjlist--$(EXTVERSION).sql: src/sql/head-install.sql src/sql/type.sql src/sql/registry.sql $(SQL_PARTS)
 	cat src/sql/head-install.sql src/sql/type.sql src/sql/bounds.sql src/sql/registry.sql \

@@ -79,7 +79,7 @@ typedef struct GraphEdge
 /* Return false to stop the scan. */
 typedef bool (*GraphEdgeCallback) (void *arg, const GraphEdge *edge);
 
-/* How edge keys map to node keys (DESIGN.md section 1). */
+/* How edge keys map to node keys (README, "Edges and nodes"). */
 typedef struct EdgeConvention
 {
 	const char *edge_prefix;	/* the prefix of an edge's sort key */

@@ -68,7 +68,7 @@ demo_suite() {
 	diff -u "$REPO/test/demo/demo.out" "$out" && rm -f "$out"
 }
 
-run_suite regress make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" installcheck
+run_suite regress make -C "$REPO" -s PG_CONFIG="$PG_CONFIG" installcheck ISOLATION= TAP_TESTS=
 run_suite isolation bash "$REPO/test/isolation/run.sh"
 run_suite random bash "$REPO/test/random/run.sh"
 run_suite fuzz bash "$REPO/test/fuzz/run.sh"

@@ -41,4 +41,5 @@ with psycopg.connect("") as conn:  # libpq's PGHOST, PGPORT, PGDATABASE, ...
     rows = conn.cursor(binary=True).execute("SELECT node, path FROM traverse('graph', %s::adjkey, 'FRIEND#', "
                                             "with_path => true)", ["USER#alice"])
     assert rows.fetchall() == [("USER#bob", ["USER#alice", "USER#bob"]),
-                               ("USER#charlie", ["USER#alice", "USER#charlie"])]
+                               ("USER#charlie", ["USER#alice", "USER#charlie"]),
+                               ("USER#david", ["USER#alice", "USER#bob", "USER#david"])]
