@@ -82,3 +82,11 @@ src/adjlist--0.2--$(EXTVERSION).sql: src/sql/head-update.sql src/sql/update--0.2
 # PGXS does not track header dependencies: rebuild everything when a
 # shared header changes
 $(OBJS): $(wildcard src/*.h)
+
+# A PGXN distribution: the committed tree as $(EXTENSION)-<version>.zip
+# (META.json at its top names the version).
+DISTVERSION = $(shell sed -n 's/^ *"version": "\([^"]*\)".*/\1/p' $(srcdir)/META.json | head -1)
+dist:
+	git -C $(srcdir) archive --format zip --prefix=$(EXTENSION)-$(DISTVERSION)/ \
+		-o $(abspath $(EXTENSION)-$(DISTVERSION).zip) HEAD
+.PHONY: dist
