@@ -17,6 +17,8 @@ OBJS = \
 	src/index_write.o \
 	src/index_sync.o \
 	src/index_admin.o \
+	src/index_create.o \
+	src/index_build.o \
 	src/index_check.o \
 	src/index_guard.o \
 	src/index_restore.o \
@@ -46,7 +48,7 @@ DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards security install review_defects
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards create_concurrently security install review_defects
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 # pg_isolation_regress specs (test/isolation/specs) and TAP tests (test/t),

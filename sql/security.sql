@@ -269,7 +269,9 @@ BEGIN
 	END LOOP;
 	args := args || ARRAY(SELECT e.extra FROM adjsec_util.extra_args e WHERE e.fn = p.proname);
 	call := format('%s(%s)', f::oid::regproc, array_to_string(args, ', '));
-	IF p.prokind = 'a' THEN
+	IF p.prokind = 'p' THEN
+		RETURN 'CALL ' || call;
+	ELSIF p.prokind = 'a' THEN
 		RETURN format('SELECT %s(x) FROM (VALUES (%s)) v(x)', p.proname, args[1]);
 	ELSIF p.prorettype = 'record'::regtype AND p.proallargtypes IS NULL THEN
 		-- SETOF record: the columns of the sample index table
@@ -290,11 +292,11 @@ JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.de
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'adjlist';
 
 SELECT f AS function,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_owner', s) ELSE s END AS owner,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_reader', s) END AS reader,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_writer', s) END AS writer,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_temp', s) END AS temp,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_nobody', s) END AS nobody
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_owner', s) ELSE s END AS owner,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_reader', s) END AS reader,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_writer', s) END AS writer,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_temp', s) END AS temp,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_nobody', s) END AS nobody
 FROM (SELECT f, adjsec_util.call_sql(f) AS s FROM adjsec_util.extension_functions) c
 ORDER BY f::text COLLATE "C";
 
@@ -1201,7 +1203,9 @@ BEGIN
 			args := args || (CASE WHEN p.provariadic <> 0 AND i = p.pronargs - 1 AND i <> k THEN '' ELSE '' END || v);
 		END LOOP;
 		call := format('%s(%s)', f::oid::regproc, array_to_string(args, ', '));
-		IF p.prokind = 'a' THEN
+		IF p.prokind = 'p' THEN
+			call := 'CALL ' || call;
+		ELSIF p.prokind = 'a' THEN
 			call := format('SELECT %s(x) FROM (VALUES (%s)) v(x)', p.proname, args[1]);
 		ELSIF p.proretset THEN
 			call := 'SELECT count(*) FROM ' || call;

@@ -36,6 +36,8 @@ typedef struct GraphTable
 	/* the inverted index (partition key = sk, sort key = pk), if any */
 	Oid			inv_rel;
 	bool		inv_gone;		/* dropped while this was being built */
+	bool		inv_ready;		/* false while built concurrently: readers
+								 * that need it refuse it */
 	Oid			inv_owner;
 	char		inv_relkind;
 	bool		inv_direct;

@@ -83,6 +83,8 @@ query_table(Oid relid)
 	rel = table_open(relid, AccessShareLock);
 	pk = adjlist_primary_key_index(rel);
 	ix = registry_index(relid, false);
+	if (ix != NULL && !ix->ready)
+		registry_not_ready(relid);
 
 	q->relid = relid;
 	q->qname = adjlist_qualified_name(relid);

@@ -165,6 +165,7 @@ build_inverted(GraphTable *g, const IndexDef *ix)
 	inv = table_open(ix->indexrel, NoLock);
 
 	g->inv_rel = ix->indexrel;
+	g->inv_ready = ix->ready;
 	g->inv_xmin = ix->xmin;
 	g->inv_shards = ix->write_shards;
 	g->inv_relkind = inv->rd_rel->relkind;
@@ -409,6 +410,12 @@ graph_table_get(Oid relid, bool need_inverted)
 		graph_meta_forget(relid);
 		if (attempt >= 3)
 			elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
+	}
+	if (OidIsValid(g->inv_rel) && !g->inv_ready)
+	{
+		if (need_inverted)
+			registry_not_ready(g->inv_rel);
+		g->inv_rel = InvalidOid;
 	}
 	if (need_inverted && !OidIsValid(g->inv_rel))
 		ereport(ERROR,

@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -182,12 +183,13 @@ adjlist_index_counts(PG_FUNCTION_ARGS)
  *	e_c1 .. e_cn (the expected row), a_c1 .. a_cn (the row in the index)
  *
  * Rows are compared column by column in their text form (1.0 and 1.00
- * differ).  No anonymous record is built: on Citus the index table's rows
+ * differ), or, typed, with their types' equality where they have one (a
+ * build's validation, where the index's values are copies of the table's).  No anonymous record is built: on Citus the index table's rows
  * are first gathered on the coordinator (the materialized CTE), and no
  * record type travels between nodes.
  */
 static char *
-diff_rows_sql(const IndexDef *ix)
+diff_rows_sql(const IndexDef *ix, bool by_type)
 {
 	StringInfoData cols;
 	StringInfoData ecols;
@@ -216,7 +218,13 @@ diff_rows_sql(const IndexDef *ix)
 						 format_type_be_qualified(ix->coltypes[i]));
 		appendStringInfo(&exp, "%s%s, e.%s", i ? ", " : "", lit, c);
 		appendStringInfo(&act, "%s%s, a.%s", i ? ", " : "", lit, c);
-		appendStringInfo(&differ, " OR e.%s::pg_catalog.text IS DISTINCT FROM a.%s::pg_catalog.text", c, c);
+		if (by_type && i >= ix->nkeys &&
+			OidIsValid(lookup_type_cache(ix->coltypes[i], TYPECACHE_EQ_OPR)->eq_opr))
+			appendStringInfo(&differ, " OR (e.%s IS NULL) OPERATOR(pg_catalog.<>) (a.%s IS NULL)"
+							 " OR NOT (e.%s %s a.%s)", c, c, c,
+							 adjlist_equality_sql(ix->coltypes[i]), c);
+		else
+			appendStringInfo(&differ, " OR e.%s::pg_catalog.text IS DISTINCT FROM a.%s::pg_catalog.text", c, c);
 		appendStringInfo(&typed, ", e.%s", c);
 		if (i < ix->nkeys)
 		{
@@ -227,7 +235,7 @@ diff_rows_sql(const IndexDef *ix)
 	}
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&typed, ", a.%s", quote_identifier(ix->colnames[i]));
-	return psprintf("WITH a AS MATERIALIZED (SELECT %s, true AS adjlist_present FROM %s), "
+	return psprintf("WITH a AS %s(SELECT %s, true AS adjlist_present FROM %s), "
 					"e AS (SELECT *, true AS adjlist_present FROM %s.adjlist_index_rows("
 					"%u::pg_catalog.oid::pg_catalog.regclass) AS er(%s)) "
 					"SELECT CASE WHEN a.adjlist_present IS NULL THEN 'missing' "
@@ -237,7 +245,7 @@ diff_rows_sql(const IndexDef *ix)
 					"CASE WHEN a.adjlist_present THEN pg_catalog.jsonb_build_object(%s) END%s "
 					"FROM e FULL JOIN a ON %s "
 					"WHERE a.adjlist_present IS NULL OR e.adjlist_present IS NULL%s",
-					cols.data, adjlist_qualified_name(ix->indexrel),
+					by_type ? "" : "MATERIALIZED ", cols.data, adjlist_qualified_name(ix->indexrel),
 					adjlist_catalog()->nspname, ix->indexrel, ecols.data,
 					key.data, exp.data, act.data, typed.data, on.data, differ.data);
 }
@@ -302,7 +310,7 @@ adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	if (SPI_execute(diff_rows_sql(ix), true, 0) != SPI_OK_SELECT)
+	if (SPI_execute(diff_rows_sql(ix, false), true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "verify query failed");
 	copy_result(rsinfo);		/* the first four columns */
 	if (OidIsValid(ix->counterrel))
@@ -314,6 +322,65 @@ adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
 	adjlist_unbecome(&role);
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/*
+ * The rows where the index differs from its base table, counted with the
+ * transaction's snapshot (a concurrent build's validation: writers go on,
+ * and one snapshot sees each of their transactions whole or not at all).
+ */
+int64
+index_count_differences(const IndexDef *ix)
+{
+	AdjlistRoleSwitch role;
+	int64		n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
+	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM (%s) d", diff_rows_sql(ix, true)),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "validation query failed");
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+									&(bool){false}));
+	adjlist_unbecome(&role);
+	SPI_finish();
+	return n;
+}
+
+/*
+ * Make the counters of the index add up to the counts of its base table:
+ * one delta row per group that is off, computed with one snapshot, so that
+ * writers that commit later (whose own deltas are right) keep them right.
+ */
+void
+index_correct_counters(const IndexDef *ix)
+{
+	AdjlistRoleSwitch role;
+
+	if (!OidIsValid(ix->counterrel))
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
+	index_execute_sql(psprintf("WITH e AS (SELECT node, edge, direction, pg_catalog.sum(n)::pg_catalog.int8 AS n "
+							   "FROM %1$s.adjlist_index_counts(%2$u::pg_catalog.oid::pg_catalog.regclass) "
+							   "GROUP BY 1, 2, 3), "
+							   "a AS (SELECT node, edge, direction, pg_catalog.sum(n)::pg_catalog.int8 AS n "
+							   "FROM %3$s GROUP BY 1, 2, 3) "
+							   "INSERT INTO %3$s (node, edge, direction, n) "
+							   "SELECT COALESCE(e.node, a.node), COALESCE(e.edge, a.edge), "
+							   "COALESCE(e.direction, a.direction), "
+							   "COALESCE(e.n, 0) OPERATOR(pg_catalog.-) COALESCE(a.n, 0) "
+							   "FROM e FULL JOIN a ON e.node OPERATOR(%1$s.=) a.node "
+							   "AND e.edge OPERATOR(pg_catalog.=) a.edge COLLATE pg_catalog.\"C\" "
+							   "AND e.direction OPERATOR(pg_catalog.=) a.direction "
+							   "WHERE COALESCE(e.n, 0) OPERATOR(pg_catalog.<>) COALESCE(a.n, 0)",
+							   adjlist_catalog()->nspname, ix->indexrel,
+							   adjlist_qualified_name(ix->counterrel)),
+					  false, SPI_OK_INSERT);
+	adjlist_unbecome(&role);
+	SPI_finish();
 }
 
 /*
@@ -333,6 +400,20 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 				 errmsg("an inverted index can be rebuilt only in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
+	if (!ix->ready)
+	{
+		int64		problems;
+
+		/*
+		 * A concurrent build that failed: its triggers may not be there
+		 * yet; with them, and the table locked, the rebuild completes it.
+		 */
+		LockRelationOid(ix->baserel, ShareRowExclusiveLock);
+		install_triggers(ix->baserel);
+		problems = index_rebuild(ix);
+		registry_set_ready(ix->indexrel);
+		PG_RETURN_INT64(problems);
+	}
 	PG_RETURN_INT64(index_rebuild(ix));
 }
 
@@ -352,7 +433,7 @@ index_rebuild(const IndexDef *ix)
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
 
 	/* the rows that drifted, mended through the one writer */
-	if (SPI_execute(diff_rows_sql(ix), false, 0) != SPI_OK_SELECT)
+	if (SPI_execute(diff_rows_sql(ix, false), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "rebuild query failed");
 	tt = SPI_tuptable;
 	problems = (int64) SPI_processed;
@@ -486,6 +567,8 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("inverted index \"%s\" has no degree counters", get_rel_name(ix->indexrel)),
 				 errhint("Create the index with create_inverted_index(..., counters => 1).")));
+	if (!ix->ready)
+		registry_not_ready(ix->indexrel);
 	types[0] = adjlist_catalog()->keytype;
 	types[1] = TEXTOID;
 	types[2] = CHAROID;

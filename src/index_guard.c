@@ -452,6 +452,7 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	int			ndropped;
 	List	   *bases = NIL;
 	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
 
 	(void) event_data(fcinfo, "adjlist_on_sql_drop");
 	if (!extension_ready())
@@ -501,7 +502,13 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 			if (OidIsValid(ix->counterrel) && !oid_in(dropped, ndropped, ix->counterrel))
 				drop_table_if_exists(ix->counterrel);
 			if (!oid_in(dropped, ndropped, ix->baserel))
+			{
+				/* (in the caller's memory: SPI_finish() frees SPI's) */
+				MemoryContext old = MemoryContextSwitchTo(caller);
+
 				bases = list_append_unique_oid(bases, ix->baserel);
+				MemoryContextSwitchTo(old);
+			}
 		}
 	}
 	SPI_finish();

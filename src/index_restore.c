@@ -152,6 +152,9 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 		if (OidIsValid(ix->counterrel))
 			LockRelationOid(ix->counterrel, ExclusiveLock);
 		(void) index_rebuild(ix);
+		/* a dump taken during a concurrent build: the index is complete now */
+		if (!ix->ready)
+			registry_set_ready(ix->indexrel);
 	}
 	return PointerGetDatum(NULL);
 }

@@ -127,6 +127,7 @@ typedef struct RegistryColumns
 	AttrNumber	created;
 	AttrNumber	write_shards;	/* 0 in a 0.1 catalog */
 	AttrNumber	counter_shards;
+	AttrNumber	ready;			/* 0 before 0.3 */
 } RegistryColumns;
 
 static void
@@ -148,6 +149,9 @@ registry_columns(Oid reg, RegistryColumns *c)
 		elog(ERROR, "the registry of extension adjlist lacks a column");
 	if (c->write_shards < 0)
 		c->write_shards = 0;
+	c->ready = get_attnum(reg, "ready");
+	if (c->ready < 0)
+		c->ready = 0;
 }
 
 static char **
@@ -239,6 +243,9 @@ registry_read(Oid baserel, IndexDef **out)
 		d->mode = (strcmp(mode, "api") == 0) ? INDEX_MODE_API : INDEX_MODE_TRIGGER;
 		if (rc.write_shards > 0)
 			d->write_shards = DatumGetInt32(heap_getattr(tup, rc.write_shards, desc, &isnull));
+		d->ready = true;
+		if (rc.ready > 0)
+			d->ready = DatumGetBool(heap_getattr(tup, rc.ready, desc, &isnull));
 		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
 		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
 		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
@@ -807,14 +814,21 @@ registry_visible(const IndexDef *ix, Snapshot snapshot)
 const IndexDef *
 registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname)
 {
+	const IndexDef *building = NULL;
+
 	for (int i = 0; i < ti->nindexes; i++)
 	{
 		const IndexDef *d = &ti->indexes[i];
 
 		if (strcmp(d->colnames[0], skname) == 0 && strcmp(d->colnames[1], pkname) == 0)
-			return d;
+		{
+			if (d->ready)
+				return d;
+			if (building == NULL)
+				building = d;
+		}
 	}
-	return NULL;
+	return building;
 }
 
 /* ----------------------------------------------------------------------
@@ -889,10 +903,10 @@ void
 registry_insert(const RegistryRow *row)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[8] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
-	NAMEARRAYOID, TEXTOID, INT4OID};
-	Datum		values[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[9] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
+	NAMEARRAYOID, TEXTOID, INT4OID, BOOLOID};
+	Datum		values[9];
+	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *sql;
 
 	values[0] = ObjectIdGetDatum(row->indexrel);
@@ -905,14 +919,16 @@ registry_insert(const RegistryRow *row)
 	values[5] = names_datum(row->base_key, row->nbasekey);
 	values[6] = CStringGetTextDatum(row->mode == INDEX_MODE_API ? "api" : "trigger");
 	values[7] = Int32GetDatum(row->write_shards);
+	values[8] = BoolGetDatum(row->ready);
+	/* (a registry without the ready column, 0.2's, holds ready indexes) */
 	sql = psprintf("INSERT INTO %s.adjlist_inverted_indexes "
 				   "(indexrel, baserel, columns, nkeys, counterrel, counter_shards, "
-				   "base_key, mode, write_shards) "
+				   "base_key, mode, write_shards%s) "
 				   "VALUES ($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3, $4, "
 				   "$5::pg_catalog.regclass, "
-				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8)",
-				   cat->nspname);
-	registry_exec(sql, 8, types, values, nulls, SPI_OK_INSERT);
+				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8%s)",
+				   cat->nspname, row->ready ? "" : ", ready", row->ready ? "" : ", $9");
+	registry_exec(sql, row->ready ? 8 : 9, types, values, nulls, SPI_OK_INSERT);
 	CacheInvalidateRelcacheByRelid(row->baserel);
 }
 
@@ -929,6 +945,35 @@ registry_delete(Oid indexrel)
 				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
 				   cat->nspname);
 	registry_exec(sql, 1, types, values, NULL, SPI_OK_DELETE);
+}
+
+void
+registry_not_ready(Oid indexrel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("inverted index \"%s\" is not ready", get_rel_name(indexrel)),
+			 errdetail("It is being built by CALL create_inverted_index(..., concurrently => true), or such a build failed."),
+			 errhint("Wait for the build to finish; after a failed build, run rebuild_inverted_index() or drop_inverted_index().")));
+}
+
+void
+registry_set_ready(Oid indexrel)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	char	   *sql;
+	Oid			base = registry_base_of_index(indexrel);
+
+	values[0] = ObjectIdGetDatum(indexrel);
+	sql = psprintf("UPDATE %s.adjlist_inverted_indexes SET ready = true "
+				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+				   "AND NOT ready",
+				   cat->nspname);
+	registry_exec(sql, 1, types, values, NULL, SPI_OK_UPDATE);
+	if (OidIsValid(base))
+		CacheInvalidateRelcacheByRelid(base);
 }
 
 void

@@ -756,6 +756,8 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 				 errmsg("table \"%s\" has no inverted index", get_rel_name(a.t->relid)),
 				 errdetail("Its inverted index was created after this transaction's snapshot."),
 				 errhint("Run delete_node() in a new transaction.")));
+	if (a.np > 0 && a.flip != NULL && !a.flip->ready)
+		registry_not_ready(a.flip->indexrel);
 	if (a.np > 0 && a.flip == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

@@ -21,6 +21,26 @@ BEGIN
 		END LOOP;
 	END LOOP;
 END $$;
+-- The procedure create_inverted_index (new in 0.3) may be called by whoever
+-- may call the function of the same name.
+DO $$
+DECLARE
+	acl pg_catalog.aclitem[];
+	a record;
+	proc pg_catalog.regprocedure := 'create_inverted_index(pg_catalog.regclass, pg_catalog.bool, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4)';
+BEGIN
+	SELECT p.proacl INTO acl FROM pg_catalog.pg_proc p
+	WHERE p.oid OPERATOR(pg_catalog.=) 'create_inverted_index(pg_catalog.regclass, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4)'::pg_catalog.regprocedure;
+	IF acl IS NOT NULL THEN
+		EXECUTE pg_catalog.format('REVOKE ALL ON PROCEDURE %s FROM PUBLIC', proc);
+		FOR a IN SELECT * FROM pg_catalog.aclexplode(acl) LOOP
+			EXECUTE pg_catalog.format('GRANT %s ON PROCEDURE %s TO %s%s', a.privilege_type, proc,
+				CASE WHEN a.grantee = 0 THEN 'PUBLIC'
+					 ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,
+				CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+		END LOOP;
+	END IF;
+END $$;
 CREATE FUNCTION adjlist_update_to_0_3() RETURNS void
 	AS 'MODULE_PATHNAME', 'adjlist_update_to_0_3' LANGUAGE C;
 SELECT adjlist_update_to_0_3();

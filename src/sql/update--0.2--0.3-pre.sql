@@ -49,6 +49,8 @@ ALTER TABLE adjlist_inverted_indexes
 		CHECK (array_position(columns, NULL) IS NULL),
 	ADD CONSTRAINT adjlist_inverted_indexes_base_key_check
 		CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1);
+-- indexes built concurrently are registered before they are ready
+ALTER TABLE adjlist_inverted_indexes ADD COLUMN ready boolean NOT NULL DEFAULT true;
 -- counters are one table of deltas now, whatever their shards were
 UPDATE adjlist_inverted_indexes SET counter_shards = 1 WHERE counterrel IS NOT NULL;
 COMMENT ON TABLE adjlist_inverted_indexes IS
