@@ -233,6 +233,8 @@ INSERT INTO adjsec_util.samples VALUES
 	('depth', 'integer', '1'), ('max_depth', 'integer', '2'), ('shards', 'integer', '4'),
 	(NULL, 'integer', '1'), (NULL, 'bigint', '10'), (NULL, 'boolean', 'false'),
 	('edges', 'jsonb', '''[{"pk": "USER#z", "sk": "FOLLOWS#USER#a"}]'''),
+	('keys', 'jsonb', '''[{"pk": "USER#a", "sk": "FOLLOWS#USER#b"}]'''),
+	('items', 'text', '''{"Item": {"pk": {"S": "USER#z"}, "sk": {"S": "FOLLOWS#USER#a"}}}'''),
 	(NULL, 'jsonb', '''{}'''), (NULL, 'bytea', '''\x55534552'''),
 	(NULL, 'cstring', '''USER#a''::cstring');
 CREATE TABLE adjsec_util.extra_args (fn name, extra text);

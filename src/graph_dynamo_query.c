@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * graph_dynamo_query.c
- *	  query() and query_count(): DynamoDB's Query on a table or an inverted
- *	  index.
+ *	  query(), query_count() and query_count_page(): DynamoDB's Query on a
+ *	  table or an inverted index; batch_get(): its BatchGetItem.
  *
  * One partition (partition key equality), an optional sort-key condition
  * (=, <, <=, >, >=, between, begins_with), forward or backward, a limit,
@@ -21,6 +21,12 @@
  * As DynamoDB does, an exclusive start key must come from the partition
  * and the condition of the query, and a limit must be positive: anything
  * else is an error ("the provided starting key is invalid").
+ *
+ * query_count_page() is Select COUNT with a page: the rows query() would
+ * return, counted, and the last one's key (LastEvaluatedKey) when the limit
+ * stopped the page.  batch_get() reads up to 100 items by key in one
+ * statement (a join of the keys, in request order, with the table), as the
+ * caller, like every read here.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,6 +52,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "dynamo_io.h"
 #include "graph.h"
 #include "plan_cache.h"
 #include "registry.h"
@@ -53,6 +60,8 @@
 PG_FUNCTION_INFO_V1(adjlist_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count);
 PG_FUNCTION_INFO_V1(adjlist_explain_query);
+PG_FUNCTION_INFO_V1(adjlist_query_count_page);
+PG_FUNCTION_INFO_V1(adjlist_batch_get);
 
 typedef enum SortOp
 {
@@ -68,6 +77,7 @@ typedef struct QueryTable
 	char	  **cols;
 	Oid		   *types;
 	int			shards;			/* write shards of a registered index table */
+	bool		is_index;		/* a registered index table */
 } QueryTable;
 
 static QueryTable *
@@ -115,6 +125,20 @@ query_table(Oid relid)
 		for (int i = 0; i < q->ncols; i++)
 			q->types[i] = get_atttype(relid, get_attnum(relid, ix->colnames[i]));
 	}
+	else
+	{
+		/* a base table without one, keyed by the key it was registered with */
+		TableIndexes *ti = registry_lookup_unchecked(relid);
+
+		if (ti->nindexes > 0 && ti->baserel == relid)
+		{
+			q->ncols = ti->indexes[0].nbasekey;
+			q->cols = ti->indexes[0].base_key;
+			q->types = palloc(sizeof(Oid) * q->ncols);
+			for (int i = 0; i < q->ncols; i++)
+				q->types[i] = get_atttype(relid, get_attnum(relid, q->cols[i]));
+		}
+	}
 	table_close(rel, AccessShareLock);
 	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
 		ereport(ERROR,
@@ -123,6 +147,7 @@ query_table(Oid relid)
 						get_rel_name(relid)),
 				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
 	q->shards = ix ? ix->write_shards : 0;
+	q->is_index = ix != NULL;
 	return q;
 }
 
@@ -448,8 +473,9 @@ query_sql(QueryTable *q, const QueryArgs *a, bool count_only)
 	}
 }
 
+/* Run sql, a statement of query_sql()'s parameters, for a call's arguments. */
 static int
-run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
+run_query_sql(QueryTable *q, QueryArgs *a, const char *sql, bool explain)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			types[7] = {cat->keytype, cat->keytype, cat->keytype, TEXTOID, JSONBOID,
@@ -495,10 +521,15 @@ run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
 		nulls[6] = ' ';
 	}
 	if (explain)
-		return SPI_execute_with_args(psprintf("EXPLAIN (COSTS OFF) %s", query_sql(q, a, count_only)),
+		return SPI_execute_with_args(psprintf("EXPLAIN (COSTS OFF) %s", sql),
 									 7, types, values, nulls, false, 0);
-	return adjlist_plan_execute(adjlist_plan(query_sql(q, a, count_only), 7, types),
-								values, nulls, true, 0, SPI_OK_SELECT);
+	return adjlist_plan_execute(adjlist_plan(sql, 7, types), values, nulls, true, 0, SPI_OK_SELECT);
+}
+
+static int
+run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
+{
+	return run_query_sql(q, a, query_sql(q, a, count_only), explain);
 }
 
 /*
@@ -597,6 +628,372 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 
 		v = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1, &isnull);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+	}
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------------
+ * query_count_page: Select COUNT with Limit, ExclusiveStartKey and
+ * ScanIndexForward, and the LastEvaluatedKey out
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The statement of a counted page with a limit ($6): how many rows the page
+ * has and the key of its last one, or no row for an empty page.  The rows
+ * are those query() returns for the same arguments, read by the same index
+ * range in the same order; a streaming row_number() numbers them and a
+ * top-1 sort of the numbers finds the last, so no row but that one is
+ * turned into JSON.
+ */
+static char *
+count_page_sql(QueryTable *q, const QueryArgs *a)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	const char *p = quote_identifier(q->cols[0]);
+	StringInfoData where;
+	StringInfoData order;
+	StringInfoData cols;
+	StringInfoData key;
+	StringInfoData source;
+
+	initStringInfo(&where);
+	append_condition(&where, q, a->op);
+	if (a->esk != NULL)
+		append_keyset(&where, q, a->backward);
+	initStringInfo(&order);
+	append_order(&order, q, a->backward);
+	initStringInfo(&cols);
+	initStringInfo(&key);
+	for (int i = 0; i < q->ncols; i++)
+	{
+		appendStringInfo(&cols, ", t.%s AS k%d", quote_identifier(q->cols[i]), i);
+		appendStringInfo(&key, "%s%s, %s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
+						 i == 0 && q->shards > 0 ? "$1" : psprintf("s.k%d", i));
+	}
+	initStringInfo(&source);
+	if (q->shards == 0)
+		appendStringInfo(&source, "%s t WHERE t.%s OPERATOR(%s.=) $1%s", q->qname, p, nsp, where.data);
+	else
+	{
+		/* a write-sharded index: one ordered branch per stored partition key */
+		appendStringInfoChar(&source, '(');
+		for (int s = 1; s <= q->shards; s++)
+			appendStringInfo(&source, "%s(SELECT * FROM %s t WHERE t.%s OPERATOR(%s.=) ($7)[%d]%s%s LIMIT $6)",
+							 s > 1 ? " UNION ALL " : "", q->qname, p, nsp, s, where.data, order.data);
+		appendStringInfoString(&source, ") t");
+	}
+	return psprintf("SELECT s.n, pg_catalog.jsonb_build_object(%s) FROM "
+					"(SELECT w.* FROM (SELECT pg_catalog.row_number() OVER (%s) AS n%s FROM %s%s LIMIT $6) w "
+					"ORDER BY w.n DESC LIMIT 1) s",
+					key.data, order.data, cols.data, source.data, order.data);
+}
+
+/*
+ * query_count_page(tbl, partition_value, sort_op, sort_value, sort_value2,
+ *					backward, lim, exclusive_start_key)
+ *	RETURNS TABLE (count bigint, last_evaluated_key jsonb)
+ *
+ * DynamoDB's Query with Select COUNT, one page: the number of items of the
+ * page query() would return for the same arguments, and the key to start
+ * the next page from.  As in DynamoDB, that key is given whenever the limit
+ * stopped the page (even when no item follows: the next page is then
+ * empty), and is null when the range ended first.
+ */
+Datum
+adjlist_query_count_page(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	QueryTable *q;
+	QueryArgs	a;
+	Datum		values[2] = {Int64GetDatum(0), (Datum) 0};
+	bool		nulls[2] = {false, true};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+	{
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return (Datum) 0;
+	}
+	q = query_table(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, true);
+	if (a.esk != NULL)
+		check_start_key(q, &a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (!a.has_limit)
+	{
+		bool		isnull;
+
+		run_query(q, &a, true, false);
+		values[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	}
+	else
+	{
+		run_query_sql(q, &a, count_page_sql(q, &a), false);
+		if (SPI_processed > 0)
+		{
+			bool		isnull;
+			int64		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+														SPI_tuptable->tupdesc, 1, &isnull));
+
+			values[0] = Int64GetDatum(n);
+			if (n >= a.limit)
+			{
+				Datum		k = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+											  &nulls[1]);
+
+				/* out of SPI's memory, which SPI_finish() frees */
+				if (!nulls[1])
+					values[1] = SPI_datumTransfer(k, false, -1);
+			}
+		}
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------------
+ * batch_get: DynamoDB's BatchGetItem on one table
+ * ----------------------------------------------------------------------
+ */
+
+/* DynamoDB's limit of keys per BatchGetItem call. */
+#define BATCH_GET_MAX	100
+
+/*
+ * The item key of a table that batch_get and export_dynamodb read: exactly
+ * two adjkey key columns (partition, sort), and whether it has a jsonb
+ * column "data" (the item's other attributes).  Checks the caller may read
+ * the table at all.
+ */
+void
+adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index)
+{
+	QueryTable *q = query_table(relid);
+	AttrNumber	d;
+
+	if (q->ncols != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("table \"%s\" is not keyed by two adjkey columns", get_rel_name(relid)),
+				 errdetail("An item is read by its partition and sort key; this table's key has %d columns.",
+						   q->ncols)));
+	keycols[0] = q->cols[0];
+	keycols[1] = q->cols[1];
+	d = get_attnum(relid, "data");
+	*has_data = d != InvalidAttrNumber && get_atttype(relid, d) == JSONBOID;
+	*is_index = q->is_index;
+}
+
+typedef struct BatchKey
+{
+	struct varlena *pk;
+	struct varlena *sk;
+	int			pos;			/* in the request, from 0 */
+} BatchKey;
+
+static int
+batch_key_cmp(const void *x, const void *y)
+{
+	const BatchKey *a = (const BatchKey *) x;
+	const BatchKey *b = (const BatchKey *) y;
+	int			c = adjkey_cmp_bytes(ADJKEY_DATA(a->pk), ADJKEY_LEN(a->pk),
+									 ADJKEY_DATA(b->pk), ADJKEY_LEN(b->pk));
+
+	if (c == 0)
+		c = adjkey_cmp_bytes(ADJKEY_DATA(a->sk), ADJKEY_LEN(a->sk),
+							 ADJKEY_DATA(b->sk), ADJKEY_LEN(b->sk));
+	return c;
+}
+
+/*
+ * Which key role (0 partition, 1 sort) a member of a key object names, or
+ * -1: the table's key column names in any case, and "pk" and "sk" (any
+ * case) for tables whose key columns are named otherwise.
+ */
+static int
+key_member_role(const char *name, int len, char **keycols, bool aliases)
+{
+	static const char *const alias[2] = {"pk", "sk"};
+
+	for (int i = 0; i < 2; i++)
+	{
+		if (len == (int) strlen(keycols[i]) && pg_strncasecmp(name, keycols[i], len) == 0)
+			return i;
+		if (aliases && len == 2 && pg_strncasecmp(name, alias[i], 2) == 0)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * batch_get(tbl regclass, keys jsonb)
+ *	RETURNS TABLE (pk adjkey, sk adjkey, data jsonb)
+ *
+ * The items of up to 100 keys ({"pk": ..., "sk": ...} objects), in the
+ * order of the request, missing ones omitted; read as the caller, in one
+ * statement.  As DynamoDB, refuses an empty list, more than 100 keys, a
+ * key given twice, and key objects with other members.
+ */
+Datum
+adjlist_batch_get(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			relid;
+	Jsonb	   *keys;
+	char	   *keycols[2];
+	bool		has_data;
+	bool		is_index;
+	bool		aliases;
+	int			nkeys;
+	BatchKey   *req;
+	BatchKey   *sorted;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	int			n = 0;
+	Datum	   *pkd;
+	Datum	   *skd;
+	char	   *sql;
+	Oid			types[2] = {cat->keyarraytype, cat->keyarraytype};
+	Datum		args[2];
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table and the keys must not be null")));
+	relid = PG_GETARG_OID(0);
+	keys = PG_GETARG_JSONB_P(1);
+	if (!JB_ROOT_IS_ARRAY(keys) || JB_ROOT_IS_SCALAR(keys))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("keys must be a JSON array of {\"pk\": ..., \"sk\": ...}")));
+	nkeys = JB_ROOT_COUNT(keys);
+	if (nkeys == 0 || nkeys > BATCH_GET_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", nkeys == 0 ? "keys must not be empty" :
+						psprintf("too many keys: %d", nkeys)),
+				 errdetail("A batch get reads 1 to %d items, as DynamoDB's BatchGetItem does (ValidationException).",
+						   BATCH_GET_MAX)));
+	adjlist_item_table(relid, keycols, &has_data, &is_index);
+	if (is_index)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is an inverted index", get_rel_name(relid)),
+				 errdetail("Items are read by key from their table, as DynamoDB's BatchGetItem reads a table and not an index."),
+				 errhint("Read the index with query().")));
+	aliases = key_member_role("pk", 2, keycols, false) < 0 && key_member_role("sk", 2, keycols, false) < 0;
+
+	req = palloc0(sizeof(BatchKey) * nkeys);
+	it = JsonbIteratorInit(&keys->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		JsonbIterator *mit;
+		JsonbValue	m;
+		JsonbIteratorToken mtok;
+		int			role = -1;
+
+		if (tok != WJB_ELEM)
+			continue;
+		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("element %d of keys is not a JSON object", n + 1)));
+		mit = JsonbIteratorInit(v.val.binary.data);
+		while ((mtok = JsonbIteratorNext(&mit, &m, true)) != WJB_DONE)
+		{
+			if (mtok == WJB_KEY)
+			{
+				role = key_member_role(m.val.string.val, m.val.string.len, keycols, aliases);
+				if (role < 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("element %d of keys has a member \"%s\" that is not a key column",
+									n + 1, pnstrdup(m.val.string.val, m.val.string.len)),
+							 errdetail("The provided key element does not match the schema: give \"%s\" and \"%s\" only.",
+									   keycols[0], keycols[1])));
+				if ((role == 0 ? req[n].pk : req[n].sk) != NULL)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("element %d of keys gives \"%s\" twice", n + 1, keycols[role])));
+			}
+			else if (mtok == WJB_VALUE)
+			{
+				struct varlena *k;
+
+				if (m.type != jbvString)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("element %d of keys has no string \"%s\"", n + 1, keycols[role])));
+				k = adjkey_from_server(m.val.string.val, m.val.string.len, NULL);
+				if (role == 0)
+					req[n].pk = k;
+				else
+					req[n].sk = k;
+			}
+		}
+		for (int r = 0; r < 2; r++)
+			if ((r == 0 ? req[n].pk : req[n].sk) == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("element %d of keys has no string \"%s\"", n + 1, keycols[r])));
+		req[n].pos = n;
+		n++;
+	}
+
+	/* a key asked for twice is refused, as DynamoDB does */
+	sorted = palloc(sizeof(BatchKey) * nkeys);
+	memcpy(sorted, req, sizeof(BatchKey) * nkeys);
+	qsort(sorted, nkeys, sizeof(BatchKey), batch_key_cmp);
+	for (int i = 1; i < nkeys; i++)
+		if (batch_key_cmp(&sorted[i - 1], &sorted[i]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("provided list of item keys contains duplicates"),
+					 errdetail("Elements %d and %d of keys are the same key.",
+							   Min(sorted[i - 1].pos, sorted[i].pos) + 1,
+							   Max(sorted[i - 1].pos, sorted[i].pos) + 1)));
+
+	pkd = palloc(sizeof(Datum) * nkeys);
+	skd = palloc(sizeof(Datum) * nkeys);
+	for (int i = 0; i < nkeys; i++)
+	{
+		pkd[i] = PointerGetDatum(req[i].pk);
+		skd[i] = PointerGetDatum(req[i].sk);
+	}
+	args[0] = PointerGetDatum(construct_array(pkd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
+	args[1] = PointerGetDatum(construct_array(skd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
+	sql = psprintf("SELECT u.o, %s FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) "
+				   "WITH ORDINALITY AS u(k, s, o) JOIN %s t ON t.%s OPERATOR(%s.=) u.k "
+				   "AND t.%s OPERATOR(%s.=) u.s ORDER BY u.o",
+				   has_data ? "t.data" : "NULL::pg_catalog.jsonb", adjlist_qualified_name(relid),
+				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]),
+				   cat->nspname);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_plan_execute(adjlist_plan(sql, 2, types), args, NULL, true, 0, SPI_OK_SELECT);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		bool		isnull;
+		int64		o = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1,
+													&isnull));
+
+		values[0] = PointerGetDatum(req[o - 1].pk);
+		values[1] = PointerGetDatum(req[o - 1].sk);
+		values[2] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &nulls[2]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	SPI_finish();
 	return (Datum) 0;

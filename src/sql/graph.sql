@@ -193,3 +193,24 @@ RETURNS bigint
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
 	'DynamoDB Query with Select COUNT: the number of matching items';
+
+CREATE OR REPLACE FUNCTION query_count_page(
+	tbl regclass, partition_value adjkey,
+	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
+	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (count bigint, last_evaluated_key jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_query_count_page'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1;
+COMMENT ON FUNCTION query_count_page(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
+	'DynamoDB Query with Select COUNT, one page: the count and the last evaluated key (null when the range ended)';
+
+-- ---------------------------------------------------------------------
+-- batch_get: DynamoDB's BatchGetItem
+-- ---------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION batch_get(tbl regclass, keys jsonb)
+RETURNS TABLE (pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_batch_get'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION batch_get(regclass, jsonb) IS
+	'DynamoDB BatchGetItem: the items of up to 100 {"pk", "sk"} keys, in request order, missing ones omitted';
