@@ -43,13 +43,13 @@ OBJS = \
 # twice: the parts that create or replace serve both; type.sql and
 # registry.sql only a fresh install, the update--* parts only the update.
 # The scripts of earlier versions are kept as released.
-SQL_PARTS = src/sql/bounds.sql src/sql/index.sql src/sql/access.sql src/sql/events.sql \
+SQL_PARTS = src/sql/bounds.sql src/sql/text_ops.sql src/sql/index.sql src/sql/access.sql src/sql/events.sql \
 	src/sql/graph.sql src/sql/write_api.sql
 DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards create_concurrently security install review_defects dynamo
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_text adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits write_shards create_concurrently security install review_defects dynamo
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 # pg_isolation_regress specs (test/isolation/specs) and TAP tests (test/t),
@@ -74,8 +74,8 @@ include $(PGXS)
 PROVE_FLAGS += -I test/t
 
 src/adjlist--$(EXTVERSION).sql: src/sql/head-install.sql src/sql/type.sql src/sql/registry.sql $(SQL_PARTS)
-	cat src/sql/head-install.sql src/sql/type.sql src/sql/bounds.sql src/sql/registry.sql \
-		$(filter-out src/sql/bounds.sql,$(SQL_PARTS)) > $@
+	cat src/sql/head-install.sql src/sql/type.sql src/sql/bounds.sql src/sql/text_ops.sql \
+		src/sql/registry.sql $(filter-out src/sql/bounds.sql src/sql/text_ops.sql,$(SQL_PARTS)) > $@
 
 src/adjlist--0.2--$(EXTVERSION).sql: src/sql/head-update.sql src/sql/update--0.2--0.3-pre.sql \
 		$(SQL_PARTS) src/sql/update--0.2--0.3-post.sql
