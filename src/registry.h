@@ -139,7 +139,7 @@ extern void registry_invalidate(Oid baserel);
 extern char *registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel);
 extern void registry_delete(Oid indexrel);
 /* Refuse a read of an index that is not ready (SQLSTATE 55000). */
-extern void registry_not_ready(Oid indexrel) pg_attribute_noreturn();
+extern void registry_not_ready(Oid indexrel);
 
 /* A concurrently built index is complete: readers may use it. */
 extern void registry_set_ready(Oid indexrel);
