@@ -483,20 +483,16 @@ base_triggers(Oid baserel, bool apply)
 					 "adjlist_old", "adjlist_new", "adjlist_sync_trigger");
 			add_spec(spec, &n, "adjlist_sync_del", TRIGGER_TYPE_DELETE, "AFTER DELETE",
 					 "adjlist_old", NULL, "adjlist_sync_trigger");
-#if PG_VERSION_NUM >= 160000
 
 			/*
-			 * MERGE into a partitioned table: PostgreSQL from 16 on puts the
-			 * last row the statement inserted into a partition into the
-			 * UPDATE's NEW transition table in place of the updated row,
-			 * unless the partition has a BEFORE INSERT row trigger, which
-			 * this is (it does nothing; cloned to every partition).
+			 * MERGE into a partitioned table (compat.h): a BEFORE INSERT
+			 * row trigger that does nothing, cloned to every partition.
 			 */
-			if (m == baserel && get_rel_relkind(m) == RELKIND_PARTITIONED_TABLE)
+			if (ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER && m == baserel &&
+				get_rel_relkind(m) == RELKIND_PARTITIONED_TABLE)
 				add_spec(spec, &n, "adjlist_sync_route",
 						 TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT,
 						 "BEFORE INSERT", NULL, NULL, "adjlist_sync_trigger");
-#endif
 		}
 		/* foreign tables cannot have TRUNCATE triggers */
 		if (wanted && !foreign)
