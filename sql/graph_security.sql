@@ -76,6 +76,81 @@ RESET ROLE;
 SELECT ARRAY(SELECT neighbor FROM neighbors('graph_sec.g', 'USER#a', 'FOLLOWS#')) AS a_out,
 	   ARRAY(SELECT neighbor FROM reverse_neighbors('graph_sec.g', 'USER#c', 'FOLLOWS#')) AS c_in;
 
+-- edge filters under row-level security: every function gives what the
+-- reader's own SELECT ... WHERE data @> filter gives, whether the index
+-- projects data (gi) or not (g2, read through the base rows), and on a
+-- partitioned table (g2p)
+SET ROLE regress_graph_owner;
+CREATE TABLE graph_sec.g2 (pk adjkey, sk adjkey, data jsonb, secret boolean DEFAULT false,
+						   PRIMARY KEY (pk, sk));
+INSERT INTO graph_sec.g2
+SELECT ('U#' || a)::adjkey, ('L#U#' || b)::adjkey,
+	   CASE WHEN (a + b) % 5 = 0 THEN NULL
+			ELSE jsonb_build_object('ok', (a * b) % 3 <> 0, 'w', 1 + (a * 7 + b) % 4) END,
+	   (a * 3 + b) % 4 = 0
+FROM generate_series(1, 12) a, generate_series(1, 12) b WHERE (a * 5 + b * 3) % 7 < 3 AND a <> b;
+SELECT create_inverted_index('graph_sec.g2');
+CREATE TABLE graph_sec.gi (LIKE graph_sec.g2 INCLUDING ALL);
+INSERT INTO graph_sec.gi SELECT * FROM graph_sec.g2;
+SELECT create_inverted_index('graph_sec.gi', include => '{data}');
+CREATE TABLE graph_sec.g2p (pk adjkey, sk adjkey, data jsonb, secret boolean DEFAULT false,
+							PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE graph_sec.g2p_0 PARTITION OF graph_sec.g2p FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE graph_sec.g2p_1 PARTITION OF graph_sec.g2p FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO graph_sec.g2p SELECT * FROM graph_sec.g2;
+SELECT create_inverted_index('graph_sec.g2p');
+GRANT SELECT ON graph_sec.g2, graph_sec.gi, graph_sec.g2p TO regress_graph_reader;
+ALTER TABLE graph_sec.g2 ENABLE ROW LEVEL SECURITY;
+ALTER TABLE graph_sec.gi ENABLE ROW LEVEL SECURITY;
+ALTER TABLE graph_sec.g2p ENABLE ROW LEVEL SECURITY;
+CREATE POLICY not_secret ON graph_sec.g2 FOR SELECT TO regress_graph_reader USING (NOT secret);
+CREATE POLICY not_secret ON graph_sec.gi FOR SELECT TO regress_graph_reader USING (NOT secret);
+CREATE POLICY not_secret ON graph_sec.g2p FOR SELECT TO regress_graph_reader USING (NOT secret);
+RESET ROLE;
+SET ROLE regress_graph_reader;
+-- what the reader sees, filtered, and BFS over it
+CREATE TEMP VIEW seen AS
+SELECT pk AS a, key_tail(sk, 1) AS b, data FROM graph_sec.g2 WHERE sk ^@ 'L#';
+CREATE FUNCTION pg_temp.ref_reach(start adjkey, dir text, f jsonb) RETURNS bigint LANGUAGE sql AS $$
+	WITH RECURSIVE e(a, b) AS (
+		SELECT a, b FROM seen WHERE data @> f AND dir IN ('out', 'both')
+		UNION ALL SELECT b, a FROM seen WHERE data @> f AND dir IN ('in', 'both')),
+	r(node, d) AS (SELECT start, 0 UNION SELECT e.b, r.d + 1 FROM r JOIN e ON e.a = r.node WHERE r.d < 4)
+	SELECT count(DISTINCT node) - 1 FROM r
+$$;
+SELECT tbl, f, count(*) AS nodes,
+	   sum(degree(tbl, n, 'L#', 'in', edge_filter => f)) AS in_edges_seen,
+	   count(*) FILTER (WHERE ARRAY(SELECT ROW(neighbor, data) FROM neighbors(tbl, n, 'L#', edge_filter => f))
+		   <> ARRAY(SELECT ROW(b, data) FROM seen WHERE a = n AND data @> f ORDER BY b)) AS wrong_out,
+	   count(*) FILTER (WHERE ARRAY(SELECT ROW(neighbor, data) FROM reverse_neighbors(tbl, n, 'L#', edge_filter => f))
+		   <> ARRAY(SELECT ROW(a, data) FROM seen WHERE b = n AND data @> f ORDER BY a)) AS wrong_in,
+	   count(*) FILTER (WHERE degree(tbl, n, 'L#', edge_filter => f) <> (SELECT count(*) FROM seen WHERE a = n AND data @> f)
+		   OR degree(tbl, n, 'L#', 'in', edge_filter => f) <> (SELECT count(*) FROM seen WHERE b = n AND data @> f)) AS wrong_degree,
+	   count(*) FILTER (WHERE reachable_count(tbl, n, 'L#', 4, 'out', edge_filter => f) <> pg_temp.ref_reach(n, 'out', f)
+		   OR reachable_count(tbl, n, 'L#', 4, 'in', edge_filter => f) <> pg_temp.ref_reach(n, 'in', f)
+		   OR reachable_count(tbl, n, 'L#', 4, 'both', edge_filter => f) <> pg_temp.ref_reach(n, 'both', f)) AS wrong_reach,
+	   count(*) FILTER (WHERE (SELECT count(*) FROM traverse(tbl, n, 'L#', 4, 'both', edge_filter => f))
+		   <> pg_temp.ref_reach(n, 'both', f)) AS wrong_traverse,
+	   count(*) FILTER (WHERE ARRAY(SELECT * FROM common_neighbors(tbl, n, 'U#1', 'L#', 'in', edge_filter => f))
+		   <> ARRAY(SELECT a FROM seen WHERE b = n AND data @> f INTERSECT
+					SELECT a FROM seen WHERE b = 'U#1' AND data @> f ORDER BY 1)) AS wrong_common,
+	   count(*) FILTER (WHERE EXISTS (SELECT 1 FROM seen x WHERE x.a = 'U#2' AND x.b = n
+									  AND has_edge(tbl, x.a, x.b, 'L#', edge_filter => f)
+										  IS DISTINCT FROM coalesce(x.data @> f, false))) AS wrong_has_edge
+FROM (VALUES ('graph_sec.g2'::regclass), ('graph_sec.gi'), ('graph_sec.g2p')) t(tbl),
+	 (SELECT ('U#' || i)::adjkey AS n FROM generate_series(1, 12) i) ns,
+	 (VALUES ('{"ok": true}'::jsonb), ('{}')) v(f)
+GROUP BY tbl, f ORDER BY tbl::text, f::text;
+-- shortest paths over the edges the reader sees and the filter passes
+SELECT tbl,
+	   shortest_path(tbl, 'U#1', 'U#11', 'L#', edge_filter => '{"ok": true}') AS bfs,
+	   (SELECT ROW(path, cost) FROM shortest_path_weighted(tbl, 'U#1', 'U#11', 'L#', 'w', edge_filter => '{"ok": true}')) AS dijkstra,
+	   (SELECT ROW(path, cost) FROM shortest_path_weighted(tbl, 'U#11', 'U#1', 'L#', 'w', 'in', edge_filter => '{"ok": true}')) AS dijkstra_in
+FROM (VALUES ('graph_sec.g2'::regclass), ('graph_sec.gi'), ('graph_sec.g2p')) t(tbl);
+DROP VIEW seen;
+DROP FUNCTION pg_temp.ref_reach(adjkey, text, jsonb);
+RESET ROLE;
+
 DROP SCHEMA graph_sec CASCADE;
 DROP ROLE regress_graph_owner;
 DROP ROLE regress_graph_reader;

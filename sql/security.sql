@@ -236,10 +236,14 @@ INSERT INTO adjsec_util.samples VALUES
 	('keys', 'jsonb', '''[{"pk": "USER#a", "sk": "FOLLOWS#USER#b"}]'''),
 	('items', 'text', '''{"Item": {"pk": {"S": "USER#z"}, "sk": {"S": "FOLLOWS#USER#a"}}}'''),
 	(NULL, 'jsonb', '''{}'''), (NULL, 'bytea', '''\x55534552'''),
+	('weight', 'text', '''n'''), (NULL, 'double precision', '10'),
 	(NULL, 'cstring', '''USER#a''::cstring');
 CREATE TABLE adjsec_util.extra_args (fn name, extra text);
 INSERT INTO adjsec_util.extra_args VALUES
-	('create_inverted_index', 'index_name => ''g_second''');
+	('create_inverted_index', 'index_name => ''g_second'''),
+	('shortest_path_weighted', 'weight => ''n'''),
+	('reverse_neighbors', 'edge_filter => ''{"n": 3}'''),
+	('traverse', 'edge_filter => ''{}''');
 
 -- the statement that calls function f, or why there is none
 CREATE FUNCTION adjsec_util.call_sql(f regprocedure) RETURNS text

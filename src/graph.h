@@ -2,9 +2,10 @@
  *
  * graph.h
  *	  Reading a graph stored as an adjacency list: declarations shared by
- *	  graph_meta.c (what a table looks like), graph_source.c (the edge
- *	  scan), graph_query.c (one-hop functions) and graph_traverse.c
- *	  (multi-hop functions).
+ *	  graph_meta.c (what a table looks like), graph_reader.c and
+ *	  graph_scan_*.c (the edge scan), graph_query.c (one-hop functions),
+ *	  graph_traverse.c (multi-hop functions) and graph_weighted.c
+ *	  (weighted shortest paths).
  *
  *-------------------------------------------------------------------------
  */
@@ -16,6 +17,7 @@
 #include "access/attnum.h"
 #include "fmgr.h"
 #include "utils/array.h"
+#include "utils/jsonb.h"
 
 /* What a table's graph looks like to the scan functions. */
 typedef struct GraphTable
@@ -25,6 +27,8 @@ typedef struct GraphTable
 	char		relkind;
 	bool		direct;			/* a local heap with a btree on (pk, sk, ...) */
 	Oid			base_keyindex;	/* btree on (pk, sk, ...): the primary key */
+	bool		base_key_is_edge;	/* that btree's key is (pk, sk): one row
+									 * per edge, found by its two keys */
 	AttrNumber	base_pk;		/* partition key column of the base table */
 	AttrNumber	base_sk;		/* sort key column */
 	AttrNumber	base_data;		/* a jsonb column named "data", or 0 */
@@ -81,7 +85,11 @@ typedef struct GraphEdge
 /* Return false to stop the scan. */
 typedef bool (*GraphEdgeCallback) (void *arg, const GraphEdge *edge);
 
-/* How edge keys map to node keys (README, "Edges and nodes"). */
+/*
+ * Which rows are edges and how their keys map to node keys (README, "Edges
+ * and nodes"), and which of those edges a call follows: with a filter, only
+ * those whose data contains it (jsonb @>); an edge without data never does.
+ */
 typedef struct EdgeConvention
 {
 	const char *edge_prefix;	/* the prefix of an edge's sort key */
@@ -89,6 +97,7 @@ typedef struct EdgeConvention
 	const char *target_prefix;	/* prepended to the rest to name the target */
 	int			tplen;
 	bool		sk_is_target;	/* the sort key is the target itself */
+	Jsonb	   *filter;			/* edge_filter, or NULL: every edge */
 } EdgeConvention;
 
 /* A scan request. */
@@ -101,13 +110,19 @@ typedef struct GraphScan
 	const char *after;			/* exclusive start (sk forward, pk reverse), or NULL */
 	int			afterlen;
 	bool		backward;		/* descending order */
-	int64		limit;			/* <= 0: no limit */
-	bool		want_data;
+	int64		limit;			/* <= 0: no limit (counts only edges that pass
+								 * the filter) */
+	bool		want_data;		/* the edge's data where it is at hand: in
+								 * reverse, when the index projects it */
+	bool		need_data;		/* the edge's data in any case: in reverse,
+								 * read from the base row when the index does
+								 * not project it */
 } GraphScan;
 
 /* graph_meta.c */
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern void graph_require_some_select(Oid relid);
+extern void graph_check_data(GraphTable *g, const char *what);
 extern void graph_meta_init(void);
 
 /* graph_reader.c */
@@ -118,6 +133,8 @@ extern GraphReader *graph_reader_begin(GraphTable *g);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_end(GraphReader *r);
+extern int64 graph_reader_scan_one(GraphReader *r, const GraphScan *req,
+								   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl,
 									const char **nodes, const int *lens, int n,
 									GraphEdgeCallback cb, void *arg);
@@ -130,6 +147,10 @@ extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 								int *outlen, char **buf);
 extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 									   text *target_prefix, bool sk_is_target);
+extern Jsonb *graph_filter_arg(FunctionCallInfo fcinfo, int argno);
+extern bool graph_args_null(FunctionCallInfo fcinfo, int n);
+extern bool graph_data_contains(Datum data, bool isnull, Jsonb *filter,
+								MemoryContext scratch);
 
 /* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;

@@ -116,7 +116,7 @@ index_relam(Oid indexid)
  * or a unique index with those leading columns); InvalidOid if none.
  */
 static Oid
-key_columns(Relation rel, AttrNumber *first, AttrNumber *second)
+key_columns(Relation rel, AttrNumber *first, AttrNumber *second, int *nkeys)
 {
 	Oid			pkindex = adjlist_primary_key_index(rel);
 	HeapTuple	tp;
@@ -135,6 +135,8 @@ key_columns(Relation rel, AttrNumber *first, AttrNumber *second)
 	}
 	*first = idx->indkey.values[0];
 	*second = idx->indkey.values[1];
+	if (nkeys != NULL)
+		*nkeys = idx->indnkeyatts;
 	ReleaseSysCache(tp);
 	return pkindex;
 }
@@ -172,7 +174,7 @@ build_inverted(GraphTable *g, const IndexDef *ix)
 	g->inv_owner = inv->rd_rel->relowner;
 	g->inv_sk = get_attnum(ix->indexrel, ix->colnames[0]);
 	g->inv_pk = get_attnum(ix->indexrel, ix->colnames[1]);
-	g->inv_keyindex = key_columns(inv, &a1, &a2);
+	g->inv_keyindex = key_columns(inv, &a1, &a2, NULL);
 	if (OidIsValid(g->inv_keyindex) && (a1 != g->inv_sk || a2 != g->inv_pk))
 		g->inv_keyindex = InvalidOid;	/* not ordered by (sk, pk): use SQL */
 	table_close(inv, AccessShareLock);
@@ -193,6 +195,7 @@ graph_table_build(Oid relid)
 	const IndexDef *flip = NULL;
 	Relation	rel;
 	bool		has_pk;
+	int			nkeys = 0;
 
 	if (ti->baserel != relid)
 		ti->nindexes = 0;		/* a partition: its registered ancestor is the graph */
@@ -205,7 +208,8 @@ graph_table_build(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
-	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk);
+	g->base_keyindex = key_columns(rel, &g->base_pk, &g->base_sk, &nkeys);
+	g->base_key_is_edge = OidIsValid(g->base_keyindex) && nkeys == 2;
 	has_pk = OidIsValid(adjlist_primary_key_index(rel));
 	table_close(rel, AccessShareLock);
 	if (!OidIsValid(g->base_keyindex))
@@ -423,6 +427,21 @@ graph_table_get(Oid relid, bool need_inverted)
 				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
 				 errhint("Create one with create_inverted_index().")));
 	return g;
+}
+
+/*
+ * A call that reads the edges' data (edge_filter, weights) needs the jsonb
+ * column "data" and the right to read it.
+ */
+void
+graph_check_data(GraphTable *g, const char *what)
+{
+	if (g->base_data == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(g->baserel)),
+				 errdetail("%s reads the data of the edges from that column.", what)));
+	graph_check_select(g, true);
 }
 
 /* The caller may read the table's keys (and data). */

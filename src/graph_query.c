@@ -11,6 +11,9 @@
  * of edges from growing the call's memory by more than the tuplestore
  * itself (which spills to disk past work_mem).
  *
+ * Each takes an edge_filter (its last argument): only edges whose data
+ * contains it count, tested by the scan before the limit counts an edge.
+ *
  * Pagination is keyset pagination: "after" is the last edge key of the
  * previous page (sk for out-edges, the source pk for in-edges), exclusive,
  * so pages are stable, gap-free and duplicate-free under concurrent
@@ -75,7 +78,8 @@ emit_edge(void *arg, const GraphEdge *edge)
 
 /*
  * neighbors(tbl, node, edge_prefix, lim, after, backward, target_prefix,
- *			 sk_is_target) and reverse_neighbors(...): the same arguments.
+ *			 sk_is_target, edge_filter) and reverse_neighbors(...): the same
+ * arguments.
  */
 static Datum
 neighbors_common(FunctionCallInfo fcinfo, bool reverse)
@@ -96,6 +100,7 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2),
 							   PG_ARGISNULL(6) ? NULL : PG_GETARG_TEXT_PP(6),
 							   PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7));
+	conv.filter = graph_filter_arg(fcinfo, 8);
 	if (!PG_ARGISNULL(4))
 		after = PG_GETARG_ADJKEY_PP(4);
 
@@ -116,6 +121,9 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 		elog(ERROR, "SPI_connect failed");
 	g = graph_table_get(PG_GETARG_OID(0), reverse);
 	graph_check_select(g, true);
+	if (conv.filter != NULL)
+		graph_check_data(g, reverse ? "reverse_neighbors() with an edge_filter"
+						 : "neighbors() with an edge_filter");
 
 	st.ts = rsinfo->setResult;
 	st.desc = rsinfo->setDesc;
@@ -165,7 +173,10 @@ count_edge(void *arg, const GraphEdge *edge)
 	return true;
 }
 
-/* degree(tbl, node, edge_prefix, direction, target_prefix, sk_is_target) */
+/*
+ * degree(tbl, node, edge_prefix, direction, target_prefix, sk_is_target,
+ *		  edge_filter)
+ */
 Datum
 adjlist_degree(PG_FUNCTION_ARGS)
 {
@@ -173,10 +184,14 @@ adjlist_degree(PG_FUNCTION_ARGS)
 	GraphScan	req;
 	GraphTable *g;
 	CountState	st;
-	struct varlena *node = PG_GETARG_ADJKEY_PP(1);
+	struct varlena *node;
 
+	if (graph_args_null(fcinfo, 6))
+		PG_RETURN_NULL();
+	node = PG_GETARG_ADJKEY_PP(1);
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(4),
 							   PG_GETARG_BOOL(5));
+	conv.filter = graph_filter_arg(fcinfo, 6);
 	memset(&req, 0, sizeof(req));
 	req.reverse = (graph_parse_direction(PG_GETARG_TEXT_PP(3), false) == DIR_IN);
 	req.node = ADJKEY_DATA(node);
@@ -187,6 +202,8 @@ adjlist_degree(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	g = graph_table_get(PG_GETARG_OID(0), req.reverse);
 	graph_check_select(g, false);
+	if (conv.filter != NULL)
+		graph_check_data(g, "degree() with an edge_filter");
 	memset(&st, 0, sizeof(st));
 	st.conv = &conv;
 	st.reverse = req.reverse;
@@ -214,7 +231,10 @@ exists_edge(void *arg, const GraphEdge *edge)
 	return true;
 }
 
-/* has_edge(tbl, from, to, edge_prefix, target_prefix, sk_is_target) */
+/*
+ * has_edge(tbl, from, to, edge_prefix, target_prefix, sk_is_target,
+ *			edge_filter)
+ */
 Datum
 adjlist_has_edge(PG_FUNCTION_ARGS)
 {
@@ -223,15 +243,22 @@ adjlist_has_edge(PG_FUNCTION_ARGS)
 	GraphScan	req;
 	GraphTable *g;
 	ExistsState st;
-	struct varlena *from = PG_GETARG_ADJKEY_PP(1);
-	struct varlena *to = PG_GETARG_ADJKEY_PP(2);
-	const char *tob = ADJKEY_DATA(to);
-	int			tolen = ADJKEY_LEN(to);
+	struct varlena *from;
+	struct varlena *to;
+	const char *tob;
+	int			tolen;
 	char	   *sk;
 	int			sklen;
 
+	if (graph_args_null(fcinfo, 6))
+		PG_RETURN_NULL();
+	from = PG_GETARG_ADJKEY_PP(1);
+	to = PG_GETARG_ADJKEY_PP(2);
+	tob = ADJKEY_DATA(to);
+	tolen = ADJKEY_LEN(to);
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(3), PG_GETARG_TEXT_PP(4),
 							   PG_GETARG_BOOL(5));
+	conv.filter = graph_filter_arg(fcinfo, 6);
 	/* the sort key an edge from -> to has */
 	if (conv.sk_is_target)
 	{
@@ -261,6 +288,8 @@ adjlist_has_edge(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	g = graph_table_get(PG_GETARG_OID(0), false);
 	graph_check_select(g, false);
+	if (conv.filter != NULL)
+		graph_check_data(g, "has_edge() with an edge_filter");
 	st.sklen = sklen;
 	st.found = false;
 	graph_scan(g, &req, exists_edge, &st);

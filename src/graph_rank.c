@@ -154,7 +154,8 @@ keylist_sort(KeyList *k)
 
 /*
  * common_neighbors(tbl, a, b, edge_prefix, direction, target_prefix,
- *					sk_is_target) RETURNS SETOF adjkey, in key order
+ *					sk_is_target, edge_filter) RETURNS SETOF adjkey, in key
+ * order; the filter applies to the edges of both nodes
  */
 Datum
 adjlist_common_neighbors(PG_FUNCTION_ARGS)
@@ -179,8 +180,11 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	b = PG_GETARG_ADJKEY_PP(2);
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(3), PG_GETARG_TEXT_PP(5),
 							   PG_GETARG_BOOL(6));
+	conv.filter = graph_filter_arg(fcinfo, 7);
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(4), true);
 	g = graph_open(PG_GETARG_OID(0), dir, false);
+	if (conv.filter != NULL)
+		graph_check_data(g, "common_neighbors() with an edge_filter");
 	rd = graph_reader_begin(g);
 
 	keylist_init(&of_a, CurrentMemoryContext);
@@ -259,13 +263,14 @@ node_cmp_score(const void *a, const void *b)
 /*
  * walk_ranked(tbl, start, edge_prefixes text[], directions text[],
  *			   exclude_first_hop boolean, lim bigint, target_prefix text,
- *			   sk_is_target boolean)
+ *			   sk_is_target boolean, edge_filter jsonb)
  *	RETURNS TABLE (node adjkey, score bigint)
  *
  * Walks two or three hops; the score of a node reached at the last hop is
  * the number of walks that reach it.  The start is never in the result;
  * with exclude_first_hop neither are the nodes of the first hop (existing
- * friends, items already liked).  Ties are broken by key.
+ * friends, items already liked).  Ties are broken by key.  An edge filter
+ * applies to every hop.
  */
 Datum
 adjlist_walk_ranked(PG_FUNCTION_ARGS)
@@ -281,6 +286,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 	int			nhops;
 	int			ndirs;
 	EdgeConvention *convs;
+	Jsonb	   *filter;
 	Direction  *dirs;
 	Direction	all = 0;
 	bool		exclude_first;
@@ -296,6 +302,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i) && i != 5)
 			return (Datum) 0;
 	start = PG_GETARG_ADJKEY_PP(1);
+	filter = graph_filter_arg(fcinfo, 8);
 	exclude_first = PG_GETARG_BOOL(4);
 	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
 
@@ -317,6 +324,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 					 errmsg("edge prefixes and directions of a walk must not be null")));
 		graph_convention_from_args(&convs[i], DatumGetTextPP(pdat[i]), PG_GETARG_TEXT_PP(6),
 								   PG_GETARG_BOOL(7));
+		convs[i].filter = filter;
 		dirs[i] = graph_parse_direction(DatumGetTextPP(ddat[i]), true);
 		all |= dirs[i];
 	}
@@ -324,6 +332,8 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	g = graph_open(PG_GETARG_OID(0), all, false);
+	if (filter != NULL)
+		graph_check_data(g, "walk_ranked() with an edge_filter");
 	rd = graph_reader_begin(g);
 	callcxt = CurrentMemoryContext;
 

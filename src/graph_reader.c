@@ -18,6 +18,16 @@
  * 'USER#bob', 'FRIEND#Bob' with target prefix 'USER#', or the sort key
  * itself) are applied here.
  *
+ * Edge filters (edge_filter: only edges whose data @> the filter) are
+ * applied by the scans, before limits count an edge: the direct path reads
+ * the heap tuple (of the base table, or of an inverted index that projects
+ * data) only when a filter or the data is asked for, and tests containment
+ * with jsonb's own function; the SQL path adds "data @> $n" to its
+ * statements.  In-edges through an index that does not project data are
+ * exact too: the data is the base row's, found by its key (directly, one
+ * probe of the primary key per edge; through SQL, the candidate sources
+ * confirmed against the base table, as for row-level security).
+ *
  * Memory.  A reader owns a scratch context for what one expansion
  * allocates (scan keys, bounds, rows), reset after each; it is the child
  * of the call's context, never process-global, so a graph function called
@@ -32,6 +42,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
 #include "utils/rls.h"
 
@@ -78,6 +89,56 @@ graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 		conv->tplen = 0;
 	}
 	conv->sk_is_target = sk_is_target;
+	conv->filter = NULL;
+}
+
+/*
+ * The edge_filter argument: NULL when it is NULL, or when the function was
+ * called through an older SQL definition without it (a library newer than
+ * the extension's SQL objects, before ALTER EXTENSION UPDATE).
+ */
+Jsonb *
+graph_filter_arg(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return NULL;
+	return PG_GETARG_JSONB_P(argno);
+}
+
+/*
+ * Is one of the first n arguments NULL?  The functions that were STRICT
+ * before they took an edge_filter (which may be NULL) return NULL then, as
+ * before.
+ */
+bool
+graph_args_null(FunctionCallInfo fcinfo, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (PG_ARGISNULL(i))
+			return true;
+	return false;
+}
+
+/*
+ * Does an edge's data contain the filter, as SQL's "data @> filter" says?
+ * NULL data never does.  What the test allocates (a detoasted copy) goes
+ * into scratch, which is reset.
+ */
+bool
+graph_data_contains(Datum data, bool isnull, Jsonb *filter, MemoryContext scratch)
+{
+	MemoryContext old;
+	bool		result;
+
+	if (filter == NULL)
+		return true;
+	if (isnull)
+		return false;
+	old = MemoryContextSwitchTo(scratch);
+	result = DatumGetBool(DirectFunctionCall2(jsonb_contains, data, PointerGetDatum(filter)));
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(scratch);
+	return result;
 }
 
 /*
@@ -181,10 +242,24 @@ graph_reader_end(GraphReader *r)
 	MemoryContextDelete(r->scratch);
 }
 
+/*
+ * The direct path serves a scan when the table it reads is a plain local
+ * one and no row-level security applies; in-edges whose data must come
+ * from the base row also need the base table's btree on exactly (pk, sk),
+ * which finds the one row of an edge.
+ */
 static bool
-use_direct(GraphReader *r, bool reverse)
+use_direct(GraphReader *r, const GraphScan *req)
 {
-	return !r->rls && (reverse ? r->g->inv_direct : r->g->direct);
+	GraphTable *g = r->g;
+
+	if (r->rls)
+		return false;
+	if (!req->reverse)
+		return g->direct;
+	if ((req->need_data || req->conv->filter != NULL) && g->inv_data == 0)
+		return g->inv_direct && g->direct && g->base_key_is_edge;
+	return g->inv_direct;
 }
 
 /*
@@ -200,9 +275,27 @@ graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, vo
 
 	if (part == NULL)
 		return 0;
-	if (use_direct(r, req->reverse))
+	if (use_direct(r, req))
 		return direct_scan(r->direct, req, part, partlen, cb, arg);
 	return spi_scan(r->g, req, part, partlen, r->rls, cb, arg);
+}
+
+/*
+ * Read the edges of one node, for a search that expands one node at a time
+ * (weighted paths): what the scan allocates is freed before returning, so
+ * the callback must keep what it needs in memory of its own.
+ */
+int64
+graph_reader_scan_one(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
+	int64		n;
+
+	CHECK_FOR_INTERRUPTS();
+	n = graph_reader_scan(r, req, cb, arg);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(r->scratch);
+	return n;
 }
 
 /* Edges of a level read through SQL: origins mapped back to the nodes. */
@@ -256,7 +349,7 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
 
-	if (use_direct(r, tmpl->reverse))
+	if (use_direct(r, tmpl))
 	{
 		for (int i = 0; i < n; i++)
 		{

@@ -12,6 +12,12 @@
  * scans it takes a predicate lock on the heap page it did not read, so
  * SERIALIZABLE transactions keep their protection.
  *
+ * An edge filter needs the data: the heap tuple is read then (of the base
+ * table, or of an inverted index that projects data), and an edge is
+ * tested before it counts against the limit.  In-edges through an index
+ * that does not project data take it from the base row, found by one
+ * probe of the base table's primary key on (pk, sk) per edge.
+ *
  * Used only for plain local tables without row-level security active for
  * the caller (graph_reader.c decides); relations stay locked to the end of
  * the transaction.  A write-sharded index spreads a node's in-edges over
@@ -69,8 +75,9 @@ typedef struct DirectScan
 struct DirectReader
 {
 	GraphTable *g;
-	DirectScan	dirs[2];		/* forward, reverse */
+	DirectScan	dirs[3];		/* forward, reverse, base rows by key */
 	MemoryContext cxt;
+	MemoryContext filtercxt;	/* what one filter test allocates */
 };
 
 DirectReader *
@@ -80,6 +87,7 @@ direct_reader_create(GraphTable *g, MemoryContext cxt)
 
 	r->g = g;
 	r->cxt = cxt;
+	r->filtercxt = AllocSetContextCreate(cxt, "adjlist edge filter", ALLOCSET_SMALL_SIZES);
 	return r;
 }
 
@@ -103,6 +111,8 @@ direct_reader_close(DirectReader *r)
 {
 	direct_scan_close(&r->dirs[0]);
 	direct_scan_close(&r->dirs[1]);
+	direct_scan_close(&r->dirs[2]);
+	MemoryContextDelete(r->filtercxt);
 }
 
 /*
@@ -304,16 +314,46 @@ shard_refill(DirectReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
 }
 
 /*
- * Hand an edge to the callback, which runs in the caller's context.
+ * The data of an in-edge read through an index that does not project it:
+ * the base row's, found by its key (pk, sk) with one probe of the base
+ * table's primary key, in the scan's snapshot.  The value stays valid
+ * until the next probe.
+ */
+static void
+base_row_data(DirectReader *r, GraphEdge *edge)
+{
+	GraphTable *g = r->g;
+	DirectScan *ds = &r->dirs[2];
+	ScanKeyData keys[2];
+
+	direct_scan_prepare(r, ds, g->baserel, g->base_keyindex, 2, false, g->base_data);
+	ExecClearTuple(ds->slot);
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, edge->pkdatum);
+	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, g->eq_proc, edge->skdatum);
+	index_rescan(ds->scan, keys, 2, NULL, 0);
+	edge->data = (Datum) 0;
+	edge->data_isnull = true;
+	if (index_getnext_slot(ds->scan, ForwardScanDirection, ds->slot))
+		edge->data = slot_getattr(ds->slot, g->base_data, &edge->data_isnull);
+}
+
+/*
+ * Hand an edge to the callback, which runs in the caller's context, if it
+ * passes the filter (an edge that does not is skipped and not counted).
  * False when the scan is to stop: the callback said so, or the limit is
  * reached.
  */
 static inline bool
-hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req,
-		  GraphEdgeCallback cb, void *arg, const GraphEdge *edge, int64 *n)
+hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req, bool from_base,
+		  GraphEdgeCallback cb, void *arg, GraphEdge *edge, int64 *n)
 {
 	bool		go_on;
 
+	if (from_base)
+		base_row_data(r, edge);
+	if (req->conv->filter != NULL &&
+		!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter, r->filtercxt))
+		return true;
 	(*n)++;
 	MemoryContextSwitchTo(callercxt);
 	go_on = cb(arg, edge);
@@ -337,14 +377,18 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 	int			nkeys = 1;
 	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
 	bool		index_only;
+	bool		from_base = false;
 	int64		n = 0;
 	GraphEdge	edge;
 	Datum		partd;
 	Datum		sortd;
 	MemoryContext callercxt;
 
-	if (req->want_data)
+	if (req->want_data || req->need_data || req->conv->filter != NULL)
 		data_att = reverse ? g->inv_data : g->base_data;
+	/* in-edges whose data the index does not have: the base rows' */
+	if (reverse && data_att == 0 && (req->need_data || req->conv->filter != NULL))
+		from_base = true;
 	index_only = (data_att == 0);
 
 	/* keys[0], the partition, is set per scan below */
@@ -389,10 +433,12 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 								&edge.data, &edge.data_isnull))
 		{
 			direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
-			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
+			if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
 				break;
 		}
 		ExecClearTuple(ds->slot);
+		if (r->dirs[2].slot != NULL)
+			ExecClearTuple(r->dirs[2].slot);	/* its buffer pin */
 		MemoryContextSwitchTo(callercxt);
 		return n;
 	}
@@ -448,7 +494,7 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 			direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
 			edge.data = b->data[b->pos];
 			edge.data_isnull = b->data_isnull[b->pos];
-			if (!hand_over(r, callercxt, req, cb, arg, &edge, &n))
+			if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
 				break;
 			if (++b->pos == b->n && !b->done)
 			{
@@ -463,6 +509,8 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 			else
 				(void) binaryheap_remove_first(heap);
 		}
+		if (r->dirs[2].slot != NULL)
+			ExecClearTuple(r->dirs[2].slot);	/* its buffer pin */
 		for (int i = 0; i < nshards; i++)
 			MemoryContextDelete(m.bufs[i].cxt);
 		binaryheap_free(heap);

@@ -22,6 +22,12 @@
  * keys that the caller can SELECT, read as the caller, so no hidden row is
  * ever returned or counted, whatever the shape of the key.
  *
+ * An edge filter is one more condition, "data @> $n", on the base table
+ * or on an index that projects data.  In-edges through an index that does
+ * not project data, when a filter or the data is asked for, are read as
+ * under row-level security: candidate sources from the index, confirmed
+ * (and filtered) against the base table as the caller.
+ *
  * A traversal expands a whole BFS level at once (spi_scan_level): one
  * statement per chunk of the frontier with "= ANY($1)", instead of one per
  * node, so a distributed or remote table costs a round trip per level.
@@ -114,6 +120,27 @@ append_order(StringInfo sql, GraphTable *g, const char *col, bool backward)
 {
 	appendStringInfo(sql, " ORDER BY %s USING OPERATOR(%s.%s)", col, g->op_schema,
 					 backward ? ">" : "<");
+}
+
+/* " AND col @> $a": the edge filter, if any */
+static void
+append_filter(StringInfo sql, const char *col, const GraphScan *req, Params *p)
+{
+	if (req->conv->filter == NULL)
+		return;
+	appendStringInfo(sql, " AND %s OPERATOR(pg_catalog.@>) $%d", col,
+					 param(p, JSONBOID, PointerGetDatum(req->conv->filter)));
+}
+
+/*
+ * In-edges read from the base table, the index giving only candidates:
+ * under row-level security, and when the data is needed (a filter, or
+ * need_data) but the index does not project it.
+ */
+static bool
+reverse_confirmed(GraphTable *g, const GraphScan *req, bool rls)
+{
+	return rls || ((req->need_data || req->conv->filter != NULL) && g->inv_data == 0);
 }
 
 /* Run a saved statement as role (InvalidOid: the caller); rows in SPI_tuptable. */
@@ -213,7 +240,7 @@ scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 {
 	StringInfoData sql;
 	Params		p = {0};
-	bool		with_data = req->want_data && g->base_data != 0;
+	bool		with_data = (req->want_data || req->need_data) && g->base_data != 0;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT %s, %s%s%s FROM %s WHERE %s OPERATOR(%s.=) $%d",
@@ -222,6 +249,7 @@ scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 					 param(&p, g->keytype, key_datum(part, partlen)));
 	append_prefix(&sql, g, g->sk_name, req, &p);
 	append_after(&sql, g, g->sk_name, req, &p);
+	append_filter(&sql, g->data_name, req, &p);
 	append_order(&sql, g, g->sk_name, req->backward);
 	if (req->limit > 0)
 		appendStringInfo(&sql, " LIMIT $%d", param(&p, INT8OID, Int64GetDatum(req->limit)));
@@ -229,10 +257,14 @@ scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 	return emit_rows(req, part, partlen, 1, 2, with_data ? 3 : 0, req->limit, cb, arg);
 }
 
-/* In-edges from the index, as its owner: the sources of one partition. */
+/*
+ * In-edges from the index, as its owner: the sources of one partition
+ * (filtered by the projected data when filtered).
+ */
 static void
 index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen,
-			  bool with_data, bool distinct, int64 limit, const char *after, int afterlen)
+			  bool with_data, bool filtered, bool distinct, int64 limit,
+			  const char *after, int afterlen)
 {
 	StringInfoData sql;
 	Params		p = {0};
@@ -254,6 +286,8 @@ index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen
 	/* a row without both keys is no edge */
 	appendStringInfo(&sql, " AND %s IS NOT NULL", g->inv_pk_name);
 	append_after(&sql, g, g->inv_pk_name, &r, &p);
+	if (filtered)
+		append_filter(&sql, "data", req, &p);
 	append_order(&sql, g, g->inv_pk_name, req->backward);
 	if (limit > 0)
 		appendStringInfo(&sql, " LIMIT $%d", param(&p, INT8OID, Int64GetDatum(limit)));
@@ -261,14 +295,16 @@ index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen
 }
 
 /*
- * In-edges under row-level security: candidate sources from the index, in
- * chunks, confirmed against the base table as the caller.
+ * In-edges confirmed against the base table (row-level security, or data
+ * the index does not have): candidate sources from the index, in chunks,
+ * and the base table's rows with those keys that the caller can see (and
+ * whose data passes the filter), read as the caller.
  */
 static int64
-scan_reverse_rls(GraphTable *g, const GraphScan *req, const char *part, int partlen,
-				 GraphEdgeCallback cb, void *arg)
+scan_reverse_confirmed(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+					   GraphEdgeCallback cb, void *arg)
 {
-	bool		with_data = req->want_data && g->base_data != 0;
+	bool		with_data = (req->want_data || req->need_data) && g->base_data != 0;
 	const char *after = req->after;
 	int			afterlen = req->afterlen;
 	int64		n = 0;
@@ -279,6 +315,8 @@ scan_reverse_rls(GraphTable *g, const GraphScan *req, const char *part, int part
 					 "AND %s OPERATOR(%s.=) ANY ($2)",
 					 g->pk_name, g->sk_name, with_data ? ", " : "", with_data ? g->data_name : "",
 					 g->base_name, g->sk_name, g->op_schema, g->pk_name, g->op_schema);
+	if (req->conv->filter != NULL)
+		appendStringInfo(&sql, " AND %s OPERATOR(pg_catalog.@>) $3", g->data_name);
 	append_order(&sql, g, g->pk_name, req->backward);
 
 	for (;;)
@@ -290,11 +328,14 @@ scan_reverse_rls(GraphTable *g, const GraphScan *req, const char *part, int part
 		struct varlena *last;
 		int64		got;
 
-		index_sources(g, req, part, partlen, false, true, RLS_CHUNK, after, afterlen);
+		index_sources(g, req, part, partlen, false, false, true, RLS_CHUNK, after, afterlen);
 		cands = SPI_tuptable;
 		ncands = SPI_processed;
 		if (ncands == 0)
+		{
+			SPI_freetuptable(cands);
 			break;
+		}
 		pks = palloc(sizeof(Datum) * ncands);
 		for (uint64 i = 0; i < ncands; i++)
 		{
@@ -305,34 +346,50 @@ scan_reverse_rls(GraphTable *g, const GraphScan *req, const char *part, int part
 		last = DatumGetAdjkeyPP(pks[ncands - 1]);
 		param(&p, g->keytype, key_datum(part, partlen));
 		param(&p, adjlist_catalog()->keyarraytype, key_array(pks, ncands));
+		if (req->conv->filter != NULL)
+			param(&p, JSONBOID, PointerGetDatum(req->conv->filter));
 		run(sql.data, &p, InvalidOid);
 		got = emit_rows(req, part, partlen, 1, 2, with_data ? 3 : 0,
 						req->limit > 0 ? req->limit - n : 0, cb, arg);
 		n += got;
+		SPI_freetuptable(SPI_tuptable);
 		if ((req->limit > 0 && n >= req->limit) || ncands < RLS_CHUNK)
+		{
+			SPI_freetuptable(cands);
 			break;
+		}
 		afterlen = ADJKEY_LEN(last);
 		after = pnstrdup(ADJKEY_DATA(last), afterlen);
-		SPI_freetuptable(SPI_tuptable);
 		SPI_freetuptable(cands);
 	}
 	return n;
 }
 
+/*
+ * The edges of one partition.  The rows read are freed before returning
+ * (edges are valid only during the callback): a search that reads one node
+ * at a time does not pile up result sets.
+ */
 int64
 spi_scan(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 		 bool rls, GraphEdgeCallback cb, void *arg)
 {
 	bool		with_data;
+	int64		n;
 
 	if (!req->reverse)
-		return scan_forward(g, req, part, partlen, cb, arg);
-	if (rls)
-		return scan_reverse_rls(g, req, part, partlen, cb, arg);
-	with_data = req->want_data && g->inv_data != 0;
-	index_sources(g, req, part, partlen, with_data, false, req->limit,
-				  req->after, req->afterlen);
-	return emit_rows(req, part, partlen, 1, 0, with_data ? 2 : 0, req->limit, cb, arg);
+		n = scan_forward(g, req, part, partlen, cb, arg);
+	else if (reverse_confirmed(g, req, rls))
+		return scan_reverse_confirmed(g, req, part, partlen, cb, arg);
+	else
+	{
+		with_data = (req->want_data || req->need_data) && g->inv_data != 0;
+		index_sources(g, req, part, partlen, with_data, req->conv->filter != NULL, false,
+					  req->limit, req->after, req->afterlen);
+		n = emit_rows(req, part, partlen, 1, 0, with_data ? 2 : 0, req->limit, cb, arg);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	return n;
 }
 
 /* ----------------------------------------------------------------------
@@ -514,6 +571,7 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 	Datum	   *keys;
 	int			nkeys = 0;
 	int			per = tmpl->reverse ? Max(g->inv_shards, 1) : 1;
+	bool		confirm;
 
 	keys = palloc(sizeof(Datum) * n * per);
 	for (int i = 0; i < n; i++)
@@ -543,20 +601,27 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 						 g->pk_name, g->sk_name, g->base_name, g->pk_name, g->op_schema,
 						 param(&p, cat->keyarraytype, key_array(keys, nkeys)));
 		append_prefix(&sql, g, g->sk_name, tmpl, &p);
+		append_filter(&sql, g->data_name, tmpl, &p);
 		run(sql.data, &p, InvalidOid);
 		emit_level(map, parts, lens, 1, 2, 1, false, cb, arg);
 		return;
 	}
+	confirm = reverse_confirmed(g, tmpl, rls);
 	appendStringInfo(&sql, "SELECT %s, %s FROM %s WHERE %s OPERATOR(%s.=) ANY ($%d)",
 					 g->inv_pk_name, g->inv_sk_name, g->inv_name, g->inv_sk_name, g->op_schema,
 					 param(&p, cat->keyarraytype, key_array(keys, nkeys)));
+	if (!confirm)
+		append_filter(&sql, "data", tmpl, &p);
 	run(sql.data, &p, g->inv_owner);
-	if (!rls)
+	if (!confirm)
 	{
 		emit_level(map, parts, lens, 1, 0, 2, true, cb, arg);
 		return;
 	}
-	/* row-level security: the candidates' base rows the caller can see */
+	/*
+	 * Row-level security, or a filter on data the index does not have: the
+	 * candidates' base rows the caller can see (whose data passes)
+	 */
 	{
 		SPITupleTable *cands = SPI_tuptable;
 		uint64		ncands = SPI_processed;
@@ -600,6 +665,9 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 						 g->pk_name, g->op_schema, g->sk_name, g->op_schema);
 		param(&q, cat->keyarraytype, key_array(cpk, m));
 		param(&q, cat->keyarraytype, key_array(csk, m));
+		if (tmpl->conv->filter != NULL)
+			appendStringInfo(&sql, " WHERE b.%s OPERATOR(pg_catalog.@>) $%d", g->data_name,
+							 param(&q, JSONBOID, PointerGetDatum(tmpl->conv->filter)));
 		run(sql.data, &q, InvalidOid);
 		emit_level(logical, parts, lens, 1, 2, 2, true, cb, arg);
 	}

@@ -12,6 +12,10 @@
  * charged against adjlist.max_memory; every scan checks for interrupts,
  * so query cancel and statement_timeout stop a traversal at once.
  *
+ * Each takes an edge_filter (its last argument), carried in the edge
+ * convention to every scan: only edges whose data contains it are
+ * followed, on both sides of a bidirectional search.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -97,7 +101,7 @@ bfs(GraphReader *rd, const EdgeConvention *conv, Direction dir, struct varlena *
 
 /*
  * traverse(tbl, start, edge_prefix, max_depth, direction, lim, with_path,
- *			target_prefix, sk_is_target)
+ *			target_prefix, sk_is_target, edge_filter)
  *	RETURNS TABLE (node adjkey, depth int, path adjkey[])
  */
 Datum
@@ -120,6 +124,7 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2),
 							   PG_ARGISNULL(7) ? NULL : PG_GETARG_TEXT_PP(7),
 							   PG_ARGISNULL(8) ? false : PG_GETARG_BOOL(8));
+	conv.filter = graph_filter_arg(fcinfo, 9);
 	max_depth = graph_check_depth(PG_GETARG_INT32(3));
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(4), true);
 	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
@@ -128,6 +133,8 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 		return (Datum) 0;
 
 	g = graph_open(PG_GETARG_OID(0), dir, false);
+	if (conv.filter != NULL)
+		graph_check_data(g, "traverse() with an edge_filter");
 	rd = graph_reader_begin(g);
 	nodeset_init(&set, CurrentMemoryContext, "traverse");
 	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), max_depth, limit, &set);
@@ -148,7 +155,10 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* reachable_count(tbl, start, edge_prefix, max_depth, direction, ...) */
+/*
+ * reachable_count(tbl, start, edge_prefix, max_depth, direction,
+ *				   target_prefix, sk_is_target, edge_filter)
+ */
 Datum
 adjlist_reachable_count(PG_FUNCTION_ARGS)
 {
@@ -159,10 +169,15 @@ adjlist_reachable_count(PG_FUNCTION_ARGS)
 	NodeSet		set;
 	int64		result;
 
+	if (graph_args_null(fcinfo, 7))
+		PG_RETURN_NULL();
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2), PG_GETARG_TEXT_PP(5),
 							   PG_GETARG_BOOL(6));
+	conv.filter = graph_filter_arg(fcinfo, 7);
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(4), true);
 	g = graph_open(PG_GETARG_OID(0), dir, false);
+	if (conv.filter != NULL)
+		graph_check_data(g, "reachable_count() with an edge_filter");
 	rd = graph_reader_begin(g);
 	nodeset_init(&set, CurrentMemoryContext, "reachable_count");
 	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), graph_check_depth(PG_GETARG_INT32(3)), 0, &set);
@@ -269,7 +284,7 @@ meeting_path(GraphTable *g, Side *fwd, GNode *meet_f, Side *bwd, GNode *meet_b)
 
 /*
  * shortest_path(tbl, from, to, edge_prefix, max_depth, direction,
- *				 target_prefix, sk_is_target) RETURNS adjkey[]
+ *				 target_prefix, sk_is_target, edge_filter) RETURNS adjkey[]
  *
  * The forward side follows the edges in the given direction (out-edges from
  * the base table), the backward side follows them against it (in-edges
@@ -285,19 +300,27 @@ adjlist_shortest_path(PG_FUNCTION_ARGS)
 	GraphReader *rd;
 	Side		fwd;
 	Side		bwd;
-	struct varlena *from = PG_GETARG_ADJKEY_PP(1);
-	struct varlena *to = PG_GETARG_ADJKEY_PP(2);
-	int32		max_depth = graph_check_depth(PG_GETARG_INT32(4));
+	struct varlena *from;
+	struct varlena *to;
+	int32		max_depth;
 	bool		isnew;
 	MemoryContext callercxt = CurrentMemoryContext;
 	GNode	   *meet_f = NULL;
 	GNode	   *meet_b = NULL;
 	ArrayType  *result = NULL;
 
+	if (graph_args_null(fcinfo, 8))
+		PG_RETURN_NULL();
+	from = PG_GETARG_ADJKEY_PP(1);
+	to = PG_GETARG_ADJKEY_PP(2);
+	max_depth = graph_check_depth(PG_GETARG_INT32(4));
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(3), PG_GETARG_TEXT_PP(6),
 							   PG_GETARG_BOOL(7));
+	conv.filter = graph_filter_arg(fcinfo, 8);
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(5), true);
 	g = graph_open(PG_GETARG_OID(0), DIR_BOTH, false);	/* both sides are read */
+	if (conv.filter != NULL)
+		graph_check_data(g, "shortest_path() with an edge_filter");
 	rd = graph_reader_begin(g);
 
 	memset(&fwd, 0, sizeof(fwd));

@@ -544,6 +544,15 @@ is "A ($FROM_VERSION catalog): counters counted" \
 	"$(val "$DB_A" "SELECT edge_count('social_inverted', 'USER#hub', 'FOLLOWS', 'in') || ',' || degree('social', 'USER#hub', 'FOLLOWS#', 'in')")" \
 	"$(val "$DB_A" "SELECT count(*) || ',' || count(*) FROM social WHERE sk = 'FOLLOWS#USER#hub'")"
 step "A: queries before the update" run_to "$DB_A" a0.out queries.sql
+# privileges changed by the user on graph functions whose arguments change
+# in 0.3 (the update drops their old signatures and makes them again with
+# an edge_filter): they must carry over to the new signatures
+step "A: REVOKE and GRANT on neighbors, shortest_path and walk_ranked of the $FROM_VERSION catalog" \
+	q "$DB_A" -c "
+	REVOKE EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) TO pg_monitor;
+	REVOKE EXECUTE ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean) TO pg_monitor WITH GRANT OPTION;"
 
 if out=$(q "$DB_A" -At -f "$work/update_session.sql" 2>&1); then
 	ok "A: ALTER EXTENSION adjlist UPDATE in a session that used the extension before"
@@ -557,6 +566,10 @@ is "A: the updating session goes on: writes, reads and a new write-sharded index
 	"$(printf '%s\n' "$out" | grep -v '^warm_sharded_inverted$' | tr '\n' ' ')" \
 	"10 21 $TO_VERSION 10 t 0 "
 is "A: extversion is $TO_VERSION" "$(val "$DB_A" "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")" "$TO_VERSION"
+is "A (updated): the privileges carried over to the signatures with an edge_filter, no old signature left" \
+	"$(val "$DB_A" "SELECT string_agg(p.oid::regprocedure::text || ' ' || coalesce(p.proacl::text, 'default'), ' | ' ORDER BY p.oid::regprocedure::text)
+	                FROM pg_proc p WHERE p.proname IN ('neighbors', 'shortest_path', 'walk_ranked', 'degree')")" \
+	"degree(regclass,adjkey,text,text,text,boolean,jsonb) default | neighbors(regclass,adjkey,text,bigint,adjkey,boolean,text,boolean,jsonb) {postgres=X/postgres,pg_monitor=X/postgres} | shortest_path(regclass,adjkey,adjkey,text,integer,text,text,boolean,jsonb) {postgres=X/postgres} | walk_ranked(regclass,adjkey,text[],text[],boolean,bigint,text,boolean,jsonb) {=X/postgres,postgres=X/postgres,pg_monitor=X*/postgres}"
 step "A: queries after the update" run_to "$DB_A" a1.out queries.sql
 same_files "A: the same results before and after the update" a0.out a1.out
 exact "A (updated): every index is still exact" "$DB_A" \
@@ -619,6 +632,12 @@ done
 must "B: CREATE DATABASE" q postgres -c "CREATE DATABASE $DB_B"
 must "B: CREATE EXTENSION adjlist" q "$DB_B" -c "CREATE EXTENSION adjlist"
 is "B: extversion is $TO_VERSION" "$(val "$DB_B" "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")" "$TO_VERSION"
+step "B: the privileges A's user gave, on the $TO_VERSION signatures" \
+	q "$DB_B" -c "
+	REVOKE EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) TO pg_monitor;
+	REVOKE EXECUTE ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean, jsonb) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean, jsonb) TO pg_monitor WITH GRANT OPTION;"
 must "B: the same graph, built the same way" q "$DB_B" -f "$work/setup.sql"
 step "B: the same writes" q "$DB_B" -f "$work/writes1.sql"
 step "B: queries" run_to "$DB_B" b1.out queries.sql

@@ -17,97 +17,127 @@ COMMENT ON FUNCTION adjlist_graph_rows(internal) IS
 -- target_prefix is prepended to what follows the edge prefix ('FRIEND#Bob'
 -- with target_prefix 'USER#' -> 'USER#Bob'); sk_is_target says the sort
 -- key is the target itself (pk = USER#alice, sk = USER#bob).
+--
+-- edge_filter, the last argument of each: only edges whose data contains
+-- it (jsonb @>) are followed, counted or returned; NULL, every edge.  It
+-- came last in 0.3, so positional calls of 0.2 keep their meaning; the
+-- update script drops the 0.2 signatures first (and carries their
+-- privileges over), since CREATE OR REPLACE cannot change arguments.
 
 CREATE OR REPLACE FUNCTION neighbors(
 	tbl regclass, node adjkey, edge_prefix text,
 	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_neighbors'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
-	'out-edges of a node in sort-key order, with keyset pagination (after = last sk)';
+COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) IS
+	'out-edges of a node in sort-key order, with keyset pagination (after = last sk); only those whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION reverse_neighbors(
 	tbl regclass, node adjkey, edge_prefix text,
 	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
-	'in-edges of a node through the inverted index, in source order, with keyset pagination (after = last source)';
+COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) IS
+	'in-edges of a node through the inverted index, in source order, with keyset pagination (after = last source); only those whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION degree(
 	tbl regclass, node adjkey, edge_prefix text, direction text DEFAULT 'out',
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS bigint
 	AS 'MODULE_PATHNAME', 'adjlist_degree'
-	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION degree(regclass, adjkey, text, text, text, boolean) IS
-	'number of out- or in-edges of a node with an edge prefix';
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION degree(regclass, adjkey, text, text, text, boolean, jsonb) IS
+	'number of out- or in-edges of a node with an edge prefix (whose data contains edge_filter)';
 
 CREATE OR REPLACE FUNCTION has_edge(
 	tbl regclass, from_node adjkey, to_node adjkey, edge_prefix text,
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS boolean
 	AS 'MODULE_PATHNAME', 'adjlist_has_edge'
-	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION has_edge(regclass, adjkey, adjkey, text, text, boolean) IS
-	'does the edge from_node -> to_node exist (one point lookup)';
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION has_edge(regclass, adjkey, adjkey, text, text, boolean, jsonb) IS
+	'does the edge from_node -> to_node exist (one point lookup; and does its data contain edge_filter)';
 
 CREATE OR REPLACE FUNCTION traverse(
 	tbl regclass, start adjkey, edge_prefix text, max_depth integer DEFAULT 3,
 	direction text DEFAULT 'out', lim bigint DEFAULT NULL, with_path boolean DEFAULT false,
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS TABLE (node adjkey, depth integer, path adjkey[])
 	AS 'MODULE_PATHNAME', 'adjlist_traverse'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean) IS
-	'breadth-first search: every node reachable within max_depth, once, with its depth (and path)';
+COMMENT ON FUNCTION traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean, jsonb) IS
+	'breadth-first search: every node reachable within max_depth, once, with its depth (and path), following the edges whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION reachable_count(
 	tbl regclass, start adjkey, edge_prefix text, max_depth integer DEFAULT 3,
-	direction text DEFAULT 'out', target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	direction text DEFAULT 'out', target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS bigint
 	AS 'MODULE_PATHNAME', 'adjlist_reachable_count'
-	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION reachable_count(regclass, adjkey, text, integer, text, text, boolean) IS
-	'number of distinct nodes reachable within max_depth (not counting the start)';
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION reachable_count(regclass, adjkey, text, integer, text, text, boolean, jsonb) IS
+	'number of distinct nodes reachable within max_depth (not counting the start), following the edges whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION shortest_path(
 	tbl regclass, from_node adjkey, to_node adjkey, edge_prefix text,
 	max_depth integer DEFAULT 6, direction text DEFAULT 'out',
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS adjkey[]
 	AS 'MODULE_PATHNAME', 'adjlist_shortest_path'
-	LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean) IS
-	'a shortest path by bidirectional BFS (base table forward, inverted index backward), NULL if none within max_depth';
+	LANGUAGE C STABLE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean, jsonb) IS
+	'a shortest path by bidirectional BFS (base table forward, inverted index backward) over the edges whose data contains edge_filter, NULL if none within max_depth';
+
+-- Dijkstra over the number data->>weight of each edge (graph_weighted.c):
+-- weights must be numbers >= 0 (22023 otherwise, naming the edge); no row
+-- when to_node is not reachable (within max_cost).
+CREATE OR REPLACE FUNCTION shortest_path_weighted(
+	tbl regclass, from_node adjkey, to_node adjkey, edge_prefix text,
+	weight text DEFAULT 'weight', direction text DEFAULT 'out',
+	max_cost double precision DEFAULT NULL,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
+RETURNS TABLE (path adjkey[], cost double precision)
+	AS 'MODULE_PATHNAME', 'adjlist_shortest_path_weighted'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1;
+COMMENT ON FUNCTION shortest_path_weighted(regclass, adjkey, adjkey, text, text, text, double precision, text, boolean, jsonb) IS
+	'a cheapest path by Dijkstra''s algorithm, the cost of an edge being the number in its data''s member weight; no row if none (within max_cost)';
 
 CREATE OR REPLACE FUNCTION common_neighbors(
 	tbl regclass, a adjkey, b adjkey, edge_prefix text, direction text DEFAULT 'out',
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS SETOF adjkey
 	AS 'MODULE_PATHNAME', 'adjlist_common_neighbors'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean) IS
-	'nodes that are neighbors of both a and b (mutual friends), in key order';
+COMMENT ON FUNCTION common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean, jsonb) IS
+	'nodes that are neighbors of both a and b (mutual friends), in key order, through edges whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION walk_ranked(
 	tbl regclass, start adjkey, edge_prefixes text[], directions text[],
 	exclude_first_hop boolean DEFAULT true, lim bigint DEFAULT NULL,
-	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL)
 RETURNS TABLE (node adjkey, score bigint)
 	AS 'MODULE_PATHNAME', 'adjlist_walk_ranked'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean) IS
-	'two- or three-hop walk; nodes at the last hop ranked by how many walks reach them';
+COMMENT ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean, jsonb) IS
+	'two- or three-hop walk over edges whose data contains edge_filter; nodes at the last hop ranked by how many walks reach them';
 
 CREATE OR REPLACE FUNCTION people_you_may_know(
 	tbl regclass, node adjkey, edge_prefix text DEFAULT 'FRIEND#', lim bigint DEFAULT 10)

@@ -2,6 +2,11 @@
 -- dropped and made again (see the first part), then the user's indexes in
 -- the form of 0.3 (index_update.c): counter tables of deltas, the triggers
 -- of 0.3.
+-- A function made again has the default privileges (PUBLIC and its owner
+-- may execute it): PUBLIC's go if the old function had none, and every
+-- privilege it had is granted again, in its order, so the new function
+-- ends with the privileges a fresh install given the same GRANT and REVOKE
+-- has.
 DO $$
 DECLARE
 	f text;
@@ -11,7 +16,10 @@ BEGIN
 	FOR f, acl IN SELECT key, value
 		FROM pg_catalog.json_each_text(pg_catalog.current_setting('adjlist_update.acl')::pg_catalog.json)
 	LOOP
-		EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f::pg_catalog.regprocedure);
+		IF NOT EXISTS (SELECT FROM pg_catalog.aclexplode(acl::pg_catalog.aclitem[]) x
+					   WHERE x.grantee OPERATOR(pg_catalog.=) 0) THEN
+			EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f::pg_catalog.regprocedure);
+		END IF;
 		FOR a IN SELECT * FROM pg_catalog.aclexplode(acl::pg_catalog.aclitem[]) LOOP
 			EXECUTE pg_catalog.format('GRANT %s ON FUNCTION %s TO %s%s', a.privilege_type,
 				f::pg_catalog.regprocedure,

@@ -20,19 +20,52 @@ DROP FUNCTION adjlist_qualified(regclass);
 DROP FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean);
 DROP FUNCTION adjlist_require_read_committed(text);
 
--- The bounds of begins_with ranges are bytea now (bounds.sql makes them
--- again; the last part gives them back the privileges they had)
+-- Functions made again, whose privileges the last part gives back: the
+-- bounds of begins_with ranges are bytea now (bounds.sql makes them again,
+-- with the same arguments), and the graph functions take an edge_filter
+-- jsonb as their last argument (graph.sql; CREATE OR REPLACE cannot add an
+-- argument, it would make an overload).  The setting maps each function
+-- as it will be (regprocedure text) to the privileges it had.
 SELECT pg_catalog.set_config('adjlist_update.acl',
-	coalesce((SELECT pg_catalog.json_object_agg(p.oid::regprocedure::text, p.proacl::text)
-			  FROM pg_catalog.pg_proc p
-			  WHERE p.oid IN ('adjkey_prefix_lower(text)'::regprocedure,
-							  'adjkey_prefix_upper(text)'::regprocedure,
-							  'adjkey_prefix_upper(adjkey)'::regprocedure)
-				AND p.proacl IS NOT NULL)::text, '{}'),
+	coalesce((SELECT pg_catalog.json_object_agg(f.newsig, f.acl)
+			  FROM (SELECT p.oid::pg_catalog.regprocedure::pg_catalog.text AS newsig,
+						   p.proacl::pg_catalog.text AS acl
+					FROM pg_catalog.pg_proc p
+					WHERE p.oid IN ('adjkey_prefix_lower(text)'::pg_catalog.regprocedure,
+									'adjkey_prefix_upper(text)'::pg_catalog.regprocedure,
+									'adjkey_prefix_upper(adjkey)'::pg_catalog.regprocedure)
+					  AND p.proacl IS NOT NULL
+					UNION ALL
+					SELECT pg_catalog.regexp_replace(p.oid::pg_catalog.regprocedure::pg_catalog.text,
+													 '\)$', ',jsonb)'),
+						   p.proacl::pg_catalog.text
+					FROM pg_catalog.pg_proc p
+					WHERE p.oid IN (
+							'neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean)'::pg_catalog.regprocedure,
+							'reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean)'::pg_catalog.regprocedure,
+							'degree(regclass, adjkey, text, text, text, boolean)'::pg_catalog.regprocedure,
+							'has_edge(regclass, adjkey, adjkey, text, text, boolean)'::pg_catalog.regprocedure,
+							'traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean)'::pg_catalog.regprocedure,
+							'reachable_count(regclass, adjkey, text, integer, text, text, boolean)'::pg_catalog.regprocedure,
+							'shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean)'::pg_catalog.regprocedure,
+							'common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean)'::pg_catalog.regprocedure,
+							'walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean)'::pg_catalog.regprocedure)
+					  AND p.proacl IS NOT NULL) f)::pg_catalog.text, '{}'),
 	true);
 DROP FUNCTION adjkey_prefix_lower(text);
 DROP FUNCTION adjkey_prefix_upper(text);
 DROP FUNCTION adjkey_prefix_upper(adjkey);
+-- (a view or function of the user's that calls one of these by its 0.2
+-- signature stops the update here: drop it before and make it again after)
+DROP FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean);
+DROP FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean);
+DROP FUNCTION degree(regclass, adjkey, text, text, text, boolean);
+DROP FUNCTION has_edge(regclass, adjkey, adjkey, text, text, boolean);
+DROP FUNCTION traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean);
+DROP FUNCTION reachable_count(regclass, adjkey, text, integer, text, text, boolean);
+DROP FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean);
+DROP FUNCTION common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean);
+DROP FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean);
 
 -- The event triggers come back from events.sql, with a third one
 DROP EVENT TRIGGER adjlist_sql_drop;
