@@ -19,8 +19,9 @@
 --     (pk, sk)) and an index on (sk, pk): the same edges as text, for the
 --     hand-written SQL baselines
 --   nodes (id, key): the integer id of each node key, and
---   edges_int (id, source, target, cost 1, reverse_cost -1), indexed on
---     source and target: the same edges for pgRouting
+--   edges_int (id, source, target, cost 1, reverse_cost -1, w), indexed on
+--     source and target: the same edges for pgRouting (w: the weight
+--     data->>'w' of the edge, for weighted paths, test/bench/weighted.sh)
 --
 -- And in every graph, the start nodes of the benchmark, chosen from the
 -- graph deterministically (bench_nodes, bench_starts), the shortest-path
@@ -79,10 +80,10 @@ INSERT INTO nodes
 SELECT row_number() OVER (ORDER BY k), k
 FROM (SELECT pk AS k FROM edges UNION SELECT key_tail(sk, 1) FROM edges) s;
 CREATE TABLE edges_int (id bigint PRIMARY KEY, source bigint NOT NULL, target bigint NOT NULL,
-						cost float8 NOT NULL, reverse_cost float8 NOT NULL);
+						cost float8 NOT NULL, reverse_cost float8 NOT NULL, w float8 NOT NULL);
 ALTER TABLE edges_int SET (autovacuum_enabled = off);
 INSERT INTO edges_int
-SELECT row_number() OVER (), s.id, t.id, 1, -1
+SELECT row_number() OVER (), s.id, t.id, 1, -1, (e.data->>'w')::float8
 FROM edges e JOIN nodes s ON s.key = e.pk JOIN nodes t ON t.key = key_tail(e.sk, 1);
 CREATE INDEX edges_int_source ON edges_int (source);
 CREATE INDEX edges_int_target ON edges_int (target);
