@@ -95,6 +95,7 @@ typedef struct CreatePlan
 	int			counters;
 	IndexMode	mode;
 	int			write_shards;
+	char	   *predicate;		/* a sparse index's, canonical; or NULL */
 	bool		concurrently;
 } CreatePlan;
 

@@ -59,6 +59,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "index_admin.h"
+#include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
 
@@ -117,6 +118,7 @@ plan_options(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 				 errmsg("mode must not be null")));
 	mode = text_to_cstring(PG_GETARG_TEXT_PP(ARGNO(9)));
 	p->write_shards = int_arg(fcinfo, ARGNO(10), "write_shards");
+	p->predicate = PG_ARGISNULL(ARGNO(11)) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(ARGNO(11)));
 
 	if (strcmp(mode, "trigger") == 0)
 		p->mode = INDEX_MODE_TRIGGER;
@@ -346,6 +348,8 @@ index_create_plan(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 	plan_base(p, partition_key, sort_key);
 	plan_base_key(fcinfo, skip, p);
 	plan_columns(p, partition_key, sort_key, include, ninclude);
+	if (p->predicate != NULL)
+		p->predicate = index_predicate_canonical(p->base, p->predicate);
 	if (p->concurrently)
 		plan_concurrent(p);
 }
@@ -593,6 +597,7 @@ index_create_tables(CreatePlan *p, bool withkey, bool ready, Oid *cnt)
 	row.mode = p->mode;
 	row.write_shards = p->write_shards;
 	row.ready = ready;
+	row.predicate = p->predicate;
 	registry_insert(&row);
 	CommandCounterIncrement();
 	return idx;

@@ -87,6 +87,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "compat.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
@@ -101,6 +102,7 @@ typedef struct SyncIndex
 	const IndexDef *ix;
 	MemoryContext cxt;			/* lives as long as the trigger call */
 	AttrNumber *attnos;			/* its columns in the firing relation */
+	IndexPredicateState *pred;	/* its predicate over the firing relation */
 	IndexWriter *writer;		/* opened at first use */
 	Counts	   *counts;
 	Datum	   *base[2];		/* scratch: old and new base values */
@@ -256,8 +258,8 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 		si->attnos = index_row_attnos(ix, RelationGetDescr(rel));
 		for (int k = 0; k < 2; k++)
 		{
-			si->base[k] = palloc(sizeof(Datum) * ix->ncols);
-			si->basenull[k] = palloc(sizeof(bool) * ix->ncols);
+			si->base[k] = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+			si->basenull[k] = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 			si->row[k] = palloc(sizeof(Datum) * ix->ncols);
 			si->rownull[k] = palloc(sizeof(bool) * ix->ncols);
 		}
@@ -275,6 +277,10 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 	if (st->spi && SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(ti->owner, &st->role);
+	/* predicates are the owner's, as the rest of what the triggers run */
+	for (int i = 0; i < st->nindexes; i++)
+		if (st->indexes[i].ix->predicate != NULL)
+			st->indexes[i].pred = index_predicate_begin(st->indexes[i].ix->predicate, rel);
 }
 
 /* The writer of an index, opened at first use in the call's context. */
@@ -322,6 +328,8 @@ sync_end(SyncState *st)
 			recheck_removed(st, si);
 		if (si->writer)
 			index_writer_end(si->writer);
+		if (si->pred)
+			index_predicate_end(si->pred);
 		if (si->counts)
 		{
 			counts_flush(si->counts);
@@ -343,7 +351,7 @@ sync_end(SyncState *st)
 static bool
 compute(SyncIndex *si, int k, TupleTableSlot *slot)
 {
-	index_row_extract(si->ix, si->attnos, slot, si->base[k], si->basenull[k]);
+	index_row_extract(si->ix, si->attnos, si->pred, slot, si->base[k], si->basenull[k]);
 	return index_row(si->ix, si->base[k], si->basenull[k], si->row[k], si->rownull[k],
 					 &si->logical[k]);
 }
@@ -414,7 +422,7 @@ recheck_removed(SyncState *st, SyncIndex *si)
 	appendStringInfoString(&sql, "SELECT ");
 	for (int c = 0; c < ix->ncols; c++)
 		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(ix->colnames[c]));
-	appendStringInfo(&sql, " FROM %s WHERE ", qbase);
+	appendStringInfo(&sql, ", %s FROM %s WHERE ", index_predicate_sql(ix->predicate), qbase);
 	types = palloc(sizeof(Oid) * ix->nbasekey);
 	for (int b = 0; b < ix->nbasekey; b++)
 	{
@@ -440,7 +448,7 @@ recheck_removed(SyncState *st, SyncIndex *si)
 		{
 			MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
 
-			for (int c = 0; c < ix->ncols; c++)
+			for (int c = 0; c < INDEX_BASE_LEN(ix); c++)
 				si->base[1][c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
 											   c + 1, &si->basenull[1][c]);
 			if (index_row(ix, si->base[1], si->basenull[1], si->row[1], si->rownull[1],
@@ -720,7 +728,7 @@ remove_base_row(void *arg, Datum *base, bool *basenull)
 {
 	SyncIndex  *si = ((RemoveArg *) arg)->si;
 
-	for (int i = 0; i < si->ix->ncols; i++)
+	for (int i = 0; i < INDEX_BASE_LEN(si->ix); i++)
 	{
 		si->base[0][i] = base[i];
 		si->basenull[0][i] = basenull[i];

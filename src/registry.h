@@ -40,6 +40,8 @@ typedef struct IndexDef
 								 * ALTER EXTENSION adjlist UPDATE converts them */
 	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	IndexMode	mode;
+	char	   *predicate;		/* a sparse index's predicate (index_predicate.c),
+								 * or NULL: every row */
 	bool		ready;			/* false while built concurrently (or after
 								 * such a build failed): writers keep it,
 								 * readers refuse it */
@@ -119,6 +121,7 @@ typedef struct RegistryRow
 	IndexMode	mode;
 	int			write_shards;
 	bool		ready;
+	const char *predicate;		/* canonical, or NULL */
 } RegistryRow;
 
 extern void registry_insert(const RegistryRow *row);
