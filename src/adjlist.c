@@ -43,6 +43,7 @@
  *	graph_rank.c		common_neighbors, walk_ranked
  *	graph_export.c		DOT and Mermaid export
  *	graph_estimate.c	the planner's row estimates of the graph functions
+ *	table_options.c		a table's payload and expiry columns, sweep_expired()
  *	uninstall.c			adjlist_uninstall()
  *
  * The includes form layers, each using only those above it:
@@ -77,6 +78,7 @@
 #include "catalog.h"
 #include "graph.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_MODULE_MAGIC;
 
@@ -107,5 +109,6 @@ _PG_init(void)
 
 	adjlist_catalog_init();
 	registry_init();
+	table_options_init();
 	graph_meta_init();
 }

@@ -76,6 +76,12 @@ adjlist_registry_oid_if_loaded(void)
 	return cat ? cat->registry : InvalidOid;
 }
 
+Oid
+adjlist_options_oid_if_loaded(void)
+{
+	return cat ? cat->options : InvalidOid;
+}
+
 void
 adjlist_catalog_init(void)
 {
@@ -181,6 +187,7 @@ adjlist_catalog(void)
 	}
 	c->registry_has_write_shards =
 		(get_attnum(c->registry, "write_shards") != InvalidAttrNumber);
+	c->options = get_relname_relid("adjlist_table_options", c->namespace);
 	cat = c;
 	return c;
 }

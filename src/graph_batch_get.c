@@ -161,12 +161,13 @@ batch_keys_unique(const BatchKey *req, int nkeys)
 }
 
 /*
- * The items of the keys that exist, in request order, read in one
- * statement as the caller (privileges and row-level security apply).
+ * The items of the keys that exist and have not expired, in request
+ * order, read in one statement as the caller (privileges and row-level
+ * security apply), with their payload.
  */
 static void
-batch_read(Oid relid, char **keycols, bool has_data, const BatchKey *req, int nkeys,
-		   ReturnSetInfo *rsinfo)
+batch_read(Oid relid, char **keycols, const char *payload, const char *live,
+		   const BatchKey *req, int nkeys, ReturnSetInfo *rsinfo)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			types[2] = {cat->keyarraytype, cat->keyarraytype};
@@ -182,12 +183,13 @@ batch_read(Oid relid, char **keycols, bool has_data, const BatchKey *req, int nk
 	}
 	args[0] = PointerGetDatum(construct_array(pkd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
 	args[1] = PointerGetDatum(construct_array(skd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
-	sql = psprintf("SELECT u.o, %s FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) "
+	sql = psprintf("SELECT u.o, %s%s FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) "
 				   "WITH ORDINALITY AS u(k, s, o) JOIN %s t ON t.%s OPERATOR(%s.=) u.k "
-				   "AND t.%s OPERATOR(%s.=) u.s ORDER BY u.o",
-				   has_data ? "t.data" : "NULL::pg_catalog.jsonb", adjlist_qualified_name(relid),
+				   "AND t.%s OPERATOR(%s.=) u.s WHERE %s ORDER BY u.o",
+				   payload ? "t." : "", payload ? payload : "NULL::pg_catalog.jsonb",
+				   adjlist_qualified_name(relid),
 				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]),
-				   cat->nspname);
+				   cat->nspname, live);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_plan_execute(adjlist_plan(sql, 2, types), args, NULL, true, 0, SPI_OK_SELECT);
@@ -223,8 +225,9 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 	Oid			relid;
 	Jsonb	   *keys;
 	char	   *keycols[2];
-	bool		has_data;
+	char	   *payload;
 	bool		is_index;
+	char	   *live;
 	int			nkeys;
 	BatchKey   *req;
 
@@ -247,7 +250,7 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 						psprintf("too many keys: %d", nkeys)),
 				 errdetail("A batch get reads 1 to %d items, as DynamoDB's BatchGetItem does (ValidationException).",
 						   BATCH_GET_MAX)));
-	adjlist_item_table(relid, keycols, &has_data, &is_index);
+	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
 	if (is_index)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -256,6 +259,6 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 				 errhint("Read the index with query().")));
 	req = batch_keys(keys, nkeys, keycols);
 	batch_keys_unique(req, nkeys);
-	batch_read(relid, keycols, has_data, req, nkeys, rsinfo);
+	batch_read(relid, keycols, payload, live, req, nkeys, rsinfo);
 	return (Datum) 0;
 }

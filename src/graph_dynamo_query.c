@@ -56,6 +56,7 @@
 #include "graph.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count);
@@ -77,6 +78,8 @@ typedef struct QueryTable
 	Oid		   *types;
 	int			shards;			/* write shards of a registered index table */
 	bool		is_index;		/* a registered index table */
+	char	   *live;			/* the items that have not expired, as SQL
+								 * over t (table_options.c), or NULL */
 } QueryTable;
 
 static QueryTable *
@@ -147,6 +150,20 @@ query_table(Oid relid)
 				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;
+	{
+		/* time to live: the base table's expiry column, in it or its index */
+		TableOptions *o = table_options(ix ? ix->baserel : relid);
+
+		if (o->ttl != NULL)
+		{
+			if (ix != NULL && get_attnum(relid, o->ttl) <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("inverted index \"%s\" does not project the expiry column \"%s\"",
+								get_rel_name(relid), o->ttl)));
+			q->live = table_options_live_sql(o, "t");
+		}
+	}
 	return q;
 }
 
@@ -364,6 +381,9 @@ append_condition(StringInfo sql, QueryTable *q, SortOp op)
 						 s, nsp, s, nsp);
 	else if (op == SORT_BEGINS)
 		appendStringInfo(sql, " AND t.%s OPERATOR(%s.^@) $4", s, nsp);
+	/* expired items are not read */
+	if (q->live != NULL)
+		appendStringInfo(sql, " AND %s", q->live);
 }
 
 /* Rows strictly after the start key ($5) in the scan's order. */
@@ -765,15 +785,16 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 
 /*
  * The item key of a table that batch_get and export_dynamodb read: exactly
- * two adjkey key columns (partition, sort), and whether it has a jsonb
- * column "data" (the item's other attributes).  Checks the caller may read
- * the table at all.
+ * two adjkey key columns (partition, sort); its payload column, quoted
+ * (NULL when the table has no jsonb column of that name); and the items
+ * that have not expired, as SQL over t.  Checks the caller may read the
+ * table at all.
  */
 void
-adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index)
+adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, char **live)
 {
 	QueryTable *q = query_table(relid);
-	AttrNumber	d;
+	TableOptions *o = table_options(relid);
 
 	if (q->ncols != 2)
 		ereport(ERROR,
@@ -783,7 +804,7 @@ adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index)
 						   q->ncols)));
 	keycols[0] = q->cols[0];
 	keycols[1] = q->cols[1];
-	d = get_attnum(relid, "data");
-	*has_data = d != InvalidAttrNumber && get_atttype(relid, d) == JSONBOID;
+	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
+	*live = q->live ? q->live : "true";
 }

@@ -62,6 +62,7 @@
 #include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index);
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index_proc);
@@ -260,6 +261,13 @@ plan_columns(CreatePlan *p, char *partition_key, char *sort_key, char **include,
 			if (!admin_name_in(p->cols, p->ncols, include[i]))
 				p->cols[p->ncols++] = include[i];
 		}
+	{
+		/* the expiry, which reads through the index check */
+		TableOptions *o = table_options(p->base);
+
+		if (o->ttl != NULL && !admin_name_in(p->cols, p->ncols, o->ttl))
+			p->cols[p->ncols++] = o->ttl;
+	}
 	if (p->ncols > INDEX_MAX_KEYS * 4)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
