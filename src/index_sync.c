@@ -58,6 +58,15 @@
  * statement trigger: adjlist's own row writes through the executor fire
  * no statement triggers and pay nothing for it.
  *
+ * Logical replication.  The triggers are ENABLE ORIGIN: an apply worker
+ * (session_replication_role = replica) does not fire them, so a subscriber
+ * that receives the index tables too does not write them twice.  A
+ * subscriber that receives only the base table and keeps its own index
+ * needs a row trigger, since apply workers fire no statement triggers: the
+ * table's owner adds adjlist_sync_replica (AFTER INSERT OR UPDATE OR DELETE
+ * FOR EACH ROW, ENABLE REPLICA) and enables the TRUNCATE triggers ALWAYS;
+ * check_trigger() accepts that trigger only in that form.
+ *
  * A trigger that finds no registered index for its table (the triggers
  * came back from a schema-only restore, the registry's rows did not yet)
  * does nothing: when the registry's row arrives, the index is rebuilt from
@@ -67,6 +76,7 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "commands/trigger.h"
@@ -800,6 +810,64 @@ truncate_after(Relation rel)
  * ----------------------------------------------------------------------
  */
 
+/*
+ * The name of one of adjlist's INSERT/UPDATE/DELETE triggers in td that is
+ * enabled ALWAYS, or NULL.
+ */
+static const char *
+fires_always_in(TriggerDesc *td)
+{
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		const Trigger *t = &td->triggers[i];
+
+		if (t->tgenabled == TRIGGER_FIRES_ALWAYS &&
+			(strcmp(t->tgname, "adjlist_sync") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_ins") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_upd") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_del") == 0))
+			return t->tgname;
+	}
+	return NULL;
+}
+
+/*
+ * The name of one of adjlist's INSERT/UPDATE/DELETE triggers on rel or on
+ * one of its partition ancestors (a statement on the parent fires the
+ * parent's statement triggers and the partition's row triggers) that is
+ * enabled ALWAYS, or NULL; *where is the table it is on.  Such a trigger fires in a
+ * session_replication_role = replica session too, where
+ * adjlist_sync_replica would apply the same change a second time.
+ */
+static const char *
+sync_fires_always(Relation rel, Oid *where)
+{
+	const char *name = fires_always_in(rel->trigdesc);
+	List	   *ancestors;
+	ListCell   *lc;
+
+	*where = RelationGetRelid(rel);
+	if (name != NULL || !rel->rd_rel->relispartition)
+		return name;
+	ancestors = get_partition_ancestors(RelationGetRelid(rel));
+	foreach(lc, ancestors)
+	{
+		Relation	a = table_open(lfirst_oid(lc), AccessShareLock);
+
+		name = fires_always_in(a->trigdesc);
+		if (name != NULL)
+		{
+			name = pstrdup(name);
+			*where = RelationGetRelid(a);
+		}
+		table_close(a, AccessShareLock);
+		if (name != NULL)
+			break;
+	}
+	list_free(ancestors);
+	return name;
+}
+
 /* Does rel have a trigger of that name? */
 static bool
 has_trigger(Relation rel, const char *name)
@@ -823,9 +891,20 @@ transition_names(const Trigger *t, const char *oldname, const char *newname)
 
 /*
  * Is this one of the triggers adjlist installs (install_triggers(), or
- * those of 0.1 and 0.2 before the update), in the form it installs it?  A
+ * those of 0.1 and 0.2 before the update), in the form it installs it, or
+ * the one a table's owner may add for logical replication?  Another
  * trigger a user attached to adjlist_sync_trigger() would apply a change
  * twice, or read the wrong transition table: refused.
+ *
+ * adjlist_sync_replica is that one: AFTER INSERT OR UPDATE OR DELETE FOR
+ * EACH ROW, enabled REPLICA, created by the owner of a subscriber's table.
+ * A logical replication apply worker runs with session_replication_role =
+ * replica and fires row triggers only, never statement triggers (and the
+ * statement triggers are ENABLE ORIGIN anyway), so it is the only way the
+ * subscriber's own index can follow replicated rows.  Enabled REPLICA, it
+ * fires exactly where adjlist's statement triggers do not; enabled
+ * otherwise, or next to a statement trigger someone enabled ALWAYS, it
+ * would apply a change twice: refused, with the fix in the hint.
  */
 static void
 check_trigger(TriggerData *td)
@@ -854,6 +933,30 @@ check_trigger(TriggerData *td)
 		ok = TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
 	else if (strcmp(name, "adjlist_sync_route") == 0)
 		ok = row && TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_INSERT(ev);
+	else if (strcmp(name, "adjlist_sync_replica") == 0)
+	{
+		const char *other;
+		Oid			where;
+
+		ok = row && TRIGGER_FIRED_AFTER(ev);
+		if (ok && t->tgenabled != TRIGGER_FIRES_ON_REPLICA)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("trigger \"%s\" on table \"%s\" must fire in replica mode only",
+							name, RelationGetRelationName(td->tg_relation)),
+					 errdetail("adjlist's own triggers follow the changes made outside replica mode; this trigger would apply them a second time."),
+					 errhint("ALTER TABLE %s ENABLE REPLICA TRIGGER %s.",
+							 adjlist_qualified_name(RelationGetRelid(td->tg_relation)), name)));
+		if (ok && (other = sync_fires_always(td->tg_relation, &where)) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("trigger \"%s\" on table \"%s\" and trigger \"%s\" on table \"%s\" both fire in replica mode",
+							name, RelationGetRelationName(td->tg_relation),
+							other, get_rel_name(where)),
+					 errdetail("Both would apply the same change to the inverted indexes."),
+					 errhint("ALTER TABLE %s ENABLE TRIGGER %s: in replica mode, %s applies the changes.",
+							 adjlist_qualified_name(where), other, name)));
+	}
 	else
 		ok = false;
 	if (!ok)
