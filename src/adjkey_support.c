@@ -23,6 +23,18 @@
  * The range is exactly equivalent to begins_with (see adjkey_funcs.c), so
  * the clause is not rechecked.
  *
+ * A key as the prefix.  The operator for it is adjkey ^@ adjkey_prefix, a
+ * domain over adjkey (text_ops.sql says why: an untyped prefix must be
+ * text), so its prefix arrives relabelled as the domain.  The index
+ * conditions are built from the key beneath (the bound functions and the
+ * family's operators take adjkey), so they read exactly as for a key.  A
+ * constant key prefix is turned into the text form, "key ^@ 'p'::text",
+ * when its bytes are the same in text (a UTF-8 database, or ASCII): one
+ * prefix written as a key or as a string is then one expression, so that a
+ * partial index declared with one spelling serves queries written with the
+ * other (the predicate of an index dumped from 0.2, where an untyped prefix
+ * was a key, reads 'p'::adjkey).
+ *
  * LIKE on keys (adjkey ~~ text, adjkey_funcs.c) has a support function of
  * its own that does the same with the pattern's literal prefix, the
  * characters before its first wildcard.  A constant pattern without
@@ -66,9 +78,11 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
@@ -76,6 +90,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -238,7 +253,7 @@ static List *
 runtime_prefix_range(Oid family, Oid keytype, Node *leftop, Node *prefix,
 					 const char *lowerfunc, const char *upperfunc)
 {
-	Oid			prefixtype = exprType(prefix);
+	Oid			prefixtype = getBaseType(exprType(prefix));
 	Expr	   *lower;
 	Expr	   *upper;
 
@@ -263,6 +278,22 @@ runtime_prefix_range(Oid family, Oid keytype, Node *leftop, Node *prefix,
 	return list_make2(lower, upper);
 }
 
+/*
+ * The key beneath the prefix of adjkey ^@ adjkey_prefix: the planner has
+ * made the parser's coercion to the domain, which has no constraint, a
+ * RelabelType (of a key, or of another domain over adjkey).  Anything else
+ * is returned as it is.
+ */
+static Node *
+key_beneath_domain(Node *prefix, Oid keytype)
+{
+	if (IsA(prefix, RelabelType) &&
+		getBaseType(exprType(prefix)) == keytype &&
+		getBaseType(exprType((Node *) ((RelabelType *) prefix)->arg)) == keytype)
+		return (Node *) ((RelabelType *) prefix)->arg;
+	return prefix;
+}
+
 static List *
 begins_with_index_conds(SupportRequestIndexCondition *req)
 {
@@ -274,6 +305,7 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 
 	if (!index_clause_args(req, &leftop, &rightop, &keytype, &family))
 		return NIL;
+	rightop = key_beneath_domain(rightop, keytype);
 
 	if (IsA(rightop, Const))
 	{
@@ -293,7 +325,8 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 		if (!is_pseudo_constant_for_index(req->root, rightop, req->index))
 			return NIL;
 		conds = runtime_prefix_range(family, keytype, leftop, rightop,
-									 exprType(rightop) == TEXTOID ? "adjkey_prefix_lower" : NULL,
+									 getBaseType(exprType(rightop)) == TEXTOID ?
+									 "adjkey_prefix_lower" : NULL,
 									 "adjkey_prefix_upper");
 	}
 	if (conds != NIL)
@@ -619,13 +652,72 @@ adjkey_prefix_sel(PG_FUNCTION_ARGS)
 											 get_opcode(operator)));
 }
 
-/* Planner support function of begins_with(adjkey, text|adjkey). */
+/*
+ * "key ^@ 'p'::text" for a constant key prefix of adjkey ^@ adjkey_prefix
+ * (see the file header), or NULL.  The operator and the constant are those
+ * the parser makes of "key ^@ 'p'", so that equal() finds them the same.
+ */
+static Node *
+begins_with_simplify(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	Node	   *left;
+	Const	   *c;
+	Oid			keytype;
+	Oid			opno;
+	char	   *nspname;
+	struct varlena *key;
+	const char *p;
+	int			plen;
+
+	if (list_length(call->args) != 2 || !IsA(lsecond(call->args), Const))
+		return NULL;
+	left = (Node *) linitial(call->args);
+	c = (Const *) lsecond(call->args);
+	keytype = exprType(left);
+	/* only a key that came through the domain: the operator's prefix */
+	if (c->constisnull || c->consttype == keytype ||
+		getBaseType(c->consttype) != keytype)
+		return NULL;
+
+	key = DatumGetAdjkeyPP(c->constvalue);
+	p = ADJKEY_DATA(key);
+	plen = ADJKEY_LEN(key);
+	if (GetDatabaseEncoding() != PG_UTF8)
+	{
+		for (int i = 0; i < plen; i++)
+			if (IS_HIGHBIT_SET(p[i]))
+				return NULL;	/* other bytes in text: left as it is */
+	}
+
+	nspname = get_namespace_name(get_func_namespace(call->funcid));
+	if (nspname == NULL)
+		return NULL;
+	opno = LookupOperName(NULL, list_make2(makeString(nspname), makeString("^@")),
+						  keytype, TEXTOID, true, -1);
+	if (!OidIsValid(opno))
+		return NULL;
+	return (Node *) make_opclause(opno, BOOLOID, false, (Expr *) left,
+								  (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+													 PointerGetDatum(cstring_to_text_with_len(p, plen)),
+													 false, false),
+								  InvalidOid, DEFAULT_COLLATION_OID);
+}
+
+/* Planner support function of begins_with(adjkey, text|adjkey) and ^@. */
 Datum
 adjkey_begins_with_support(PG_FUNCTION_ARGS)
 {
 	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
 
-	if (IsA(rawreq, SupportRequestIndexCondition))
+	if (IsA(rawreq, SupportRequestSimplify))
+	{
+		Node	   *simpler = begins_with_simplify((SupportRequestSimplify *) rawreq);
+
+		if (simpler != NULL)
+			PG_RETURN_POINTER(simpler);
+	}
+	else if (IsA(rawreq, SupportRequestIndexCondition))
 	{
 		SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
 		List	   *conds = begins_with_index_conds(req);
