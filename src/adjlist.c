@@ -108,7 +108,4 @@ _PG_init(void)
 	MarkGUCPrefixReserved("adjlist");
 
 	adjlist_catalog_init();
-	registry_init();
-	table_options_init();
-	graph_meta_init();
 }

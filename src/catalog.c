@@ -45,6 +45,9 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "graph.h"
+#include "registry.h"
+#include "table_options.h"
 
 /*
  * The catalog lives in static storage, rebuilt in place: callers keep
@@ -63,11 +66,19 @@ static bool stale = false;
  * must stay known to them.  A dropped extension is noticed at the next use
  * (its registry table is gone).
  */
+/*
+ * The one relcache callback of the library: core has room for only ten in a
+ * backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several, so every
+ * cache of adjlist is told from here rather than registering its own.
+ */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
 {
 	if (cat != NULL && (!OidIsValid(relid) || relid == cat->registry))
 		stale = true;
+	registry_relcache_invalidate(relid);
+	table_options_relcache_invalidate(relid);
+	graph_meta_relcache_invalidate(relid);
 }
 
 Oid

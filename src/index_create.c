@@ -494,11 +494,17 @@ create_index_table(CreatePlan *p, bool withkey)
 	return idx;
 }
 
-/* The index every counter table has: readers sum a group's rows. */
+/*
+ * The index every counter table has: readers sum a group's rows.  And,
+ * a counter table having no primary key, its replica identity: the whole
+ * row, so that compact_counters() may delete rows of a table a publication
+ * publishes (logical replication, README "Streams").
+ */
 char *
 counters_index_sql(const char *qcnt)
 {
-	return psprintf("CREATE INDEX ON %s (node, edge, direction)", qcnt);
+	return psprintf("CREATE INDEX ON %s (node, edge, direction); "
+					"ALTER TABLE %s REPLICA IDENTITY FULL", qcnt, qcnt);
 }
 
 static Oid

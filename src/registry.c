@@ -82,8 +82,8 @@ typedef struct RegistryEntry
 static HTAB *registry_cache = NULL;
 static uint64 registry_generation = 1;
 
-static void
-registry_relcache_callback(Datum arg, Oid relid)
+void
+registry_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	RegistryEntry *e;
@@ -103,12 +103,6 @@ registry_relcache_callback(Datum arg, Oid relid)
 		if (stale)
 			e->valid = false;
 	}
-}
-
-void
-registry_init(void)
-{
-	CacheRegisterRelcacheCallback(registry_relcache_callback, (Datum) 0);
 }
 
 /* ----------------------------------------------------------------------

@@ -58,7 +58,8 @@ typedef struct TableIndexes
 	uint64		generation;		/* bumped by every invalidation */
 } TableIndexes;
 
-extern void registry_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void registry_relcache_invalidate(Oid relid);
 
 /*
  * The indexes of a base table, or of the registered table that relid is a

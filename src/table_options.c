@@ -72,8 +72,8 @@ typedef struct OptionsEntry
 
 static HTAB *options_cache = NULL;
 
-static void
-options_relcache_callback(Datum arg, Oid relid)
+void
+table_options_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	OptionsEntry *e;
@@ -84,12 +84,6 @@ options_relcache_callback(Datum arg, Oid relid)
 	while ((e = (OptionsEntry *) hash_seq_search(&status)) != NULL)
 		if (!OidIsValid(relid) || e->relid == relid || relid == adjlist_options_oid_if_loaded())
 			e->valid = false;
-}
-
-void
-table_options_init(void)
-{
-	CacheRegisterRelcacheCallback(options_relcache_callback, (Datum) 0);
 }
 
 /* The stored options of relid (as set, unchecked), read once per session. */

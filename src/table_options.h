@@ -22,7 +22,8 @@ typedef struct TableOptions
 	Oid			ttl_type;
 } TableOptions;
 
-extern void table_options_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void table_options_relcache_invalidate(Oid relid);
 
 /* The options of a table, a copy in the current memory context. */
 extern TableOptions *table_options(Oid relid);
