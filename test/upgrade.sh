@@ -20,7 +20,7 @@
 #      a copy of the same table.
 #   B  CREATE EXTENSION adjlist (the default version, fresh); the same data
 #      and the same writes: the same results as A, and the same extension
-#      objects (members, function definitions, the registry table, its
+#      objects (members, function definitions, domains, the registry table, its
 #      constraints, policies and pg_extension_config_dump state).
 #   C  pg_dump of A restored into a database without the extension.
 #   D  0.1, then 0.2, then the default version, one update at a time, with a
@@ -491,6 +491,15 @@ ORDER BY family COLLATE "C", am COLLATE "C", amprocnum, lefttype COLLATE "C", ri
 SELECT t.typname, t.typlen, t.typbyval, t.typalign, t.typstorage, t.typcategory, t.typinput, t.typoutput,
        t.typreceive, t.typsend, t.typanalyze, t.typcollation
 FROM pg_type t WHERE t.oid = 'adjkey'::regtype;
+-- domains (adjkey_prefix): base type, NOT NULL, default, constraints
+SELECT * FROM (
+    SELECT t.typname::text AS domain, t.typbasetype::regtype::text AS base, t.typnotnull, t.typdefault,
+           (SELECT string_agg(pg_get_constraintdef(c.oid), ' ' ORDER BY pg_get_constraintdef(c.oid) COLLATE "C")
+            FROM pg_constraint c WHERE c.contypid = t.oid) AS constraints
+    FROM pg_type t JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid
+    WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = :ext AND d.deptype = 'e'
+      AND t.typtype = 'd') s
+ORDER BY domain COLLATE "C";
 SELECT * FROM (
     SELECT c.castsource::regtype::text AS source, c.casttarget::regtype::text AS target,
            c.castfunc::regprocedure::text AS function, c.castcontext, c.castmethod
@@ -647,8 +656,9 @@ step "A: the extension's objects" run_to "$DB_A" objects_a.out objects.sql
 step "B: the extension's objects" run_to "$DB_B" objects_b.out objects.sql
 same_files "the extension's objects, definitions, registry table and config dump: A (updated) = B (fresh)" \
 	objects_a.out objects_b.out
-step "the objects compared are there (a 0.2 function, the write_shards CHECK, the registry's trigger, the config dump)" \
+step "the objects compared are there (a 0.2 function, the domain adjkey_prefix, the write_shards CHECK, the registry's trigger, the config dump)" \
 	eval "grep -qx 'function write_shard_key(adjkey,adjkey,integer)' '$work/objects_a.out' &&
+	      grep -qx 'adjkey_prefix|adjkey|f|<null>|<null>' '$work/objects_a.out' &&
 	      grep -q '^adjlist_inverted_indexes_write_shards_check|c|CHECK' '$work/objects_a.out' &&
 	      grep -q '^adjlist_registry_restored|' '$work/objects_a.out' &&
 	      grep -qx 'adjlist_inverted_indexes|' '$work/objects_a.out'"
