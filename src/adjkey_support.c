@@ -510,6 +510,58 @@ like_rest_selectivity(const char *p, int plen)
 }
 
 /*
+ * The selectivity of a match from the column's statistics: the most common
+ * values tested with the clause itself (value, by matchfunc), the rest from
+ * the histogram's share between the prefix p and its successor (or one
+ * distinct value for an exact pattern), times restsel (what a LIKE pattern
+ * asks beyond its prefix).
+ */
+static Selectivity
+stats_match_selectivity(VariableStatData *vardata, Oid matchfunc, Datum value,
+						AdjkeyLikeKind kind, const char *p, int plen,
+						double restsel, double nullfrac)
+{
+	FmgrInfo	matchproc;
+	double		sumcommon = 0.0;
+	double		mcvsel;
+	double		histsel;
+	bool		isdefault;
+	double		ndistinct;
+
+	fmgr_info(matchfunc, &matchproc);
+	mcvsel = mcv_selectivity(vardata, &matchproc, InvalidOid, value, true, &sumcommon);
+	ndistinct = get_variable_numdistinct(vardata, &isdefault);
+
+	if (kind == ADJKEY_LIKE_EXACT)
+		histsel = (!isdefault && ndistinct > 0) ? 1.0 / ndistinct : DEFAULT_EQ_SEL;
+	else if (plen == 0)
+		histsel = 1.0;
+	else
+	{
+		double		below_lower = histogram_fraction_below(vardata, p, plen);
+
+		if (below_lower < 0)
+			histsel = DEFAULT_MATCH_SEL;	/* no histogram */
+		else
+		{
+			char	   *succ = palloc(plen + 4);
+			int			n = adjkey_prefix_successor(p, plen, succ);
+			double		below_upper = 1.0;
+
+			if (n >= 0)
+				below_upper = histogram_fraction_below(vardata, succ, n);
+			histsel = Max(below_upper - below_lower, 0.0);
+		}
+		/* A prefix matches at least as much as one distinct value. */
+		if (!isdefault && ndistinct > 0)
+			histsel = Max(histsel, 1.0 / ndistinct);
+	}
+	histsel *= restsel;
+
+	return mcvsel + histsel * Max(1.0 - nullfrac - sumcommon, 0.0);
+}
+
+/*
  * Selectivity of "key begins_with prefix" (is_like false) or "key LIKE
  * pattern" (is_like true); matchfunc is the function of the clause.  The
  * fraction of nulls is returned in *nullfrac (0 when unknown).
@@ -576,54 +628,12 @@ match_selectivity(PlannerInfo *root, List *args, int varRelid,
 	}
 	else
 	{
-		Form_pg_statistic stats = (Form_pg_statistic) GETSTRUCT(vardata.statsTuple);
-
-		*nullfrac = stats->stanullfrac;
+		*nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 		if (plen == 0 && kind == ADJKEY_LIKE_PREFIX)
 			sel = 1.0 - *nullfrac;	/* every key */
 		else
-		{
-			FmgrInfo	matchproc;
-			double		sumcommon = 0.0;
-			double		mcvsel;
-			double		histsel;
-			bool		isdefault;
-			double		ndistinct;
-
-			/* the most common values are tested with the clause itself */
-			fmgr_info(matchfunc, &matchproc);
-			mcvsel = mcv_selectivity(&vardata, &matchproc, InvalidOid,
-									 c->constvalue, true, &sumcommon);
-			ndistinct = get_variable_numdistinct(&vardata, &isdefault);
-
-			if (kind == ADJKEY_LIKE_EXACT)
-				histsel = (!isdefault && ndistinct > 0) ? 1.0 / ndistinct : DEFAULT_EQ_SEL;
-			else if (plen == 0)
-				histsel = 1.0;
-			else
-			{
-				double		below_lower = histogram_fraction_below(&vardata, p, plen);
-
-				if (below_lower < 0)
-					histsel = DEFAULT_MATCH_SEL;	/* no histogram */
-				else
-				{
-					char	   *succ = palloc(plen + 4);
-					int			n = adjkey_prefix_successor(p, plen, succ);
-					double		below_upper = 1.0;
-
-					if (n >= 0)
-						below_upper = histogram_fraction_below(&vardata, succ, n);
-					histsel = Max(below_upper - below_lower, 0.0);
-				}
-				/* A prefix matches at least as much as one distinct value. */
-				if (!isdefault && ndistinct > 0)
-					histsel = Max(histsel, 1.0 / ndistinct);
-			}
-			histsel *= restsel;
-
-			sel = mcvsel + histsel * Max(1.0 - *nullfrac - sumcommon, 0.0);
-		}
+			sel = stats_match_selectivity(&vardata, matchfunc, c->constvalue,
+										  kind, p, plen, restsel, *nullfrac);
 	}
 	ReleaseVariableStats(vardata);
 	CLAMP_PROBABILITY(sel);
