@@ -223,7 +223,7 @@ INSERT INTO adjsec_util.samples VALUES
 	('sk', 'adjkey', '''FOLLOWS#USER#b'''), ('partition_key', 'adjkey', '''FOLLOWS#USER#b'''),
 	('key', 'adjkey', '''FOLLOWS#USER#b'''), ('b', 'adjkey', '''USER#b'''),
 	('to_node', 'adjkey', '''USER#b'''), ('pk', 'adjkey', '''USER#z'''),
-	(NULL, 'adjkey', '''USER#a'''),
+	(NULL, 'adjkey', '''USER#a'''), (NULL, 'adjkey_prefix', '''USER#'''),
 	('edge_prefix', 'text', '''FOLLOWS#'''), ('edge', 'text', '''FOLLOWS'''),
 	('direction', 'text', '''out'''), ('format', 'text', '''dot'''),
 	('target_prefix', 'text', ''''''), (NULL, 'text', '''USER#'''),
@@ -235,6 +235,7 @@ INSERT INTO adjsec_util.samples VALUES
 	('edges', 'jsonb', '''[{"pk": "USER#z", "sk": "FOLLOWS#USER#a"}]'''),
 	('keys', 'jsonb', '''[{"pk": "USER#a", "sk": "FOLLOWS#USER#b"}]'''),
 	('items', 'text', '''{"Item": {"pk": {"S": "USER#z"}, "sk": {"S": "FOLLOWS#USER#a"}}}'''),
+	('col', 'name', 'NULL'),
 	(NULL, 'jsonb', '''{}'''), (NULL, 'bytea', '''\x55534552'''),
 	('weight', 'text', '''n'''), (NULL, 'double precision', '10'),
 	(NULL, 'cstring', '''USER#a''::cstring');

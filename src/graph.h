@@ -123,7 +123,8 @@ typedef struct GraphScan
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern void graph_require_some_select(Oid relid);
 extern void graph_check_data(GraphTable *g, const char *what);
-extern void graph_meta_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void graph_meta_relcache_invalidate(Oid relid);
 
 /* graph_reader.c */
 typedef struct GraphReader GraphReader;

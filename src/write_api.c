@@ -58,6 +58,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
@@ -235,6 +236,24 @@ api_table_ex(Oid relid, bool need_index)
 			t->cols[t->ncols++] = ix->colnames[c];
 			appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(ix->colnames[c]));
 		}
+		/* a sparse index: the columns of its predicate, evaluated in C */
+		if (ix->predicate != NULL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, index_predicate_columns(ix->predicate))
+			{
+				char	   *name = (char *) lfirst(lc);
+				bool		seen = false;
+
+				for (int k = 0; k < t->ncols && !seen; k++)
+					seen = strcmp(t->cols[k], name) == 0;
+				if (seen)
+					continue;
+				t->cols[t->ncols++] = name;
+				appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(name));
+			}
+		}
 	}
 	if (t->ncols == 0)
 	{
@@ -265,6 +284,8 @@ typedef struct ApiWriters
 	const IndexDef **ix;
 	IndexWriter **w;
 	Counts	  **counts;
+	IndexPredicateState **pred; /* of a sparse index, over the base table */
+	TupleTableSlot *slot;		/* a returned row, for the predicates */
 	AdjlistRoleSwitch role;
 	bool		became;			/* acting as the indexes' owner */
 } ApiWriters;
@@ -278,6 +299,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 	aw->ix = palloc(sizeof(IndexDef *) * t->ti->nindexes);
 	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
 	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
+	aw->pred = palloc0(sizeof(IndexPredicateState *) * t->ti->nindexes);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
@@ -293,6 +315,15 @@ api_writers_begin(ApiTable *t, bool bulk)
 										  WRITE_UPSERT, bulk);
 		if (OidIsValid(ix->counterrel))
 			aw->counts[aw->n] = counts_create(ix);
+		if (ix->predicate != NULL)
+		{
+			Relation	rel = table_open(t->relid, AccessShareLock);
+
+			aw->pred[aw->n] = index_predicate_begin(ix->predicate, rel);
+			if (aw->slot == NULL)
+				aw->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+			table_close(rel, NoLock);
+		}
 		aw->n++;
 	}
 	return aw;
@@ -304,12 +335,16 @@ api_writers_end(ApiWriters *aw)
 	for (int i = 0; i < aw->n; i++)
 	{
 		index_writer_end(aw->w[i]);
+		if (aw->pred[i])
+			index_predicate_end(aw->pred[i]);
 		if (aw->counts[i])
 		{
 			counts_flush(aw->counts[i]);
 			counts_destroy(aw->counts[i]);
 		}
 	}
+	if (aw->slot)
+		ExecDropSingleTupleTableSlot(aw->slot);
 	if (aw->became)
 		adjlist_unbecome(&aw->role);
 }
@@ -327,6 +362,39 @@ api_base_values(ApiTable *t, const IndexDef *ix, SPITupleTable *tt, uint64 r,
 			k++;
 		base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
 	}
+	base[ix->ncols] = BoolGetDatum(true);
+	basenull[ix->ncols] = false;
+}
+
+/*
+ * The predicate of a sparse index (aw->ix[i]) on row r of a RETURNING
+ * t->returning, as index_row() reads it: base[ix->ncols].
+ */
+static void
+api_predicate(ApiWriters *aw, int i, SPITupleTable *tt, uint64 r, Datum *base, bool *basenull)
+{
+	ApiTable   *t = aw->t;
+	TupleTableSlot *slot = aw->slot;
+
+	if (aw->pred[i] == NULL)
+		return;
+	ExecClearTuple(slot);
+	for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
+	{
+		slot->tts_values[a] = (Datum) 0;
+		slot->tts_isnull[a] = true;
+	}
+	for (int k = 0; k < t->ncols; k++)
+	{
+		AttrNumber	a = get_attnum(t->relid, t->cols[k]);
+
+		if (a > 0)
+			slot->tts_values[a - 1] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1,
+													&slot->tts_isnull[a - 1]);
+	}
+	ExecStoreVirtualTuple(slot);
+	base[aw->ix[i]->ncols] = BoolGetDatum(index_predicate_check(aw->pred[i], slot));
+	basenull[aw->ix[i]->ncols] = false;
 }
 
 /*
@@ -351,13 +419,14 @@ api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *cou
 		for (int i = 0; i < aw->n; i++)
 		{
 			const IndexDef *ix = aw->ix[i];
-			Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-			bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+			Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+			bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 			Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
 			bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
 			Datum		logical;
 
 			api_base_values(t, ix, tt, r, base, basenull);
+			api_predicate(aw, i, tt, r, base, basenull);
 			if (!index_row(ix, base, basenull, row, rownull, &logical))
 				continue;
 			if (add)
@@ -387,8 +456,8 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 	for (int i = 0; i < aw->n; i++)
 	{
 		const IndexDef *ix = aw->ix[i];
-		Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-		bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+		Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+		bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 		Datum	   *oldrow = palloc(sizeof(Datum) * ix->ncols);
 		bool	   *oldnull = palloc(sizeof(bool) * ix->ncols);
 		Datum	   *newrow = palloc(sizeof(Datum) * ix->ncols);
@@ -400,8 +469,10 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 		bool		same;
 
 		api_base_values(t, ix, oldtt, 0, base, basenull);
+		api_predicate(aw, i, oldtt, 0, base, basenull);
 		was = index_row(ix, base, basenull, oldrow, oldnull, &oldlogical);
 		api_base_values(t, ix, newtt, 0, base, basenull);
+		api_predicate(aw, i, newtt, 0, base, basenull);
 		is = index_row(ix, base, basenull, newrow, newnull, &newlogical);
 		same = was && is && index_row_equal(ix, 0, ix->nkeys, oldrow, oldnull, newrow, newnull);
 		if (was && !same)

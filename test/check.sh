@@ -20,6 +20,14 @@ cleanup() { cluster_stop check; }
 trap cleanup EXIT
 
 ensure_base_packages
+# pg_cron (Debian's package, for this server only): test/t/016_ttl_cron.pl
+# schedules the TTL sweep with it, and skips, saying so, without it
+if [ -z "${ADJLIST_CHECK_NESTED:-}" ]; then
+	ensure_packages "postgresql-$PGVER-cron" || log "pg_cron not installed: 016_ttl_cron will skip"
+	# pgRouting (with PostGIS): test/t/015_weighted_pgrouting.pl compares
+	# shortest_path_weighted with pgr_dijkstraCost, and skips without it
+	ensure_packages "postgresql-$PGVER-pgrouting" || log "pgRouting not installed: 015_weighted_pgrouting will skip"
+fi
 
 # Citus for this server, so that the TAP suite runs the Citus tests (they
 # skip without it); before adjlist, so that a failed adjlist build does not
@@ -96,7 +104,7 @@ if [ -z "${ADJLIST_CHECK_NESTED:-}" ]; then
 	else
 		make -C "$REPO" -s clean PG_CONFIG="$PG_CONFIG"
 		run_suite pg18 env ADJLIST_CHECK_NESTED=1 PGBIN="$("$pg18" --bindir)" PG_CONFIG="$pg18" \
-			CHECK_PORT=55433 ADJLIST_TMP=/tmp/adjlist-pg18 ADJLIST_TAP_DIR=/tmp/adjlist-pg18/tap \
+			CHECK_PORT=55433 ADJLIST_TMP="$ADJLIST_TMP-pg18" ADJLIST_TAP_DIR="$ADJLIST_TMP-pg18/tap" \
 			RANDOM_PORT=55472 FUZZ_PORT=55482 UPGRADE_PORT=55442 \
 			bash "$REPO/test/check.sh"
 		make -C "$REPO" -s clean PG_CONFIG="$pg18"
