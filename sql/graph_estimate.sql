@@ -2,7 +2,8 @@
 -- The planner's row estimates of the graph functions (graph_estimate.c):
 -- from the table's statistics, within a factor of two of what the calls
 -- return on a graph whose nodes have 5 to 40 edges, not ROWS' fixed
--- number; a limit caps them; a generic plan (the node a parameter) is
+-- number; a limit caps them, an edge filter scales them by the share of
+-- edges it lets through; a generic plan (the node a parameter) is
 -- estimated the same way; a caller who may not read the table, and a table
 -- never analyzed, get ROWS' number.
 --
@@ -68,6 +69,31 @@ SELECT planned_rows($$SELECT * FROM neighbors('g', 'USER#1', 'FOLLOWS', lim => 3
 	   planned_rows($$SELECT * FROM query('g', 'USER#1', lim => 2)$$) AS query_lim_2,
 	   planned_rows($$SELECT * FROM query('g', 'USER#1', '=', 'LIKES#POST#1')$$) AS query_eq,
 	   planned_rows($$SELECT * FROM batch_get('g', '[{"pk": "USER#1", "sk": "x"}, {"pk": "USER#2", "sk": "y"}, {"pk": "USER#3", "sk": "z"}]')$$) AS batch_3;
+-- an edge filter scales each hop by the share of the table's edges whose
+-- data contains it, from the data column's statistics (a tenth of the
+-- edges have none, a quarter of the others are red); a filter nothing
+-- matches is one row
+CREATE TABLE f (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO f
+SELECT pk, sk, CASE WHEN h % 10 = 0 THEN NULL
+					ELSE jsonb_build_object('c', CASE WHEN h % 4 = 1 THEN 'red' ELSE 'blue' END, 'n', h % 500) END
+FROM (SELECT pk, sk, abs(hashtext(sk::text || pk::text)) AS h FROM g) x;
+SELECT create_inverted_index('f');
+ANALYZE f;
+SELECT q AS call,
+	   planned_rows(replace(q, '$U', '''USER#1''')) AS planned,
+	   round(average_rows(q)::numeric, 1) AS average,
+	   planned_rows(replace(q, '$U', '''USER#1''')) BETWEEN average_rows(q) / 2 AND average_rows(q) * 2 AS within_2x
+FROM (VALUES
+	($$SELECT * FROM neighbors('f', $U, 'FOLLOWS', edge_filter => '{"c": "red"}')$$),
+	($$SELECT * FROM neighbors('f', $U, 'FOLLOWS', edge_filter => '{}')$$),
+	($$SELECT * FROM reverse_neighbors('f', $U, 'FOLLOWS', edge_filter => '{"c": "blue"}')$$),
+	($$SELECT * FROM traverse('f', $U, 'FOLLOWS', 2, edge_filter => '{"c": "red"}')$$),
+	($$SELECT * FROM neighbors('f', $U, 'LIKES#', edge_filter => '{"c": "blue"}')$$)) v(q);
+SELECT planned_rows($$SELECT * FROM neighbors('f', 'USER#1', 'FOLLOWS', edge_filter => '{"c": "green"}')$$) AS no_match,
+	   planned_rows($$SELECT * FROM neighbors('f', 'USER#1', 'FOLLOWS', edge_filter => NULL)$$) =
+	   planned_rows($$SELECT * FROM neighbors('f', 'USER#1', 'FOLLOWS')$$) AS null_filter_is_none,
+	   planned_rows($$SELECT * FROM neighbors('f', 'USER#1', 'FOLLOWS', lim => 3, edge_filter => '{}')$$) AS lim_3;
 -- a join through a graph function is planned with the estimate: the
 -- profiles of one user's followees are found by the index
 CREATE TABLE profiles (id adjkey PRIMARY KEY, name text);

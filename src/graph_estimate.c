@@ -12,8 +12,12 @@
  * times the fraction of sort keys that begin with the edge prefix (from
  * the most common values and the histogram of the sort key).  A traversal
  * grows by that degree per level, up to the nodes there are; a limit caps
- * every estimate.  Arguments that are not constants (a parameter of a
- * generic plan) leave the default estimate of the function's ROWS.
+ * every estimate.  An edge_filter (the last argument of each) scales every
+ * hop by the share of the rows whose data contains it, tested on the most
+ * common values and the histogram of the data column as PostgreSQL's
+ * matchingsel() tests a WHERE data @> filter (NULL data never matches).
+ * Arguments that are not constants (a parameter of a generic plan) leave
+ * the default estimate of the function's ROWS.
  *
  * The statistics are read only for a caller who may read the table: an
  * estimate says something about the data.
@@ -49,9 +53,14 @@
 
 PG_FUNCTION_INFO_V1(adjlist_graph_rows);
 
-/* When there are no statistics: edges per node, and an edge prefix's share. */
+/*
+ * When there are no statistics: edges per node, an edge prefix's share, and
+ * the share of an edge filter (also of the rows the histogram stands for
+ * when the data column has none: few distinct values).
+ */
 #define DEFAULT_DEGREE			10.0
 #define DEFAULT_PREFIX_FRACTION 0.25
+#define DEFAULT_FILTER_FRACTION 0.1
 
 /* The constant value of argument n, or NULL when it is not one. */
 static Const *
@@ -195,6 +204,54 @@ prefix_fraction(Oid relid, AttrNumber att, const char *prefix, int len)
 	return Min(Max(fraction, 0.0), 1.0);
 }
 
+/*
+ * The share of a table's rows whose jsonb column att contains filter: the
+ * most common values that do, plus, of the rest, the share of the
+ * histogram's entries that do; NULLs never do.
+ */
+static double
+filter_fraction(Oid relid, AttrNumber att, Datum filter)
+{
+	HeapTuple	tp;
+	AttStatsSlot mcv;
+	AttStatsSlot hist;
+	double		fraction = 0;
+	double		mcv_total = 0;
+	double		rest = DEFAULT_FILTER_FRACTION;
+	double		nullfrac;
+
+	tp = column_stats(relid, att);
+	if (!HeapTupleIsValid(tp))
+		return DEFAULT_FILTER_FRACTION;
+	nullfrac = ((Form_pg_statistic) GETSTRUCT(tp))->stanullfrac;
+	if (get_attstatsslot(&mcv, tp, STATISTIC_KIND_MCV, InvalidOid,
+						 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+	{
+		for (int i = 0; i < mcv.nvalues; i++)
+		{
+			mcv_total += mcv.numbers[i];
+			if (DatumGetBool(DirectFunctionCall2(jsonb_contains, mcv.values[i], filter)))
+				fraction += mcv.numbers[i];
+		}
+		free_attstatsslot(&mcv);
+	}
+	if (get_attstatsslot(&hist, tp, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+						 ATTSTATSSLOT_VALUES))
+	{
+		int			matching = 0;
+
+		for (int i = 0; i < hist.nvalues; i++)
+			if (DatumGetBool(DirectFunctionCall2(jsonb_contains, hist.values[i], filter)))
+				matching++;
+		if (hist.nvalues > 0)
+			rest = (double) matching / hist.nvalues;
+		free_attstatsslot(&hist);
+	}
+	fraction += Max(1.0 - mcv_total - nullfrac, 0.0) * rest;
+	ReleaseSysCache(tp);
+	return Min(Max(fraction, 0.0), 1.0);
+}
+
 /* The graph of a call: its table, and what its statistics say. */
 typedef struct Graph
 {
@@ -204,6 +261,7 @@ typedef struct Graph
 	double		targets;		/* distinct sort keys */
 	AttrNumber	pk;
 	AttrNumber	sk;
+	double		filtered;		/* the share of edges edge_filter lets through */
 } Graph;
 
 /* The table of argument 0, if the caller may read it and it has keys. */
@@ -250,7 +308,29 @@ graph_of(PlannerInfo *root, List *args, Graph *g)
 		return false;			/* never analyzed, or empty: the default */
 	g->nodes = column_ndistinct(g->relid, g->pk, g->rows);
 	g->targets = column_ndistinct(g->relid, g->sk, g->rows);
+	g->filtered = 1.0;
 	return true;
+}
+
+/*
+ * Sets g->filtered from the edge_filter argument n: the share of the
+ * table's edges whose data contains it (1 without one; unknown when it is
+ * not a constant, or the table has no jsonb column data: the call then
+ * fails or is planned with the default).
+ */
+static void
+edge_filter_arg(PlannerInfo *root, List *args, int n, Graph *g)
+{
+	Const	   *c = arg_const(root, args, n);
+	AttrNumber	att;
+
+	if (c != NULL && c->constisnull)
+		return;
+	att = get_attnum(g->relid, "data");
+	if (c == NULL || att == InvalidAttrNumber || get_atttype(g->relid, att) != JSONBOID)
+		g->filtered = DEFAULT_FILTER_FRACTION;
+	else
+		g->filtered = filter_fraction(g->relid, att, c->constvalue);
 }
 
 /* The edge prefix argument n, normalized; NULL when unknown. */
@@ -396,22 +476,31 @@ estimate(const char *fn, PlannerInfo *root, List *args)
 	if (!graph_of(root, args, &g))
 		return -1;
 	if (strcmp(fn, "neighbors") == 0)
-		return cap(out_degree(root, args, 2, &g), arg_limit(root, args, 3));
+	{
+		edge_filter_arg(root, args, 8, &g);
+		return cap(out_degree(root, args, 2, &g) * g.filtered, arg_limit(root, args, 3));
+	}
 	if (strcmp(fn, "reverse_neighbors") == 0)
-		return cap(in_degree(&g), arg_limit(root, args, 3));
+	{
+		edge_filter_arg(root, args, 8, &g);
+		return cap(in_degree(&g) * g.filtered, arg_limit(root, args, 3));
+	}
 	if (strcmp(fn, "traverse") == 0)
 	{
 		Const	   *depth = arg_const(root, args, 3);
 		int			d = (depth && !depth->constisnull) ? DatumGetInt32(depth->constvalue) : 3;
 		char		dir = direction_arg(root, args, 4);
 
-		return cap(reachable(degree_in_direction(root, args, 2, dir, &g), d, g.nodes),
+		edge_filter_arg(root, args, 9, &g);
+		return cap(reachable(degree_in_direction(root, args, 2, dir, &g) * g.filtered, d, g.nodes),
 				   arg_limit(root, args, 5));
 	}
 	if (strcmp(fn, "common_neighbors") == 0)
 	{
-		double		deg = degree_in_direction(root, args, 3, direction_arg(root, args, 4), &g);
+		double		deg;
 
+		edge_filter_arg(root, args, 7, &g);
+		deg = degree_in_direction(root, args, 3, direction_arg(root, args, 4), &g) * g.filtered;
 		return cap(Min(deg, deg * deg / g.nodes), -1);
 	}
 	if (strcmp(fn, "walk_ranked") == 0)
@@ -419,7 +508,8 @@ estimate(const char *fn, PlannerInfo *root, List *args)
 		double		hops = array_length_arg(root, args, 2);
 
 		/* (one walk per hop's edges: the table's edges per node) */
-		n = reachable(g.rows / g.nodes, hops > 0 ? (int) hops : 2, g.nodes);
+		edge_filter_arg(root, args, 8, &g);
+		n = reachable(g.rows / g.nodes * g.filtered, hops > 0 ? (int) hops : 2, g.nodes);
 		return cap(n, arg_limit(root, args, 5));
 	}
 	if (strcmp(fn, "query") == 0)
