@@ -15,7 +15,9 @@
 #       by hand by its partition key (the README's recipe)
 #   gr  a reference table
 # For each: every graph function on many start nodes, both directions,
-# with pagination (lim/after, exclusive_start_key); then the write API
+# with pagination (lim/after, exclusive_start_key), with edge filters, and
+# weighted shortest paths (each group of filtered and weighted reads must
+# answer something besides empty sets, not only agree); then the write API
 # (put_edge, put_edges, delete_edge, delete_node) applied to both and the
 # resulting tables compared; drift (induced directly, as on the plain
 # server with session_replication_role = replica), verify and rebuild;
@@ -93,7 +95,7 @@ my @tags   = map { 'TAG#' . (qw(lang db ops))[$_ % 3] . "#t$_" } 0 .. 23;
 my @groups = map { "GROUP#g$_" } 0 .. 9;
 my $NOBODY = 'USER#eu#nobody';
 
-my (@rows, %seen, %out);
+my (@rows, %seen, %out, @admins);
 sub add_row
 {
 	my ($pk, $sk, $data) = @_;
@@ -129,9 +131,13 @@ for (1 .. 330)
 for my $u (@users)
 {
 	my $k = int(11 * rnd()**2);
-	add_edge($u, 'LIKES', $posts[ skew(scalar @posts, 2.5) ],
-		sprintf('{"w": %.2f}', int(rnd() * 8) / 4))
-	  for 1 .. $k;
+	for (1 .. $k)
+	{
+		my $p = $posts[ skew(scalar @posts, 2.5) ];
+		my $w = int(rnd() * 8);
+		# (pub: half the likes, for edge filters)
+		add_edge($u, 'LIKES', $p, sprintf('{"w": %.2f, "pub": %s}', $w / 4, $w % 2 ? 'true' : 'false'));
+	}
 }
 for my $p (0 .. $#posts)
 {
@@ -147,8 +153,10 @@ for my $g (@groups)
 	for (1 .. 3 + int(rnd() * 12))
 	{
 		my $u = $users[ skew(scalar @users, 1.7) ];
-		add_row($g, $u, rnd() < 0.3 ? '{"role": "admin"}' : undef);
+		my $admin = rnd() < 0.3;
+		add_row($g, $u, $admin ? '{"role": "admin"}' : undef);
 		push @{ $out{MEMBER}{$g} }, $u;
+		push @admins, $u if $admin;
 	}
 }
 for (1 .. 200)
@@ -516,6 +524,37 @@ sub reads
 		push @q, [ 'also_liked', srf("also_liked('$v', $N)", @$RNK) ];
 		push @q, [ 'walk_ranked out,in', srf("walk_ranked('$v', $N, ARRAY['FOLLOWS#', 'FOLLOWS#'], ARRAY['out', 'in'])", @$RNK) ];
 		push @q, [ 'walk_ranked in,out,out', srf("walk_ranked('$v', $N, ARRAY['FOLLOWS#', 'FOLLOWS#', 'LIKES#'], ARRAY['in', 'out', 'out'], false, 20)", @$RNK) ];
+		# edge filters (data @> filter; NULL data never matches: half the
+		# FOLLOWS# edges have a "since", LIKES# a weight "w" and "pub"), and weighted
+		# paths over LIKES# (user -> post, so 'both' walks user-post-user)
+		my $F = q{edge_filter => '{}'};
+		push @q, [ 'neighbors edge_filter', srf("neighbors('$v', $N, 'FOLLOWS#', $F)", @$NB) ];
+		push @q, [ 'neighbors edge_filter lim', srf("neighbors('$v', $N, 'LIKES#', lim => 2, edge_filter => '{\"w\": 0.5}')", @$NB) ];
+		push @q, [ 'reverse_neighbors edge_filter', srf("reverse_neighbors('$v', $N, 'FOLLOWS#', $F)", @$NB) ];
+		push @q, [ 'reverse_neighbors edge_filter lim', srf("reverse_neighbors('$v', $N, 'FOLLOWS#', lim => 2, backward => true, $F)", @$NB) ];
+		push @q, [ "degree $_ edge_filter", scalar_q("degree('$v', $N, 'FOLLOWS#', '$_', $F)") ] for 'out', 'in';
+		for my $dir ('out', 'in', 'both')
+		{
+			push @q, [ "traverse $dir edge_filter", srf("traverse('$v', $N, 'FOLLOWS#', 3, '$dir', with_path => true, $F)", @$TRV) ];
+		}
+		push @q, [ 'reachable_count both edge_filter', scalar_q("reachable_count('$v', $N, 'FOLLOWS#', 4, 'both', $F)") ];
+		push @q, [ 'walk_ranked out,in edge_filter', srf("walk_ranked('$v', $N, ARRAY['FOLLOWS#', 'FOLLOWS#'], ARRAY['out', 'in'], edge_filter => '{}')", @$RNK) ];
+		push @q, [ 'walk_ranked LIKES# edge_filter', srf("walk_ranked('$v', $N, ARRAY['LIKES#', 'LIKES#'], ARRAY['out', 'in'], edge_filter => '{\"pub\": true}')", @$RNK) ];
+		for my $m (grep { $_ ne $n } $users[ ($k * 53 + 5) % $NU ], $users[ ($k * 17 + 3) % $NU ], $users[1])
+		{
+			my $M = $u->($m);
+			push @q, [ 'has_edge edge_filter', scalar_q("has_edge('$v', $N, $M, 'FOLLOWS#', $F)") ];
+			push @q, [ "shortest_path $_ edge_filter", scalar_q("shortest_path('$v', $N, $M, 'FOLLOWS#', 6, '$_', $F)") ] for 'out', 'both';
+			push @q, [ 'common_neighbors in edge_filter', srf("common_neighbors('$v', $N, $M, 'FOLLOWS#', 'in', $F)", 'x', q{'%s', x}) ];
+			push @q, [ 'shortest_path_weighted both', srf("shortest_path_weighted('$v', $N, $M, 'LIKES#', 'w', 'both')", 'path, cost', q{'%s:%s', path, cost}) ];
+			push @q, [ 'shortest_path_weighted both max_cost', srf("shortest_path_weighted('$v', $N, $M, 'LIKES#', 'w', 'both', 1.5)", 'path, cost', q{'%s:%s', path, cost}) ];
+			push @q, [ 'shortest_path_weighted both edge_filter', srf("shortest_path_weighted('$v', $N, $M, 'LIKES#', 'w', 'both', edge_filter => '{\"pub\": true}')", 'path, cost', q{'%s:%s', path, cost}) ];
+		}
+		my $PO = lit($out{LIKES}{$n} ? $out{LIKES}{$n}[-1] : $posts[0]);
+		my $PB = lit($posts[ $k % 5 ]);
+		push @q, [ 'shortest_path_weighted out to a post', srf("shortest_path_weighted('$v', $N, $PO, 'LIKES#', 'w', 'out')", 'path, cost', q{'%s:%s', path, cost}) ];
+		push @q, [ 'shortest_path_weighted in from a post', srf("shortest_path_weighted('$v', $PO, $N, 'LIKES#', 'w', 'in')", 'path, cost', q{'%s:%s', path, cost}) ];
+		push @q, [ 'shortest_path_weighted both to a post', srf("shortest_path_weighted('$v', $N, $PB, 'LIKES#', 'w', 'both')", 'path, cost', q{'%s:%s', path, cost}) ];
 		# pictures
 		push @q, [ 'to_dot', scalar_q("to_dot('$v', $N, 'FOLLOWS#')") ];
 		push @q, [ 'to_dot depth 2 out', scalar_q("to_dot('$v', $N, 'FRIEND#', 2, 'out')") ];
@@ -574,6 +613,8 @@ sub reads
 		my $m = $out{MEMBER}{$g}[0];
 		push @q, [ 'has_edge sk_is_target', scalar_q("has_edge('$v', $N, " . lit($m) . ", 'USER#', sk_is_target => true)") ];
 		push @q, [ 'common_neighbors sk_is_target', srf("common_neighbors('$v', $N, " . lit($groups[1]) . ", 'USER#', sk_is_target => true)", 'x', q{'%s', x}) ];
+		push @q, [ 'neighbors sk_is_target edge_filter', srf("neighbors('$v', $N, 'USER#', sk_is_target => true, edge_filter => '{\"role\": \"admin\"}')", @$NB) ];
+		push @q, [ 'reverse_neighbors sk_is_target edge_filter', srf("reverse_neighbors('$v', " . lit($admins[ $k++ % @admins ]) . ", '', sk_is_target => true, edge_filter => '{\"role\": \"admin\"}')", @$NB) ];
 	}
 	return \@q;
 }
@@ -585,7 +626,21 @@ for my $v (@VN)
 		skip "$v: setup failed ($V{$v}{broken})", 1 if $V{$v}{broken};
 		my $level = $v eq 'gc' ? 'full' : 'some';
 		my $qs = reads($v, $level);
-		compare("$v reads", $qs);
+		my ($exp) = compare("$v reads", $qs);
+		# the filtered and weighted reads answer something, not only
+		# empty sets or errors (both servers could agree on those)
+		my (%some, %err);
+		for my $i (grep { $qs->[$_][0] =~ /edge_filter|weighted/ } 0 .. $#$qs)
+		{
+			my $g = $qs->[$i][0];
+			$some{$g} //= 0;
+			$some{$g}++ if $exp->[$i] !~ /^(<empty>|<null>|f|0|)$/;
+			$err{$g} = $exp->[$i] if $exp->[$i] =~ /^ERROR/;
+		}
+		ok(!%err && !grep({ !$some{$_} } keys %some),
+			"$v: the filtered and weighted reads answer (" . scalar(keys %some) . ' groups)')
+		  or diag '  errors: ' . join('; ', map { "$_: $err{$_}" } sort keys %err)
+		  . '; nothing but empty answers: ' . join(', ', grep { !$some{$_} } sort keys %some);
 		stamp("$v: " . scalar(@$qs) . " reads compared");
 	}
 }
