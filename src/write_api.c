@@ -15,6 +15,20 @@
  * whole item; last writer wins, two sessions putting the same new key do
  * not fail), delete_edge is DeleteItem.
  *
+ * Index rows follow from the base rows a statement returns: a delete
+ * returns the old versions, an upsert only the new ones.  That is enough
+ * when a replaced item's index rows keep their keys (an index keyed by the
+ * base key, or by generated columns computed from it alone): the index row
+ * is upserted and its counters stay, at the cost of the one upsert.  Where
+ * no trigger runs and an index is keyed by a column a replacement can
+ * change (one generated from data, a plain column reset to its default),
+ * the old versions are read first and the old index rows removed
+ * (put_tracked(): a read, then an UPDATE of the items read whose moving
+ * columns did not change since and an insert of the others, round again
+ * for items another session wrote in between); without a unique key, a
+ * put deletes and inserts, and the DELETE returns the old versions
+ * (put_by_delete()).
+ *
  * Conditional writes (DynamoDB's ConditionExpression) say whether they
  * applied instead of raising ConditionalCheckFailed: put_edge_if_absent
  * (attribute_not_exists) is an INSERT ... ON CONFLICT DO NOTHING,
@@ -36,6 +50,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
@@ -44,10 +59,13 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_relation.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -96,7 +114,111 @@ struct ApiTable
 	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
 								 * but "data" */
 	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
+
+	/* Where no trigger runs: what a replacement does to the index rows */
+	char	   *breturning;		/* the returning list, "b.c, ..." */
+	int			pkcol;			/* where pk and sk stand in cols */
+	int			skcol;
+	bool		multiset;		/* an index table has a deferrable key */
+	int			nmoving;		/* index key columns a replacement can change */
+	int		   *moving;			/* their positions in cols */
+	Oid		   *movingtypes;	/* their types (a domain's base type) */
 };
+
+/* The position of column name in t->cols, added if it is not there. */
+static int
+api_col(ApiTable *t, const char *name)
+{
+	for (int k = 0; k < t->ncols; k++)
+		if (strcmp(t->cols[k], name) == 0)
+			return k;
+	t->cols[t->ncols] = (char *) name;
+	return t->ncols++;
+}
+
+/*
+ * Is attnum of rel a generated column computed from the columns a1 and a2
+ * alone (and constants)?  Its value then depends on the key of the row only.
+ */
+static bool
+generated_from(Relation rel, AttrNumber attnum, AttrNumber a1, AttrNumber a2)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleConstr *constr = desc->constr;
+	Bitmapset  *used = NULL;
+	int			k = -1;
+
+	if (!TupleDescAttr(desc, attnum - 1)->attgenerated || constr == NULL)
+		return false;
+	for (int i = 0; i < constr->num_defval; i++)
+	{
+		if (constr->defval[i].adnum != attnum)
+			continue;
+		pull_varattnos(stringToNode(constr->defval[i].adbin), 1, &used);
+		while ((k = bms_next_member(used, k)) >= 0)
+		{
+			AttrNumber	a = k + FirstLowInvalidHeapAttributeNumber;
+
+			if (a != a1 && a != a2)
+				return false;	/* another column, or the whole row */
+		}
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Where no trigger runs, the write API writes the index rows itself, from
+ * the base rows a statement returns.  A put that replaces an item returns
+ * only its new version, which is enough when the index rows of the item
+ * keep their keys: the upsert of the index row replaces its projections,
+ * and the counters stay.  That holds for an index keyed by the base key
+ * columns (the usual flip) or by generated columns computed from them (a
+ * derived key such as CASE WHEN sk ^@ 'BILL#' THEN sk END).  An index
+ * keyed by any other column (a plain one, which a replacement resets to
+ * its default, or one generated from data) may move: its old row must be
+ * removed, so the old version must be read.  Such columns are listed in
+ * t->moving.  An index table whose key is deferrable holds a multiset,
+ * where a row is replaced by removing it and putting it again: that needs
+ * the old version too (t->multiset).
+ */
+static void
+api_replacement_moves(ApiTable *t, Relation rel)
+{
+	AttrNumber	a1 = attnameAttNum(rel, t->pkname, false);
+	AttrNumber	a2 = attnameAttNum(rel, t->skname, false);
+
+	t->moving = palloc(sizeof(int) * t->ncols);
+	t->movingtypes = palloc(sizeof(Oid) * t->ncols);
+	for (int i = 0; i < t->ti->nindexes; i++)
+	{
+		const IndexDef *ix = &t->ti->indexes[i];
+
+		if (ix->mode != INDEX_MODE_API)
+			continue;
+		if (index_writer_key_deferrable(ix->indexrel, ix->colnames, ix->nkeys))
+			t->multiset = true;
+		for (int c = 0; c < ix->nkeys; c++)
+		{
+			AttrNumber	a = attnameAttNum(rel, ix->colnames[c], false);
+			int			k = api_col(t, ix->colnames[c]);
+			bool		listed = false;
+
+			if (a == a1 || a == a2 || generated_from(rel, a, a1, a2))
+				continue;
+			for (int m = 0; m < t->nmoving; m++)
+				listed = listed || t->moving[m] == k;
+			if (listed)
+				continue;
+			t->moving[t->nmoving] = k;
+			t->movingtypes[t->nmoving] = getBaseType(ix->coltypes[c]);
+			t->nmoving++;
+		}
+	}
+	/* a replacement that sets no column changes none */
+	if (t->set_list[0] == '\0')
+		t->nmoving = 0;
+}
 
 /*
  * What the write API needs to know about relid.  need_index: refuse a table
@@ -215,35 +337,29 @@ api_table_ex(Oid relid, bool need_index)
 		}
 		list_free(indexes);
 	}
-	table_close(rel, NoLock);
 
-	/* RETURNING every column an API-mode index needs */
+	/* RETURNING every column an index needs, and the key */
 	t->cols = palloc(sizeof(char *) * MaxTupleAttributeNumber);
-	initStringInfo(&buf);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
 
 		for (int c = 0; c < ix->ncols; c++)
-		{
-			bool		seen = false;
-
-			for (int k = 0; k < t->ncols && !seen; k++)
-				seen = strcmp(t->cols[k], ix->colnames[c]) == 0;
-			if (seen)
-				continue;
-			t->cols[t->ncols++] = ix->colnames[c];
-			appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(ix->colnames[c]));
-		}
+			(void) api_col(t, ix->colnames[c]);
 	}
-	if (t->ncols == 0)
-	{
-		/* no index: the key, so that RETURNING has something to return */
-		t->cols[t->ncols++] = (char *) t->pkname;
-		t->cols[t->ncols++] = (char *) t->skname;
-		appendStringInfo(&buf, "%s, %s", t->pk, t->sk);
-	}
+	t->pkcol = api_col(t, t->pkname);
+	t->skcol = api_col(t, t->skname);
+	initStringInfo(&buf);
+	for (int k = 0; k < t->ncols; k++)
+		appendStringInfo(&buf, "%s%s", k ? ", " : "", quote_identifier(t->cols[k]));
 	t->returning = buf.data;
+	initStringInfo(&buf);
+	for (int k = 0; k < t->ncols; k++)
+		appendStringInfo(&buf, "%sb.%s", k ? ", " : "", quote_identifier(t->cols[k]));
+	t->breturning = buf.data;
+	if (t->no_triggers)
+		api_replacement_moves(t, rel);
+	table_close(rel, NoLock);
 	return t;
 }
 
@@ -263,6 +379,7 @@ typedef struct ApiWriters
 	ApiTable   *t;
 	int			n;
 	const IndexDef **ix;
+	int		  **colmap;			/* ix's registry columns: positions in t->cols */
 	IndexWriter **w;
 	Counts	  **counts;
 	AdjlistRoleSwitch role;
@@ -276,6 +393,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 
 	aw->t = t;
 	aw->ix = palloc(sizeof(IndexDef *) * t->ti->nindexes);
+	aw->colmap = palloc(sizeof(int *) * t->ti->nindexes);
 	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
 	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
 	for (int i = 0; i < t->ti->nindexes; i++)
@@ -289,6 +407,15 @@ api_writers_begin(ApiTable *t, bool bulk)
 		aw->became = true;
 		LockRelationOid(ix->indexrel, RowExclusiveLock);
 		aw->ix[aw->n] = ix;
+		aw->colmap[aw->n] = palloc(sizeof(int) * ix->ncols);
+		for (int c = 0; c < ix->ncols; c++)
+		{
+			int			k = 0;
+
+			while (strcmp(t->cols[k], ix->colnames[c]) != 0)
+				k++;
+			aw->colmap[aw->n][c] = k;
+		}
 		aw->w[aw->n] = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
 										  WRITE_UPSERT, bulk);
 		if (OidIsValid(ix->counterrel))
@@ -314,81 +441,75 @@ api_writers_end(ApiWriters *aw)
 		adjlist_unbecome(&aw->role);
 }
 
-/* The values of ix's registry columns in row r of a RETURNING t->returning. */
+/*
+ * The values of t->cols in row r of a result whose columns first ..
+ * first + t->ncols - 1 are t->returning.
+ */
 static void
-api_base_values(ApiTable *t, const IndexDef *ix, SPITupleTable *tt, uint64 r,
-				Datum *base, bool *basenull)
+api_row(ApiTable *t, SPITupleTable *tt, uint64 r, int first, Datum *vals, bool *nulls)
 {
+	for (int k = 0; k < t->ncols; k++)
+		vals[k] = SPI_getbinval(tt->vals[r], tt->tupdesc, first + k, &nulls[k]);
+}
+
+/*
+ * The row of the i-th index for a base row (values of t->cols), as
+ * index_row() makes it; false when the base row is not indexed.
+ */
+static bool
+api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls,
+			  Datum *row, bool *rownull, Datum *logical)
+{
+	const IndexDef *ix = aw->ix[i];
+	Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
+	bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+
 	for (int c = 0; c < ix->ncols; c++)
 	{
-		int			k = 0;
-
-		while (strcmp(t->cols[k], ix->colnames[c]) != 0)
-			k++;
-		base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
+		base[c] = vals[aw->colmap[i][c]];
+		basenull[c] = nulls[aw->colmap[i][c]];
 	}
+	return index_row(ix, base, basenull, row, rownull, logical);
 }
 
 /*
- * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
- * put (or remove) their index rows.  counted[] says which rows the
- * counters count (new rows, or removed ones), or NULL for all.
+ * A base row (values of t->cols) was added (add) or removed: put or remove
+ * its index rows; counted: and count it (+1 or -1).
  */
 static void
-api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
+api_row_apply(ApiWriters *aw, Datum *vals, bool *nulls, bool add, bool counted)
 {
-	ApiTable   *t = aw->t;
-	MemoryContext rowcxt;
-
-	if (aw->n == 0)
-		return;
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
-								   ALLOCSET_DEFAULT_SIZES);
-	for (uint64 r = 0; r < n; r++)
-	{
-		MemoryContext old = MemoryContextSwitchTo(rowcxt);
-
-		for (int i = 0; i < aw->n; i++)
-		{
-			const IndexDef *ix = aw->ix[i];
-			Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-			bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
-			Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
-			bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
-			Datum		logical;
-
-			api_base_values(t, ix, tt, r, base, basenull);
-			if (!index_row(ix, base, basenull, row, rownull, &logical))
-				continue;
-			if (add)
-				index_writer_put(aw->w[i], row, rownull);
-			else
-				(void) index_writer_remove(aw->w[i], row, rownull);
-			if (aw->counts[i] && (counted == NULL || counted[r]))
-				counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
-		}
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowcxt);
-	}
-	MemoryContextDelete(rowcxt);
-}
-
-/*
- * One base row replaced: oldtt and newtt (one row each, RETURNING
- * t->returning) are its versions before and after.  An index row whose key
- * changed is removed and the new one put, with its counters; one whose key
- * stayed is replaced (its projections may have changed).
- */
-static void
-api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
-{
-	ApiTable   *t = aw->t;
-
 	for (int i = 0; i < aw->n; i++)
 	{
 		const IndexDef *ix = aw->ix[i];
-		Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-		bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+		Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
+		bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
+		Datum		logical;
+
+		if (!api_index_row(aw, i, vals, nulls, row, rownull, &logical))
+			continue;
+		if (add)
+			index_writer_put(aw->w[i], row, rownull);
+		else
+			(void) index_writer_remove(aw->w[i], row, rownull);
+		if (aw->counts[i] && counted)
+			counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
+	}
+}
+
+/*
+ * One base row replaced: old and new are its versions before and after
+ * (values of t->cols).  An index row whose key changed is removed and the
+ * new one put, with its counters; one whose key stayed is replaced (its
+ * projections may have changed): upserted, or in a multiset removed and
+ * put again.
+ */
+static void
+api_row_replace(ApiWriters *aw, Datum *oldv, bool *oldn, Datum *newv, bool *newn)
+{
+	for (int i = 0; i < aw->n; i++)
+	{
+		const IndexDef *ix = aw->ix[i];
 		Datum	   *oldrow = palloc(sizeof(Datum) * ix->ncols);
 		bool	   *oldnull = palloc(sizeof(bool) * ix->ncols);
 		Datum	   *newrow = palloc(sizeof(Datum) * ix->ncols);
@@ -399,12 +520,10 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 		bool		is;
 		bool		same;
 
-		api_base_values(t, ix, oldtt, 0, base, basenull);
-		was = index_row(ix, base, basenull, oldrow, oldnull, &oldlogical);
-		api_base_values(t, ix, newtt, 0, base, basenull);
-		is = index_row(ix, base, basenull, newrow, newnull, &newlogical);
+		was = api_index_row(aw, i, oldv, oldn, oldrow, oldnull, &oldlogical);
+		is = api_index_row(aw, i, newv, newn, newrow, newnull, &newlogical);
 		same = was && is && index_row_equal(ix, 0, ix->nkeys, oldrow, oldnull, newrow, newnull);
-		if (was && !same)
+		if (was && (!same || index_writer_multiset(aw->w[i])))
 			(void) index_writer_remove(aw->w[i], oldrow, oldnull);
 		if (is)
 			index_writer_put(aw->w[i], newrow, newnull);
@@ -419,25 +538,34 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 }
 
 /*
- * Can rewriting a row's non-key columns move any of its rows in the indexes
- * the write API keeps?  Not when every such index is keyed by the base key
- * columns alone (the usual (sk, pk) index): then an update only replaces
- * the index rows' projections, and the counters stay.
+ * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
+ * put (or remove) their index rows.  counted[] says which rows the
+ * counters count (new rows, or removed ones), or NULL for all.
  */
-static bool
-api_index_keys_fixed(ApiTable *t)
+static void
+api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
 {
-	for (int i = 0; i < t->ti->nindexes; i++)
-	{
-		const IndexDef *ix = &t->ti->indexes[i];
+	ApiTable   *t = aw->t;
+	MemoryContext rowcxt;
+	Datum	   *vals;
+	bool	   *nulls;
 
-		if (ix->mode != INDEX_MODE_API || !t->no_triggers)
-			continue;
-		for (int c = 0; c < ix->nkeys; c++)
-			if (strcmp(ix->colnames[c], t->pkname) != 0 && strcmp(ix->colnames[c], t->skname) != 0)
-				return false;
+	if (aw->n == 0)
+		return;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+								   ALLOCSET_DEFAULT_SIZES);
+	vals = palloc(sizeof(Datum) * t->ncols);
+	nulls = palloc(sizeof(bool) * t->ncols);
+	for (uint64 r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		api_row(t, tt, r, 1, vals, nulls);
+		api_row_apply(aw, vals, nulls, add, counted == NULL || counted[r]);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
 	}
-	return true;
+	MemoryContextDelete(rowcxt);
 }
 
 /* ----------------------------------------------------------------------
@@ -447,7 +575,8 @@ api_index_keys_fixed(ApiTable *t)
 
 /*
  * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (data) into the base
- * table, returning what each index needs and whether the row is new.
+ * table (one with a unique key), returning what each index needs and
+ * whether the row is new.
  */
 static char *
 upsert_sql(ApiTable *t)
@@ -460,18 +589,12 @@ upsert_sql(ApiTable *t)
 								  t->has_data ? ", u.d" : "", nsp, nsp);
 	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
 
-	if (t->unique_key)
-		return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
-						"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
-						t->qname, target, source, t->pk, t->sk,
-						t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
-						t->returning);
-	/* no unique index (foreign partitions): replace by delete and insert */
-	return psprintf("WITH d AS (DELETE FROM %s b USING (%s) n WHERE b.%s OPERATOR(%s.=) n.k "
-					"AND b.%s OPERATOR(%s.=) n.s RETURNING b.%s, b.%s) "
-					"INSERT INTO %s AS b (%s) %s RETURNING %s, true",
-					t->qname, source, t->pk, nsp, t->sk, nsp, t->pk, t->sk,
-					t->qname, target, source, t->returning);
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+					t->qname, target, source, t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning);
 }
 
 static int
@@ -526,7 +649,636 @@ lock_keys(ApiTable *t, Datum pks, Datum sks)
 	}
 }
 
-/* Put rows: arrays of keys and data, all in one statement. */
+/* ----------------------------------------------------------------------
+ * Puts where no trigger runs and a replacement needs the old version
+ * ----------------------------------------------------------------------
+ */
+
+/* Rounds of put_tracked() before it gives up on items that keep changing */
+#define PUT_MAX_ROUNDS 100
+
+/* One item of a put, once repeated keys are dropped (the last one wins). */
+typedef struct PutItem
+{
+	struct varlena *pk;			/* detoasted */
+	struct varlena *sk;
+	Datum		data;
+	bool		data_null;
+	int			ord;			/* position in the request */
+	SPITupleTable *oldtt;		/* its version before (columns 1..: cols) */
+	uint64		oldrow;
+	SPITupleTable *newtt;		/* its version after (columns 1..: cols) */
+	uint64		newrow;
+	bool		done;			/* written */
+	bool		blocked;		/* an insert met a row the read had not seen */
+	SPITupleTable *prevtt;		/* read the round before, and not replaced */
+	uint64		prevrow;
+	int			unmoved;		/* rounds it was read as the round before */
+} PutItem;
+
+/* adjkey's order: its bytes */
+static int
+key_cmp(struct varlena *a, struct varlena *b)
+{
+	int			la = ADJKEY_LEN(a);
+	int			lb = ADJKEY_LEN(b);
+	int			c = memcmp(ADJKEY_DATA(a), ADJKEY_DATA(b), Min(la, lb));
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int
+item_key_cmp(const PutItem *x, struct varlena *pk, struct varlena *sk)
+{
+	int			c = key_cmp(x->pk, pk);
+
+	return c != 0 ? c : key_cmp(x->sk, sk);
+}
+
+static int
+item_cmp(const void *a, const void *b)
+{
+	const PutItem *x = (const PutItem *) a;
+	const PutItem *y = (const PutItem *) b;
+	int			c = item_key_cmp(x, y->pk, y->sk);
+
+	return c != 0 ? c : (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+/* The items of a put: sorted by key, the last one given of each key. */
+static PutItem *
+put_items(Datum pks, Datum sks, Datum datas, int *nitems)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+	Datum	   *pv;
+	Datum	   *sv;
+	Datum	   *dv;
+	bool	   *pn;
+	bool	   *sn;
+	bool	   *dn;
+	int			np;
+	int			ns;
+	int			nd;
+	int			n;
+	int			kept = 0;
+	PutItem    *items;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), keytype, -1, false, TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), keytype, -1, false, TYPALIGN_INT, &sv, &sn, &ns);
+	deconstruct_array(DatumGetArrayTypeP(datas), JSONBOID, -1, false, TYPALIGN_INT, &dv, &dn, &nd);
+	n = Min(np, Min(ns, nd));
+	items = palloc0(sizeof(PutItem) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (pn[i] || sn[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the key of an item must not be null")));
+		items[i].pk = DatumGetAdjkeyPP(pv[i]);
+		items[i].sk = DatumGetAdjkeyPP(sv[i]);
+		items[i].data = dv[i];
+		items[i].data_null = dn[i];
+		items[i].ord = i;
+	}
+	qsort(items, n, sizeof(PutItem), item_cmp);
+	for (int i = 0; i < n; i++)
+		if (i + 1 == n || item_key_cmp(&items[i + 1], items[i].pk, items[i].sk) != 0)
+			items[kept++] = items[i];
+	*nitems = kept;
+	return items;
+}
+
+/* The item with the key of row r of tt (columns 1..: t->cols), or NULL. */
+static PutItem *
+put_item_of(ApiTable *t, PutItem *items, int n, SPITupleTable *tt, uint64 r)
+{
+	bool		pnull;
+	bool		snull;
+	Datum		pk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->pkcol + 1, &pnull);
+	Datum		sk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->skcol + 1, &snull);
+	int			lo = 0;
+	int			hi = n - 1;
+
+	if (pnull || snull)
+		return NULL;
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = item_key_cmp(&items[mid], DatumGetAdjkeyPP(pk), DatumGetAdjkeyPP(sk));
+
+		if (c == 0)
+			return &items[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+static Datum
+datum_array(Datum *d, bool *nulls, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
+}
+
+/*
+ * Arrays $1 (pk), $2 (sk), $3 (data) of the items sel[0..n) into
+ * values[0..3).
+ */
+static void
+put_arrays(PutItem *items, const int *sel, int n, Datum *values)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		pk[i] = PointerGetDatum(items[sel[i]].pk);
+		sk[i] = PointerGetDatum(items[sel[i]].sk);
+		d[i] = items[sel[i]].data;
+		dn[i] = items[sel[i]].data_null;
+	}
+	values[0] = datum_array(pk, nn, n, keytype);
+	values[1] = datum_array(sk, nn, n, keytype);
+	values[2] = datum_array(d, dn, n, JSONBOID);
+}
+
+/*
+ * "FROM ROWS FROM (unnest($1), unnest($2), unnest($3)[, unnest($4) ...])
+ * [WITH ORDINALITY] AS u(k, s, d[, g1 ...][, o])": the items of a
+ * statement, with nextra more arrays of the given types.
+ */
+static char *
+items_source(int nextra, const Oid *extra, bool ordinality)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	StringInfoData from;
+	StringInfoData names;
+
+	initStringInfo(&from);
+	initStringInfo(&names);
+	appendStringInfo(&from, "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+					 "pg_catalog.unnest($3::pg_catalog.jsonb[])", nsp, nsp);
+	appendStringInfoString(&names, "k, s, d");
+	for (int g = 0; g < nextra; g++)
+	{
+		appendStringInfo(&from, ", pg_catalog.unnest($%d::%s[])", g + 4, format_type_be_qualified(extra[g]));
+		appendStringInfo(&names, ", g%d", g + 1);
+	}
+	return psprintf("%s)%s AS u(%s%s)", from.data, ordinality ? " WITH ORDINALITY" : "",
+					names.data, ordinality ? ", o" : "");
+}
+
+/* "b.pk = ANY ($1) AND b.sk = ANY ($2) AND b.pk = u.k AND b.sk = u.s" */
+static char *
+items_match(ApiTable *t)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+
+	/* the ANY terms let Citus prune to the shards of the keys */
+	return psprintf("b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
+					"AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s",
+					t->pk, nsp, nsp, t->sk, nsp, nsp, t->pk, nsp, t->sk, nsp);
+}
+
+/* "INSERT INTO t AS b (pk, sk[, data]) SELECT u.k, u.s[, u.d] FROM <items>" */
+static char *
+items_insert(ApiTable *t)
+{
+	return psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s",
+					t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+					t->has_data ? ", u.d" : "", items_source(0, NULL, false));
+}
+
+/* A row a put wrote or removed that is no item's version (see put_extra()). */
+typedef struct PutExtra
+{
+	SPITupleTable *tt;
+	uint64		row;
+	bool		add;			/* written; else removed */
+} PutExtra;
+
+typedef struct PutExtras
+{
+	PutExtra   *rows;
+	int			n;
+	int			size;
+} PutExtras;
+
+static void
+put_extra(PutExtras *x, SPITupleTable *tt, uint64 row, bool add)
+{
+	if (x->n == x->size)
+	{
+		x->size = Max(16, x->size * 2);
+		x->rows = x->rows ? repalloc(x->rows, sizeof(PutExtra) * x->size) :
+			palloc(sizeof(PutExtra) * x->size);
+	}
+	x->rows[x->n].tt = tt;
+	x->rows[x->n].row = row;
+	x->rows[x->n].add = add;
+	x->n++;
+}
+
+/*
+ * Apply what became of the items (their old and new versions) and of the
+ * extra rows to the indexes, with counters.
+ */
+static void
+put_items_apply(ApiTable *t, PutItem *items, int n, const PutExtras *x)
+{
+	ApiWriters *aw = api_writers_begin(t, n + x->n > 1);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+												 ALLOCSET_DEFAULT_SIZES);
+	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+	Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+	/* removals first, so that a row put again under the same key stays */
+	for (int pass = 0; pass < 2 && aw->n > 0; pass++)
+		for (int i = 0; i < x->n; i++)
+		{
+			const PutExtra *e = &x->rows[i];
+			MemoryContext old;
+
+			if (e->add != (pass == 1))
+				continue;
+			old = MemoryContextSwitchTo(rowcxt);
+			api_row(t, e->tt, e->row, 1, oldv, oldn);
+			api_row_apply(aw, oldv, oldn, e->add, true);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+	for (int i = 0; i < n && aw->n > 0; i++)
+	{
+		PutItem    *it = &items[i];
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		CHECK_FOR_INTERRUPTS();
+		if (it->oldtt != NULL)
+			api_row(t, it->oldtt, it->oldrow, 1, oldv, oldn);
+		if (it->newtt != NULL)
+			api_row(t, it->newtt, it->newrow, 1, newv, newn);
+		if (it->oldtt != NULL && it->newtt != NULL)
+			api_row_replace(aw, oldv, oldn, newv, newn);
+		else if (it->oldtt != NULL)
+			api_row_apply(aw, oldv, oldn, false, true);
+		else if (it->newtt != NULL)
+			api_row_apply(aw, newv, newn, true, true);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	api_writers_end(aw);
+}
+
+/*
+ * Put by delete and insert, where no unique index on the key can be named
+ * (or an index holds a multiset): the DELETE returns the old versions,
+ * for the indexes the write API keeps.  The caller holds the key locks
+ * (lock_keys()).
+ */
+static void
+put_by_delete(ApiTable *t, PutItem *items, int n)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+	Datum		values[3];
+	int		   *all = palloc(sizeof(int) * Max(n, 1));
+	SPITupleTable *tt;
+	uint64		nrows;
+	PutExtras	x = {0};
+
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	put_arrays(items, all, n, values);
+	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE %s RETURNING %s",
+											   t->qname, items_source(0, NULL, false),
+											   items_match(t), t->breturning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_DELETE_RETURNING);
+	tt = SPI_tuptable;
+	nrows = SPI_processed;
+	for (uint64 r = 0; r < nrows; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, tt, r);
+
+		/* a second row of a key: a table without a unique key may have one */
+		if (it != NULL && it->oldtt == NULL)
+		{
+			it->oldtt = tt;
+			it->oldrow = r;
+		}
+		else
+			put_extra(&x, tt, r, false);
+	}
+	adjlist_plan_execute(adjlist_plan(psprintf("%s RETURNING %s", items_insert(t), t->returning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
+	tt = SPI_tuptable;
+	nrows = SPI_processed;
+	for (uint64 r = 0; r < nrows; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, tt, r);
+
+		/* a row whose key a BEFORE trigger changed is no item's */
+		if (it != NULL && it->newtt == NULL)
+		{
+			it->newtt = tt;
+			it->newrow = r;
+		}
+		else
+			put_extra(&x, tt, r, true);
+	}
+	put_items_apply(t, items, n, &x);
+}
+
+/* Are the moving columns of two read versions of an item the same? */
+static bool
+put_same_moving(ApiTable *t, SPITupleTable *a, uint64 ar, SPITupleTable *b, uint64 br)
+{
+	for (int m = 0; m < t->nmoving; m++)
+	{
+		int16		len;
+		bool		byval;
+		bool		anull;
+		bool		bnull;
+		Datum		av = SPI_getbinval(a->vals[ar], a->tupdesc, t->moving[m] + 1, &anull);
+		Datum		bv = SPI_getbinval(b->vals[br], b->tupdesc, t->moving[m] + 1, &bnull);
+
+		get_typlenbyval(t->movingtypes[m], &len, &byval);
+		if (anull != bnull || (!anull && !datum_image_eq(av, bv, byval, len)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Put where an index may move (t->moving), on a table with a unique key:
+ * read the items' current versions, replace those read if their moving
+ * columns are still what was read (an UPDATE, whose condition the executor
+ * checks again on the latest version of a row it had to wait for), insert
+ * those not read, and go round again for the items another session wrote
+ * in between.  Nothing is locked before it is written, so that a batch may
+ * span Citus shards (Citus runs SELECT ... FOR UPDATE on one shard only).
+ *
+ * The insert is an INSERT ... ON CONFLICT DO UPDATE ... WHERE false: it
+ * needs the privileges the upsert of the common path needs, and a row that
+ * appeared since the read is locked, not changed, so that the next read
+ * sees it as it stays.  A row the insert met that the next read still does
+ * not see is one row-level security hides from the caller: it is put by
+ * the common path's upsert, which refuses it as it would have.  In
+ * REPEATABLE READ and SERIALIZABLE a row written since the snapshot makes
+ * the UPDATE or the insert fail with a serialization failure, as the
+ * upsert would.
+ */
+static void
+put_tracked(ApiTable *t, PutItem *items, int n)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	int			nargs = 3 + t->nmoving;
+	Oid		   *types = palloc(sizeof(Oid) * nargs);
+	Oid		   *elemtypes = palloc(sizeof(Oid) * Max(t->nmoving, 1));
+	Datum	   *values = palloc(sizeof(Datum) * nargs);
+	int		   *pending = palloc(sizeof(int) * Max(n, 1));
+	int		   *sel = palloc(sizeof(int) * Max(n, 1));
+	char	   *readsql;
+	char	   *updatesql;
+	char	   *insertsql;
+	StringInfoData buf;
+	PutExtras	x = {0};
+	int			left = n;
+	int			rounds = 0;
+
+	types[0] = types[1] = cat->keyarraytype;
+	types[2] = JSONBARRAYOID;
+	for (int m = 0; m < t->nmoving; m++)
+	{
+		Oid			arraytype = get_array_type(t->movingtypes[m]);
+
+		if (!OidIsValid(arraytype))
+			elog(ERROR, "adjlist: type %s has no array type", format_type_be(t->movingtypes[m]));
+		elemtypes[m] = t->movingtypes[m];
+		types[3 + m] = arraytype;
+	}
+	readsql = psprintf("SELECT %s, u.o FROM %s b, %s WHERE %s",
+					   t->breturning, t->qname, items_source(0, NULL, true), items_match(t));
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "UPDATE %s AS b SET %s FROM %s WHERE %s",
+					 t->qname,
+					 t->has_data ? psprintf("data = u.d%s", t->default_list) : t->default_list + 2,
+					 items_source(t->nmoving, elemtypes, true), items_match(t));
+	for (int m = 0; m < t->nmoving; m++)
+	{
+		const char *col = quote_identifier(t->cols[t->moving[m]]);
+
+		appendStringInfo(&buf, " AND (b.%s %s u.g%d OR (b.%s IS NULL AND u.g%d IS NULL))",
+						 col, adjlist_equality_sql(t->movingtypes[m]), m + 1, col, m + 1);
+	}
+	appendStringInfo(&buf, " RETURNING %s, u.o", t->breturning);
+	updatesql = buf.data;
+	insertsql = psprintf("%s ON CONFLICT (%s, %s) DO UPDATE SET %s WHERE false RETURNING %s",
+						 items_insert(t), t->pk, t->sk, t->set_list, t->returning);
+
+	while (left > 0)
+	{
+		SPITupleTable *tt;
+		int			np = 0;
+		int			nsel;
+
+		CHECK_FOR_INTERRUPTS();
+		if (++rounds > PUT_MAX_ROUNDS)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update"),
+					 errdetail("Items put into table \"%s\" changed %d times while they were written.",
+							   get_rel_name(t->relid), PUT_MAX_ROUNDS),
+					 errhint("Retry the transaction.")));
+		for (int i = 0; i < n; i++)
+			if (!items[i].done)
+			{
+				items[i].prevtt = items[i].oldtt;
+				items[i].prevrow = items[i].oldrow;
+				items[i].oldtt = NULL;
+				pending[np++] = i;
+			}
+
+		/* the current versions */
+		put_arrays(items, pending, np, values);
+		adjlist_plan_execute(adjlist_plan(readsql, 3, types), values, NULL, false, 0,
+							 SPI_OK_SELECT);
+		tt = SPI_tuptable;
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			bool		isnull;
+			int64		o = DatumGetInt64(SPI_getbinval(tt->vals[r], tt->tupdesc, t->ncols + 1,
+														&isnull));
+			PutItem    *it = &items[pending[o - 1]];
+
+			it->oldtt = tt;
+			it->oldrow = r;
+			it->blocked = false;
+			/*
+			 * Read as it was the round before: a concurrent change makes
+			 * the UPDATE fail only by moving the item (or deleting it), so
+			 * what holds it back twice in a row is no other session but
+			 * row-level security or a trigger.
+			 */
+			if (it->prevtt != NULL && put_same_moving(t, it->prevtt, it->prevrow, tt, r))
+				it->unmoved++;
+			else
+				it->unmoved = 0;
+		}
+
+		/* those read: replaced unless they moved since */
+		nsel = 0;
+		for (int i = 0; i < np; i++)
+			if (items[pending[i]].oldtt != NULL && items[pending[i]].unmoved < 2)
+				sel[nsel++] = pending[i];
+		if (nsel > 0)
+		{
+			put_arrays(items, sel, nsel, values);
+			for (int m = 0; m < t->nmoving; m++)
+			{
+				Datum	   *d = palloc(sizeof(Datum) * nsel);
+				bool	   *dn = palloc(sizeof(bool) * nsel);
+
+				for (int i = 0; i < nsel; i++)
+					d[i] = SPI_getbinval(items[sel[i]].oldtt->vals[items[sel[i]].oldrow],
+										 items[sel[i]].oldtt->tupdesc, t->moving[m] + 1, &dn[i]);
+				values[3 + m] = datum_array(d, dn, nsel, elemtypes[m]);
+			}
+			adjlist_plan_execute(adjlist_plan(updatesql, nargs, types), values, NULL, false, 0,
+								 SPI_OK_UPDATE_RETURNING);
+			tt = SPI_tuptable;
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				bool		isnull;
+				int64		o = DatumGetInt64(SPI_getbinval(tt->vals[r], tt->tupdesc,
+															t->ncols + 1, &isnull));
+				PutItem    *it = &items[sel[o - 1]];
+
+				it->newtt = tt;
+				it->newrow = r;
+				it->done = true;
+				left--;
+			}
+		}
+
+		/*
+		 * Met by an insert and still not read (a row row-level security
+		 * hides from the caller), or read and not replaced for no
+		 * concurrent change: the common path's upsert, which refuses the
+		 * item or skips it as it always would.  Should it replace it, the
+		 * row changed meanwhile after all: a serialization failure.
+		 */
+		nsel = 0;
+		for (int i = 0; i < np; i++)
+		{
+			PutItem    *it = &items[pending[i]];
+
+			if (!it->done && (it->oldtt != NULL ? it->unmoved >= 2 : it->blocked))
+				sel[nsel++] = pending[i];
+		}
+		if (nsel > 0)
+		{
+			put_arrays(items, sel, nsel, values);
+			adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
+								 SPI_OK_INSERT_RETURNING);
+			tt = SPI_tuptable;
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				PutItem    *it = put_item_of(t, items, n, tt, r);
+				bool		isnull;
+				Datum		inserted = SPI_getbinval(tt->vals[r], tt->tupdesc, t->ncols + 1,
+													 &isnull);
+
+				if (isnull || !DatumGetBool(inserted))
+					ereport(ERROR,
+							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+							 errmsg("could not serialize access due to concurrent update"),
+							 errdetail("An item put into table \"%s\" changed while it was read.",
+									   get_rel_name(t->relid)),
+							 errhint("Retry the transaction.")));
+				if (it == NULL || it->done)
+				{
+					put_extra(&x, tt, r, true);		/* a BEFORE trigger's key */
+					continue;
+				}
+				it->newtt = tt;
+				it->newrow = r;
+			}
+
+			/*
+			 * Done: inserted (a row that vanished meanwhile took its index
+			 * rows with it), or left as it was (a BEFORE trigger skipped
+			 * it): no old version to remove either way.
+			 */
+			for (int i = 0; i < nsel; i++)
+			{
+				items[sel[i]].oldtt = NULL;
+				items[sel[i]].done = true;
+				left--;
+			}
+		}
+
+		/* those not read: inserted, unless a row is there */
+		nsel = 0;
+		for (int i = 0; i < np; i++)
+			if (!items[pending[i]].done && items[pending[i]].oldtt == NULL &&
+				!items[pending[i]].blocked)
+				sel[nsel++] = pending[i];
+		if (nsel > 0)
+		{
+			put_arrays(items, sel, nsel, values);
+			adjlist_plan_execute(adjlist_plan(insertsql, 3, types), values, NULL, false, 0,
+								 SPI_OK_INSERT_RETURNING);
+			tt = SPI_tuptable;
+			for (uint64 r = 0; r < SPI_processed; r++)
+			{
+				PutItem    *it = put_item_of(t, items, n, tt, r);
+
+				if (it == NULL || it->done)
+				{
+					put_extra(&x, tt, r, true);		/* a BEFORE trigger's key */
+					continue;
+				}
+				it->newtt = tt;
+				it->newrow = r;
+				it->done = true;
+				left--;
+			}
+			/* a row was there: locked, and read next time round */
+			for (int i = 0; i < nsel; i++)
+				if (!items[sel[i]].done)
+					items[sel[i]].blocked = true;
+		}
+	}
+	put_items_apply(t, items, n, &x);
+}
+
+/*
+ * Put rows: arrays of keys and data.  With a unique key, where triggers
+ * keep the indexes or no index row of a replaced item can move, one
+ * upsert; where rows can move, put_tracked().  Without a unique key (or
+ * where an index holds a multiset and no trigger runs), put_by_delete():
+ * a DELETE and an INSERT, two statements, so that where triggers run each
+ * statement's triggers see one change of the key (a writable CTE deleting
+ * and inserting the same key in one statement trips the triggers).
+ */
 static int64
 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 {
@@ -538,9 +1290,21 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	bool	   *counted;
 	ApiWriters *aw;
 	int			flagcol;
+	bool		by_delete = !t->unique_key || (t->no_triggers && t->multiset);
 
-	if (!t->unique_key)
+	if (by_delete)
 		lock_keys(t, pks, sks);
+	if (by_delete || (t->no_triggers && t->nmoving > 0))
+	{
+		int			nitems;
+		PutItem    *items = put_items(pks, sks, datas, &nitems);
+
+		if (by_delete)
+			put_by_delete(t, items, nitems);
+		else
+			put_tracked(t, items, nitems);
+		return nitems;
+	}
 	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
 						 SPI_OK_INSERT_RETURNING);
 	tt = SPI_tuptable;
@@ -912,12 +1676,13 @@ put_if_body(void *arg)
 	ApiWriters *aw;
 
 	cond_lock_key(a);
-	if (t->no_triggers && !api_index_keys_fixed(t))
+	if (t->no_triggers && (t->nmoving > 0 || t->multiset))
 	{
 		/*
-		 * An index keyed by another column (a generated one) may move: read
-		 * the item's index columns first, locking it, so that its old index
-		 * rows can be removed.
+		 * An index keyed by another column (a generated one) may move, or a
+		 * multiset's row is replaced by removing it: read the item's index
+		 * columns first, locking it, so that its old index rows can be
+		 * removed (one key: Citus runs the FOR UPDATE on its shard).
 		 */
 		char	   *sql = psprintf("SELECT %s, %s FROM %s b WHERE %s FOR UPDATE OF b",
 								   t->returning, cond_expected(4), t->qname, cond_key_where(t));
@@ -944,7 +1709,16 @@ put_if_body(void *arg)
 	n = SPI_processed;
 	aw = api_writers_begin(t, false);
 	if (oldtt != NULL && n == 1)
-		api_replace(aw, oldtt, tt);
+	{
+		Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+		bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+		Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+		bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+		api_row(t, oldtt, 0, 1, oldv, oldn);
+		api_row(t, tt, 0, 1, newv, newn);
+		api_row_replace(aw, oldv, oldn, newv, newn);
+	}
 	else
 	{
 		/* the index rows keep their keys: replace them, counters stay */
