@@ -11,8 +11,10 @@ OBJS = \
 	src/adjkey_support.o \
 	src/catalog.o \
 	src/registry.o \
+	src/table_options.o \
 	src/plan_cache.o \
 	src/index_rule.o \
+	src/index_predicate.o \
 	src/base_scan.o \
 	src/index_write.o \
 	src/index_sync.o \
@@ -33,6 +35,7 @@ OBJS = \
 	src/graph_nodes.o \
 	src/graph_query.o \
 	src/graph_dynamo_query.o \
+	src/graph_batch_get.o \
 	src/graph_traverse.o \
 	src/graph_rank.o \
 	src/graph_export.o \
@@ -44,13 +47,13 @@ OBJS = \
 # twice: the parts that create or replace serve both; type.sql and
 # registry.sql only a fresh install, the update--* parts only the update.
 # The scripts of earlier versions are kept as released.
-SQL_PARTS = src/sql/bounds.sql src/sql/text_ops.sql src/sql/index.sql src/sql/access.sql src/sql/events.sql \
+SQL_PARTS = src/sql/bounds.sql src/sql/text_ops.sql src/sql/options.sql src/sql/index.sql src/sql/access.sql src/sql/events.sql \
 	src/sql/graph.sql src/sql/write_api.sql
 DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_text adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits graph_estimate write_shards create_concurrently security install review_defects dynamo
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_text adjkey_parts adjkey_random adjkey_encoding inverted_index write_api graph graph_random graph_security graph_limits graph_estimate write_shards sparse_index ttl create_concurrently security install review_defects dynamo
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 # pg_isolation_regress specs (test/isolation/specs) and TAP tests (test/t),

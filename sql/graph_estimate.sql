@@ -94,5 +94,23 @@ RESET ROLE;
 CREATE TABLE empty (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
 SELECT planned_rows($$SELECT * FROM neighbors('empty', 'USER#1', 'FOLLOWS')$$) AS empty_table;
 
+-- any max_depth is planned at once, whatever the degree (a fan-out below
+-- one, or exactly one, summed level by level took minutes for INT_MAX)
+CREATE TABLE sparse (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+INSERT INTO sparse SELECT 'USER#' || u, 'PROFILE' FROM generate_series(1, 1000) u;
+INSERT INTO sparse SELECT 'USER#' || u, 'FOLLOWS#USER#' || (u + 1) FROM generate_series(1, 10) u;
+ANALYZE sparse;
+CREATE TABLE chain (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+INSERT INTO chain SELECT 'USER#' || u, 'FOLLOWS#USER#' || (u + 1) FROM generate_series(1, 1000) u;
+ANALYZE chain;
+-- (a hang guard, not a timing: planning takes microseconds, the old sum
+-- seconds per call)
+SET statement_timeout = '2s';
+SELECT planned_rows($$SELECT * FROM traverse('sparse', 'USER#1', 'FOLLOWS#', 2147483647)$$) BETWEEN 1 AND 1010 AS sparse_deep;
+SELECT planned_rows($$SELECT * FROM traverse('chain', 'USER#1', 'FOLLOWS#', 2147483647)$$) BETWEEN 1 AND 1001 AS chain_deep;
+SELECT planned_rows($$SELECT * FROM traverse('chain', 'USER#1', 'FOLLOWS#', 2147483647, 'both')$$) BETWEEN 1 AND 1001 AS chain_both;
+SELECT count(*) AS chain_reached FROM traverse('chain', 'USER#1', 'FOLLOWS#', 2147483647, lim => 10);
+RESET statement_timeout;
+
 DROP SCHEMA est CASCADE;
 DROP ROLE regress_est_other;

@@ -235,6 +235,7 @@ INSERT INTO adjsec_util.samples VALUES
 	('edges', 'jsonb', '''[{"pk": "USER#z", "sk": "FOLLOWS#USER#a"}]'''),
 	('keys', 'jsonb', '''[{"pk": "USER#a", "sk": "FOLLOWS#USER#b"}]'''),
 	('items', 'text', '''{"Item": {"pk": {"S": "USER#z"}, "sk": {"S": "FOLLOWS#USER#a"}}}'''),
+	('col', 'name', 'NULL'),
 	(NULL, 'jsonb', '''{}'''), (NULL, 'bytea', '''\x55534552'''),
 	(NULL, 'cstring', '''USER#a''::cstring');
 CREATE TABLE adjsec_util.extra_args (fn name, extra text);

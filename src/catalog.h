@@ -35,6 +35,8 @@ typedef struct AdjlistCatalog
 	Oid			registry;		/* adjlist_inverted_indexes */
 	Oid			registry_owner;
 	bool		registry_has_write_shards;	/* false for a 0.1 catalog */
+	Oid			options;		/* adjlist_table_options, or InvalidOid before
+								 * 0.3 (every table then has the defaults) */
 	bool		legacy;			/* the SQL objects of 0.1 or 0.2, not yet
 								 * updated: triggers keep only the indexes
 								 * in trigger mode, as those versions did */
@@ -43,6 +45,8 @@ typedef struct AdjlistCatalog
 extern const AdjlistCatalog *adjlist_catalog(void);
 /* The registry's OID if the catalog is loaded, else InvalidOid (no lookups). */
 extern Oid	adjlist_registry_oid_if_loaded(void);
+/* The same for the table options (table_options.c). */
+extern Oid	adjlist_options_oid_if_loaded(void);
 extern void adjlist_catalog_init(void);
 
 /*

@@ -582,8 +582,9 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			relid;
 	char	   *keycols[2];
-	bool		has_data;
+	char	   *payload;
 	bool		is_index;
+	char	   *live;
 	char	   *sql;
 	SPIPlanPtr	plan;
 	Portal		portal;
@@ -595,10 +596,12 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the table must not be null")));
 	relid = PG_GETARG_OID(0);
-	adjlist_item_table(relid, keycols, &has_data, &is_index);
-	sql = psprintf("SELECT t.%s, t.%s, %s FROM %s t ORDER BY t.%s USING OPERATOR(%s.<), t.%s USING OPERATOR(%s.<)",
+	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
+	sql = psprintf("SELECT t.%s, t.%s, %s%s FROM %s t WHERE %s "
+				   "ORDER BY t.%s USING OPERATOR(%s.<), t.%s USING OPERATOR(%s.<)",
 				   quote_identifier(keycols[0]), quote_identifier(keycols[1]),
-				   has_data ? "t.data" : "NULL::pg_catalog.jsonb", adjlist_qualified_name(relid),
+				   payload ? "t." : "", payload ? payload : "NULL::pg_catalog.jsonb",
+				   adjlist_qualified_name(relid), live,
 				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]), cat->nspname);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist export row", ALLOCSET_DEFAULT_SIZES);
 	if (SPI_connect() != SPI_OK_CONNECT)

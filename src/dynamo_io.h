@@ -37,6 +37,7 @@ extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas);
  * it is a registered index table; an error when its key is not two
  * columns or the caller may read nothing of it.
  */
-extern void adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index);
+extern void adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index,
+							   char **live);
 
 #endif							/* ADJLIST_DYNAMO_IO_H */

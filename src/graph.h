@@ -108,7 +108,8 @@ typedef struct GraphScan
 /* graph_meta.c */
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern void graph_require_some_select(Oid relid);
-extern void graph_meta_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void graph_meta_relcache_invalidate(Oid relid);
 
 /* graph_reader.c */
 typedef struct GraphReader GraphReader;

@@ -56,12 +56,12 @@
 #include "graph.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count);
 PG_FUNCTION_INFO_V1(adjlist_explain_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count_page);
-PG_FUNCTION_INFO_V1(adjlist_batch_get);
 
 typedef enum SortOp
 {
@@ -78,6 +78,8 @@ typedef struct QueryTable
 	Oid		   *types;
 	int			shards;			/* write shards of a registered index table */
 	bool		is_index;		/* a registered index table */
+	char	   *live;			/* the items that have not expired, as SQL
+								 * over t (table_options.c), or NULL */
 } QueryTable;
 
 static QueryTable *
@@ -148,6 +150,20 @@ query_table(Oid relid)
 				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;
+	{
+		/* time to live: the base table's expiry column, in it or its index */
+		TableOptions *o = table_options(ix ? ix->baserel : relid);
+
+		if (o->ttl != NULL)
+		{
+			if (ix != NULL && get_attnum(relid, o->ttl) <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("inverted index \"%s\" does not project the expiry column \"%s\"",
+								get_rel_name(relid), o->ttl)));
+			q->live = table_options_live_sql(o, "t");
+		}
+	}
 	return q;
 }
 
@@ -365,6 +381,9 @@ append_condition(StringInfo sql, QueryTable *q, SortOp op)
 						 s, nsp, s, nsp);
 	else if (op == SORT_BEGINS)
 		appendStringInfo(sql, " AND t.%s OPERATOR(%s.^@) $4", s, nsp);
+	/* expired items are not read */
+	if (q->live != NULL)
+		appendStringInfo(sql, " AND %s", q->live);
 }
 
 /* Rows strictly after the start key ($5) in the scan's order. */
@@ -760,24 +779,22 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 }
 
 /* ----------------------------------------------------------------------
- * batch_get: DynamoDB's BatchGetItem on one table
+ * The item key of a table (batch_get, export_dynamodb)
  * ----------------------------------------------------------------------
  */
 
-/* DynamoDB's limit of keys per BatchGetItem call. */
-#define BATCH_GET_MAX	100
-
 /*
  * The item key of a table that batch_get and export_dynamodb read: exactly
- * two adjkey key columns (partition, sort), and whether it has a jsonb
- * column "data" (the item's other attributes).  Checks the caller may read
- * the table at all.
+ * two adjkey key columns (partition, sort); its payload column, quoted
+ * (NULL when the table has no jsonb column of that name); and the items
+ * that have not expired, as SQL over t.  Checks the caller may read the
+ * table at all.
  */
 void
-adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index)
+adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, char **live)
 {
 	QueryTable *q = query_table(relid);
-	AttrNumber	d;
+	TableOptions *o = table_options(relid);
 
 	if (q->ncols != 2)
 		ereport(ERROR,
@@ -787,214 +804,7 @@ adjlist_item_table(Oid relid, char **keycols, bool *has_data, bool *is_index)
 						   q->ncols)));
 	keycols[0] = q->cols[0];
 	keycols[1] = q->cols[1];
-	d = get_attnum(relid, "data");
-	*has_data = d != InvalidAttrNumber && get_atttype(relid, d) == JSONBOID;
+	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
-}
-
-typedef struct BatchKey
-{
-	struct varlena *pk;
-	struct varlena *sk;
-	int			pos;			/* in the request, from 0 */
-} BatchKey;
-
-static int
-batch_key_cmp(const void *x, const void *y)
-{
-	const BatchKey *a = (const BatchKey *) x;
-	const BatchKey *b = (const BatchKey *) y;
-	int			c = adjkey_cmp_bytes(ADJKEY_DATA(a->pk), ADJKEY_LEN(a->pk),
-									 ADJKEY_DATA(b->pk), ADJKEY_LEN(b->pk));
-
-	if (c == 0)
-		c = adjkey_cmp_bytes(ADJKEY_DATA(a->sk), ADJKEY_LEN(a->sk),
-							 ADJKEY_DATA(b->sk), ADJKEY_LEN(b->sk));
-	return c;
-}
-
-/*
- * Which key role (0 partition, 1 sort) a member of a key object names, or
- * -1: the table's key column names in any case, and "pk" and "sk" (any
- * case) for tables whose key columns are named otherwise.
- */
-static int
-key_member_role(const char *name, int len, char **keycols, bool aliases)
-{
-	static const char *const alias[2] = {"pk", "sk"};
-
-	for (int i = 0; i < 2; i++)
-	{
-		if (len == (int) strlen(keycols[i]) && pg_strncasecmp(name, keycols[i], len) == 0)
-			return i;
-		if (aliases && len == 2 && pg_strncasecmp(name, alias[i], 2) == 0)
-			return i;
-	}
-	return -1;
-}
-
-/*
- * batch_get(tbl regclass, keys jsonb)
- *	RETURNS TABLE (pk adjkey, sk adjkey, data jsonb)
- *
- * The items of up to 100 keys ({"pk": ..., "sk": ...} objects), in the
- * order of the request, missing ones omitted; read as the caller, in one
- * statement.  As DynamoDB, refuses an empty list, more than 100 keys, a
- * key given twice, and key objects with other members.
- */
-Datum
-adjlist_batch_get(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			relid;
-	Jsonb	   *keys;
-	char	   *keycols[2];
-	bool		has_data;
-	bool		is_index;
-	bool		aliases;
-	int			nkeys;
-	BatchKey   *req;
-	BatchKey   *sorted;
-	JsonbIterator *it;
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	int			n = 0;
-	Datum	   *pkd;
-	Datum	   *skd;
-	char	   *sql;
-	Oid			types[2] = {cat->keyarraytype, cat->keyarraytype};
-	Datum		args[2];
-
-	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table and the keys must not be null")));
-	relid = PG_GETARG_OID(0);
-	keys = PG_GETARG_JSONB_P(1);
-	if (!JB_ROOT_IS_ARRAY(keys) || JB_ROOT_IS_SCALAR(keys))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("keys must be a JSON array of {\"pk\": ..., \"sk\": ...}")));
-	nkeys = JB_ROOT_COUNT(keys);
-	if (nkeys == 0 || nkeys > BATCH_GET_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s", nkeys == 0 ? "keys must not be empty" :
-						psprintf("too many keys: %d", nkeys)),
-				 errdetail("A batch get reads 1 to %d items, as DynamoDB's BatchGetItem does (ValidationException).",
-						   BATCH_GET_MAX)));
-	adjlist_item_table(relid, keycols, &has_data, &is_index);
-	if (is_index)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is an inverted index", get_rel_name(relid)),
-				 errdetail("Items are read by key from their table, as DynamoDB's BatchGetItem reads a table and not an index."),
-				 errhint("Read the index with query().")));
-	aliases = key_member_role("pk", 2, keycols, false) < 0 && key_member_role("sk", 2, keycols, false) < 0;
-
-	req = palloc0(sizeof(BatchKey) * nkeys);
-	it = JsonbIteratorInit(&keys->root);
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		JsonbIterator *mit;
-		JsonbValue	m;
-		JsonbIteratorToken mtok;
-		int			role = -1;
-
-		if (tok != WJB_ELEM)
-			continue;
-		if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("element %d of keys is not a JSON object", n + 1)));
-		mit = JsonbIteratorInit(v.val.binary.data);
-		while ((mtok = JsonbIteratorNext(&mit, &m, true)) != WJB_DONE)
-		{
-			if (mtok == WJB_KEY)
-			{
-				role = key_member_role(m.val.string.val, m.val.string.len, keycols, aliases);
-				if (role < 0)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("element %d of keys has a member \"%s\" that is not a key column",
-									n + 1, pnstrdup(m.val.string.val, m.val.string.len)),
-							 errdetail("The provided key element does not match the schema: give \"%s\" and \"%s\" only.",
-									   keycols[0], keycols[1])));
-				if ((role == 0 ? req[n].pk : req[n].sk) != NULL)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("element %d of keys gives \"%s\" twice", n + 1, keycols[role])));
-			}
-			else if (mtok == WJB_VALUE)
-			{
-				struct varlena *k;
-
-				if (m.type != jbvString)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("element %d of keys has no string \"%s\"", n + 1, keycols[role])));
-				k = adjkey_from_server(m.val.string.val, m.val.string.len, NULL);
-				if (role == 0)
-					req[n].pk = k;
-				else
-					req[n].sk = k;
-			}
-		}
-		for (int r = 0; r < 2; r++)
-			if ((r == 0 ? req[n].pk : req[n].sk) == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("element %d of keys has no string \"%s\"", n + 1, keycols[r])));
-		req[n].pos = n;
-		n++;
-	}
-
-	/* a key asked for twice is refused, as DynamoDB does */
-	sorted = palloc(sizeof(BatchKey) * nkeys);
-	memcpy(sorted, req, sizeof(BatchKey) * nkeys);
-	qsort(sorted, nkeys, sizeof(BatchKey), batch_key_cmp);
-	for (int i = 1; i < nkeys; i++)
-		if (batch_key_cmp(&sorted[i - 1], &sorted[i]) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("provided list of item keys contains duplicates"),
-					 errdetail("Elements %d and %d of keys are the same key.",
-							   Min(sorted[i - 1].pos, sorted[i].pos) + 1,
-							   Max(sorted[i - 1].pos, sorted[i].pos) + 1)));
-
-	pkd = palloc(sizeof(Datum) * nkeys);
-	skd = palloc(sizeof(Datum) * nkeys);
-	for (int i = 0; i < nkeys; i++)
-	{
-		pkd[i] = PointerGetDatum(req[i].pk);
-		skd[i] = PointerGetDatum(req[i].sk);
-	}
-	args[0] = PointerGetDatum(construct_array(pkd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
-	args[1] = PointerGetDatum(construct_array(skd, nkeys, cat->keytype, -1, false, TYPALIGN_INT));
-	sql = psprintf("SELECT u.o, %s FROM ROWS FROM (pg_catalog.unnest($1), pg_catalog.unnest($2)) "
-				   "WITH ORDINALITY AS u(k, s, o) JOIN %s t ON t.%s OPERATOR(%s.=) u.k "
-				   "AND t.%s OPERATOR(%s.=) u.s ORDER BY u.o",
-				   has_data ? "t.data" : "NULL::pg_catalog.jsonb", adjlist_qualified_name(relid),
-				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]),
-				   cat->nspname);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	adjlist_plan_execute(adjlist_plan(sql, 2, types), args, NULL, true, 0, SPI_OK_SELECT);
-	for (uint64 r = 0; r < SPI_processed; r++)
-	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
-		bool		isnull;
-		int64		o = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 1,
-													&isnull));
-
-		values[0] = PointerGetDatum(req[o - 1].pk);
-		values[1] = PointerGetDatum(req[o - 1].sk);
-		values[2] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2, &nulls[2]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	SPI_finish();
-	return (Datum) 0;
+	*live = q->live ? q->live : "true";
 }

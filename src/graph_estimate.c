@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_class.h"
@@ -303,18 +305,25 @@ degree_in_direction(PlannerInfo *root, List *args, int prefix_arg_no, char dir, 
 	return dir == 'o' ? out : dir == 'i' ? in_degree(g) : out + in_degree(g);
 }
 
-/* Nodes within depth levels, each level degree times the last, up to nodes. */
+/*
+ * Nodes within depth levels, each level degree times the last, up to nodes:
+ * the geometric sum degree + degree^2 + ... + degree^depth, in closed form
+ * (depth may be INT_MAX; a loop over the levels would not end in time when
+ * degree is at most 1).
+ */
 static double
 reachable(double degree, int depth, double nodes)
 {
-	double		level = 1;
-	double		total = 0;
+	double		total;
 
-	for (int d = 0; d < depth && total < nodes; d++)
-	{
-		level *= degree;
-		total += level;
-	}
+	if (depth <= 0 || degree <= 0)
+		total = 0;
+	else if (fabs(degree - 1.0) < 1e-9)
+		total = depth;
+	else
+		total = degree * (pow(degree, depth) - 1.0) / (degree - 1.0);
+	if (isnan(total) || total < 0)
+		total = nodes;
 	return Min(total, Min(nodes, (double) adjlist_max_visited));
 }
 

@@ -59,8 +59,8 @@ typedef struct GraphCacheEntry
 
 static HTAB *graph_cache = NULL;
 
-static void
-graph_relcache_callback(Datum arg, Oid relid)
+void
+graph_meta_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	GraphCacheEntry *e;
@@ -90,12 +90,6 @@ graph_meta_forget(Oid relid)
 	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
 	if (e != NULL)
 		e->valid = false;
-}
-
-void
-graph_meta_init(void)
-{
-	CacheRegisterRelcacheCallback(graph_relcache_callback, (Datum) 0);
 }
 
 static Oid

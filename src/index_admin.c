@@ -360,6 +360,37 @@ sync_triggers(Oid relid, const TriggerSpec *want, int nwant, bool apply)
 	return changed;
 }
 
+/*
+ * adjlist_sync_replica, the row trigger a table's owner adds on a logical
+ * replication subscriber (index_sync.c), is the owner's, so adjlist never
+ * creates it; it goes with the table's last index, as adjlist's own
+ * triggers do, so that adjlist_uninstall() leaves nothing that depends on
+ * the extension.  Its clones on partitions go with it.
+ */
+static void
+drop_replica_trigger(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			argtypes[2] = {OIDOID, OIDOID};
+	Datum		args[2];
+
+	args[0] = ObjectIdGetDatum(relid);
+	args[1] = ObjectIdGetDatum(cat->namespace);
+	if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p "
+							  "ON p.oid OPERATOR(pg_catalog.=) t.tgfoid "
+							  "WHERE t.tgrelid OPERATOR(pg_catalog.=) $1 "
+							  "AND t.tgparentid OPERATOR(pg_catalog.=) 0 "
+							  "AND t.tgname OPERATOR(pg_catalog.=) 'adjlist_sync_replica' "
+							  "AND p.proname OPERATOR(pg_catalog.=) 'adjlist_sync_trigger' "
+							  "AND p.pronamespace OPERATOR(pg_catalog.=) $2",
+							  2, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "trigger lookup failed");
+	if (SPI_processed > 0)
+		admin_exec(psprintf("DROP TRIGGER adjlist_sync_replica ON %s",
+							adjlist_qualified_name(relid)),
+				   SPI_OK_UTILITY);
+}
+
 /* The table and its partitions at any depth, the table first. */
 List *
 admin_members_of(Oid relid)
@@ -504,6 +535,8 @@ base_triggers(Oid baserel, bool apply)
 					 NULL, NULL, "adjlist_sync_trigger");
 		if (sync_triggers(m, spec, n, apply))
 			changed = true;
+		if (!wanted && apply)
+			drop_replica_trigger(m);
 	}
 	for (int i = 0; apply && i < ti->nindexes; i++)
 	{

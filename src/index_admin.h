@@ -51,7 +51,7 @@ extern void remove_triggers(Oid relid);
  */
 extern void index_member_rows(Oid baserel, Oid member, bool add);
 
-/* CREATE INDEX of a counter table (qcnt: its qualified name). */
+/* CREATE INDEX and REPLICA IDENTITY of a counter table (qcnt: its qualified name). */
 extern char *counters_index_sql(const char *qcnt);
 
 /* Refuse a base table or an index table adjlist cannot keep exact. */
@@ -95,6 +95,7 @@ typedef struct CreatePlan
 	int			counters;
 	IndexMode	mode;
 	int			write_shards;
+	char	   *predicate;		/* a sparse index's, canonical; or NULL */
 	bool		concurrently;
 } CreatePlan;
 

@@ -79,6 +79,7 @@
 #include "catalog.h"
 #include "index_admin.h"
 #include "index_check.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "registry.h"
@@ -222,7 +223,7 @@ build_wait_for_writers(Build *b)
 	WaitForLockersMultiple(locktags_of(b->members), ShareLock, true);
 }
 
-/* The columns of ix, for a SELECT list. */
+/* The base values of ix, for a SELECT list (its predicate's last). */
 static char *
 column_list(const IndexDef *ix)
 {
@@ -231,6 +232,7 @@ column_list(const IndexDef *ix)
 	initStringInfo(&buf);
 	for (int c = 0; c < ix->ncols; c++)
 		appendStringInfo(&buf, ", %s", quote_identifier(ix->colnames[c]));
+	appendStringInfo(&buf, ", %s", index_predicate_sql(ix->predicate));
 	return buf.data;
 }
 
@@ -242,8 +244,8 @@ static void
 put_rows(Build *b, const IndexDef *ix, SPITupleTable *tt, uint64 n, ItemPointer locked)
 {
 	IndexWriter *w;
-	Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-	bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 	Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
 	bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
 
@@ -256,7 +258,7 @@ put_rows(Build *b, const IndexDef *ix, SPITupleTable *tt, uint64 n, ItemPointer 
 
 		if (locked != NULL)
 			locked[r] = *(ItemPointer) DatumGetPointer(SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull));
-		for (int c = 0; c < ix->ncols; c++)
+		for (int c = 0; c < INDEX_BASE_LEN(ix); c++)
 			base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, c + 2, &basenull[c]);
 		if (index_row(ix, base, basenull, row, rownull, &logical))
 			index_writer_put(w, row, rownull);
@@ -305,8 +307,8 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 
 	/* the rows that can be locked now, indexed */
 	if (SPI_execute_with_args(psprintf("SELECT ctid%s FROM ONLY %s WHERE ctid OPERATOR(pg_catalog.>=) $1 "
-									   "AND ctid OPERATOR(pg_catalog.<) $2 FOR SHARE SKIP LOCKED",
-									   column_list(ix), qm),
+									   "AND ctid OPERATOR(pg_catalog.<) $2 AND %s FOR SHARE SKIP LOCKED",
+									   column_list(ix), qm, index_predicate_sql(ix->predicate)),
 							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "backfill query failed");
 	nlocked = SPI_processed;
@@ -316,7 +318,8 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 
 	/* the rows there are (the latest snapshot); those not locked are held */
 	if (SPI_execute_with_args(psprintf("SELECT ctid FROM ONLY %s WHERE ctid OPERATOR(pg_catalog.>=) $1 "
-									   "AND ctid OPERATOR(pg_catalog.<) $2", qm),
+									   "AND ctid OPERATOR(pg_catalog.<) $2 AND %s", qm,
+									   index_predicate_sql(ix->predicate)),
 							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "backfill query failed");
 	for (uint64 r = 0; r < SPI_processed; r++)

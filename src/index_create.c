@@ -59,8 +59,10 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "index_admin.h"
+#include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index);
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index_proc);
@@ -117,6 +119,7 @@ plan_options(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 				 errmsg("mode must not be null")));
 	mode = text_to_cstring(PG_GETARG_TEXT_PP(ARGNO(9)));
 	p->write_shards = int_arg(fcinfo, ARGNO(10), "write_shards");
+	p->predicate = PG_ARGISNULL(ARGNO(11)) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(ARGNO(11)));
 
 	if (strcmp(mode, "trigger") == 0)
 		p->mode = INDEX_MODE_TRIGGER;
@@ -258,6 +261,13 @@ plan_columns(CreatePlan *p, char *partition_key, char *sort_key, char **include,
 			if (!admin_name_in(p->cols, p->ncols, include[i]))
 				p->cols[p->ncols++] = include[i];
 		}
+	{
+		/* the expiry, which reads through the index check */
+		TableOptions *o = table_options(p->base);
+
+		if (o->ttl != NULL && !admin_name_in(p->cols, p->ncols, o->ttl))
+			p->cols[p->ncols++] = o->ttl;
+	}
 	if (p->ncols > INDEX_MAX_KEYS * 4)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -346,6 +356,8 @@ index_create_plan(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 	plan_base(p, partition_key, sort_key);
 	plan_base_key(fcinfo, skip, p);
 	plan_columns(p, partition_key, sort_key, include, ninclude);
+	if (p->predicate != NULL)
+		p->predicate = index_predicate_canonical(p->base, p->predicate);
 	if (p->concurrently)
 		plan_concurrent(p);
 }
@@ -482,11 +494,17 @@ create_index_table(CreatePlan *p, bool withkey)
 	return idx;
 }
 
-/* The index every counter table has: readers sum a group's rows. */
+/*
+ * The index every counter table has: readers sum a group's rows.  And,
+ * a counter table having no primary key, its replica identity: the whole
+ * row, so that compact_counters() may delete rows of a table a publication
+ * publishes (logical replication, README "Streams").
+ */
 char *
 counters_index_sql(const char *qcnt)
 {
-	return psprintf("CREATE INDEX ON %s (node, edge, direction)", qcnt);
+	return psprintf("CREATE INDEX ON %s (node, edge, direction); "
+					"ALTER TABLE %s REPLICA IDENTITY FULL", qcnt, qcnt);
 }
 
 static Oid
@@ -593,6 +611,7 @@ index_create_tables(CreatePlan *p, bool withkey, bool ready, Oid *cnt)
 	row.mode = p->mode;
 	row.write_shards = p->write_shards;
 	row.ready = ready;
+	row.predicate = p->predicate;
 	registry_insert(&row);
 	CommandCounterIncrement();
 	return idx;

@@ -55,6 +55,7 @@
 #include "index_admin.h"
 #include "index_write.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_start);
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_end);
@@ -395,6 +396,7 @@ end_alter_table(AlterTableStmt *stmt)
 		}
 	}
 	recheck(relid);
+	table_options_check(relid);
 }
 
 Datum
@@ -416,7 +418,10 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
 
 		if (OidIsValid(relid))
+		{
 			recheck(relid);
+			table_options_check(relid);
+		}
 	}
 	PG_RETURN_VOID();
 }
@@ -477,6 +482,8 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	{
 		TableIndexes *ti = registry_lookup_unchecked(dropped[i]);
 		IndexDef   *ix;
+
+		table_options_forget(dropped[i]);
 
 		/* a base table: its indexes go with it */
 		if (ti->nindexes > 0 && ti->baserel == dropped[i])

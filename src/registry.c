@@ -62,6 +62,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "index_predicate.h"
 #include "registry.h"
 
 #define REGISTRY_CACHE_MAX	1024
@@ -81,8 +82,8 @@ typedef struct RegistryEntry
 static HTAB *registry_cache = NULL;
 static uint64 registry_generation = 1;
 
-static void
-registry_relcache_callback(Datum arg, Oid relid)
+void
+registry_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	RegistryEntry *e;
@@ -104,12 +105,6 @@ registry_relcache_callback(Datum arg, Oid relid)
 	}
 }
 
-void
-registry_init(void)
-{
-	CacheRegisterRelcacheCallback(registry_relcache_callback, (Datum) 0);
-}
-
 /* ----------------------------------------------------------------------
  * Reading the registry
  * ----------------------------------------------------------------------
@@ -128,6 +123,7 @@ typedef struct RegistryColumns
 	AttrNumber	write_shards;	/* 0 in a 0.1 catalog */
 	AttrNumber	counter_shards;
 	AttrNumber	ready;			/* 0 before 0.3 */
+	AttrNumber	predicate;		/* 0 before 0.3 */
 } RegistryColumns;
 
 static void
@@ -152,6 +148,9 @@ registry_columns(Oid reg, RegistryColumns *c)
 	c->ready = get_attnum(reg, "ready");
 	if (c->ready < 0)
 		c->ready = 0;
+	c->predicate = get_attnum(reg, "predicate");
+	if (c->predicate < 0)
+		c->predicate = 0;
 }
 
 static char **
@@ -246,6 +245,13 @@ registry_read(Oid baserel, IndexDef **out)
 		d->ready = true;
 		if (rc.ready > 0)
 			d->ready = DatumGetBool(heap_getattr(tup, rc.ready, desc, &isnull));
+		d->predicate = NULL;
+		if (rc.predicate > 0)
+		{
+			v = heap_getattr(tup, rc.predicate, desc, &isnull);
+			if (!isnull)
+				d->predicate = TextDatumGetCString(v);
+		}
 		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
 		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
 		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
@@ -381,6 +387,17 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
 			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
 									   basename, d->base_key[i]), NULL);
+	if (d->predicate != NULL)
+	{
+		ListCell   *lc;
+
+		/* (a renamed or dropped column: the DDL that did it is refused) */
+		foreach(lc, index_predicate_columns(d->predicate))
+			if (!OidIsValid(column_type(d->baserel, (char *) lfirst(lc))))
+				return problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+										   idxname, (char *) lfirst(lc), basename),
+							   psprintf("The predicate is: %s", d->predicate));
+	}
 	if (OidIsValid(d->counterrel))
 	{
 		char	   *cntname;
@@ -555,6 +572,7 @@ copy_def(const IndexDef *s)
 	d.base_key = palloc(sizeof(char *) * Max(s->nbasekey, 1));
 	for (int i = 0; i < s->nbasekey; i++)
 		d.base_key[i] = pstrdup(s->base_key[i]);
+	d.predicate = s->predicate ? pstrdup(s->predicate) : NULL;
 	return d;
 }
 
@@ -903,11 +921,12 @@ void
 registry_insert(const RegistryRow *row)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[9] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
-	NAMEARRAYOID, TEXTOID, INT4OID, BOOLOID};
-	Datum		values[9];
-	char		nulls[9] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[10] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
+	NAMEARRAYOID, TEXTOID, INT4OID, BOOLOID, TEXTOID};
+	Datum		values[10];
+	char		nulls[10] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *sql;
+	bool		new_columns = !row->ready || row->predicate != NULL;
 
 	values[0] = ObjectIdGetDatum(row->indexrel);
 	values[1] = ObjectIdGetDatum(row->baserel);
@@ -920,15 +939,19 @@ registry_insert(const RegistryRow *row)
 	values[6] = CStringGetTextDatum(row->mode == INDEX_MODE_API ? "api" : "trigger");
 	values[7] = Int32GetDatum(row->write_shards);
 	values[8] = BoolGetDatum(row->ready);
-	/* (a registry without the ready column, 0.2's, holds ready indexes) */
+	values[9] = row->predicate ? CStringGetTextDatum(row->predicate) : (Datum) 0;
+	if (row->predicate == NULL)
+		nulls[9] = 'n';
+	/* (the registry of 0.1 and 0.2 has neither column: ready, no predicate) */
 	sql = psprintf("INSERT INTO %s.adjlist_inverted_indexes "
 				   "(indexrel, baserel, columns, nkeys, counterrel, counter_shards, "
 				   "base_key, mode, write_shards%s) "
 				   "VALUES ($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3, $4, "
 				   "$5::pg_catalog.regclass, "
 				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8%s)",
-				   cat->nspname, row->ready ? "" : ", ready", row->ready ? "" : ", $9");
-	registry_exec(sql, row->ready ? 8 : 9, types, values, nulls, SPI_OK_INSERT);
+				   cat->nspname, new_columns ? ", ready, predicate" : "",
+				   new_columns ? ", $9, $10" : "");
+	registry_exec(sql, new_columns ? 10 : 8, types, values, nulls, SPI_OK_INSERT);
 	CacheInvalidateRelcacheByRelid(row->baserel);
 }
 

@@ -40,6 +40,8 @@ typedef struct IndexDef
 								 * ALTER EXTENSION adjlist UPDATE converts them */
 	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	IndexMode	mode;
+	char	   *predicate;		/* a sparse index's predicate (index_predicate.c),
+								 * or NULL: every row */
 	bool		ready;			/* false while built concurrently (or after
 								 * such a build failed): writers keep it,
 								 * readers refuse it */
@@ -56,7 +58,8 @@ typedef struct TableIndexes
 	uint64		generation;		/* bumped by every invalidation */
 } TableIndexes;
 
-extern void registry_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void registry_relcache_invalidate(Oid relid);
 
 /*
  * The indexes of a base table, or of the registered table that relid is a
@@ -119,6 +122,7 @@ typedef struct RegistryRow
 	IndexMode	mode;
 	int			write_shards;
 	bool		ready;
+	const char *predicate;		/* canonical, or NULL */
 } RegistryRow;
 
 extern void registry_insert(const RegistryRow *row);

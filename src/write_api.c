@@ -76,6 +76,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
@@ -120,9 +121,9 @@ struct ApiTable
 	int			pkcol;			/* where pk and sk stand in cols */
 	int			skcol;
 	bool		multiset;		/* an index table has a deferrable key */
+	AttrNumber *attnos;			/* the attribute of each of cols */
 	int			nmoving;		/* index key columns a replacement can change */
 	int		   *moving;			/* their positions in cols */
-	Oid		   *movingtypes;	/* their types (a domain's base type) */
 };
 
 /* The position of column name in t->cols, added if it is not there. */
@@ -167,6 +168,21 @@ generated_from(Relation rel, AttrNumber attnum, AttrNumber a1, AttrNumber a2)
 	return false;
 }
 
+/* Add column name of rel to t->moving, unless it cannot move or is listed. */
+static void
+api_moving_col(ApiTable *t, Relation rel, const char *name, AttrNumber a1, AttrNumber a2)
+{
+	AttrNumber	a = attnameAttNum(rel, name, false);
+	int			k = api_col(t, name);
+
+	if (a == a1 || a == a2 || generated_from(rel, a, a1, a2))
+		return;
+	for (int m = 0; m < t->nmoving; m++)
+		if (t->moving[m] == k)
+			return;
+	t->moving[t->nmoving++] = k;
+}
+
 /*
  * Where no trigger runs, the write API writes the index rows itself, from
  * the base rows a statement returns.  A put that replaces an item returns
@@ -174,13 +190,14 @@ generated_from(Relation rel, AttrNumber attnum, AttrNumber a1, AttrNumber a2)
  * keep their keys: the upsert of the index row replaces its projections,
  * and the counters stay.  That holds for an index keyed by the base key
  * columns (the usual flip) or by generated columns computed from them (a
- * derived key such as CASE WHEN sk ^@ 'BILL#' THEN sk END).  An index
- * keyed by any other column (a plain one, which a replacement resets to
- * its default, or one generated from data) may move: its old row must be
- * removed, so the old version must be read.  Such columns are listed in
- * t->moving.  An index table whose key is deferrable holds a multiset,
- * where a row is replaced by removing it and putting it again: that needs
- * the old version too (t->multiset).
+ * derived key such as CASE WHEN sk ^@ 'BILL#' THEN sk END), and whose
+ * predicate (a sparse index) reads only such columns.  An index keyed by
+ * any other column (a plain one, which a replacement resets to its
+ * default, or one generated from data), or whose predicate reads one, may
+ * move: its old row must be removed, so the old version must be read.
+ * Such columns are listed in t->moving.  An index table whose key is
+ * deferrable holds a multiset, where a row is replaced by removing it and
+ * putting it again: that needs the old version too (t->multiset).
  */
 static void
 api_replacement_moves(ApiTable *t, Relation rel)
@@ -188,8 +205,7 @@ api_replacement_moves(ApiTable *t, Relation rel)
 	AttrNumber	a1 = attnameAttNum(rel, t->pkname, false);
 	AttrNumber	a2 = attnameAttNum(rel, t->skname, false);
 
-	t->moving = palloc(sizeof(int) * t->ncols);
-	t->movingtypes = palloc(sizeof(Oid) * t->ncols);
+	t->moving = palloc(sizeof(int) * MaxTupleAttributeNumber);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
@@ -199,20 +215,13 @@ api_replacement_moves(ApiTable *t, Relation rel)
 		if (index_writer_key_deferrable(ix->indexrel, ix->colnames, ix->nkeys))
 			t->multiset = true;
 		for (int c = 0; c < ix->nkeys; c++)
+			api_moving_col(t, rel, ix->colnames[c], a1, a2);
+		if (ix->predicate != NULL)
 		{
-			AttrNumber	a = attnameAttNum(rel, ix->colnames[c], false);
-			int			k = api_col(t, ix->colnames[c]);
-			bool		listed = false;
+			ListCell   *lc;
 
-			if (a == a1 || a == a2 || generated_from(rel, a, a1, a2))
-				continue;
-			for (int m = 0; m < t->nmoving; m++)
-				listed = listed || t->moving[m] == k;
-			if (listed)
-				continue;
-			t->moving[t->nmoving] = k;
-			t->movingtypes[t->nmoving] = getBaseType(ix->coltypes[c]);
-			t->nmoving++;
+			foreach(lc, index_predicate_columns(ix->predicate))
+				api_moving_col(t, rel, (char *) lfirst(lc), a1, a2);
 		}
 	}
 	/* a replacement that sets no column changes none */
@@ -346,6 +355,14 @@ api_table_ex(Oid relid, bool need_index)
 
 		for (int c = 0; c < ix->ncols; c++)
 			(void) api_col(t, ix->colnames[c]);
+		/* a sparse index: the columns of its predicate, evaluated in C */
+		if (ix->predicate != NULL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, index_predicate_columns(ix->predicate))
+				(void) api_col(t, (char *) lfirst(lc));
+		}
 	}
 	t->pkcol = api_col(t, t->pkname);
 	t->skcol = api_col(t, t->skname);
@@ -357,6 +374,9 @@ api_table_ex(Oid relid, bool need_index)
 	for (int k = 0; k < t->ncols; k++)
 		appendStringInfo(&buf, "%sb.%s", k ? ", " : "", quote_identifier(t->cols[k]));
 	t->breturning = buf.data;
+	t->attnos = palloc(sizeof(AttrNumber) * t->ncols);
+	for (int k = 0; k < t->ncols; k++)
+		t->attnos[k] = attnameAttNum(rel, t->cols[k], false);
 	if (t->no_triggers)
 		api_replacement_moves(t, rel);
 	table_close(rel, NoLock);
@@ -382,6 +402,8 @@ typedef struct ApiWriters
 	int		  **colmap;			/* ix's registry columns: positions in t->cols */
 	IndexWriter **w;
 	Counts	  **counts;
+	IndexPredicateState **pred; /* of a sparse index, over the base table */
+	TupleTableSlot *slot;		/* a returned row, for the predicates */
 	AdjlistRoleSwitch role;
 	bool		became;			/* acting as the indexes' owner */
 } ApiWriters;
@@ -396,6 +418,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 	aw->colmap = palloc(sizeof(int *) * t->ti->nindexes);
 	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
 	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
+	aw->pred = palloc0(sizeof(IndexPredicateState *) * t->ti->nindexes);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
@@ -420,6 +443,15 @@ api_writers_begin(ApiTable *t, bool bulk)
 										  WRITE_UPSERT, bulk);
 		if (OidIsValid(ix->counterrel))
 			aw->counts[aw->n] = counts_create(ix);
+		if (ix->predicate != NULL)
+		{
+			Relation	rel = table_open(t->relid, AccessShareLock);
+
+			aw->pred[aw->n] = index_predicate_begin(ix->predicate, rel);
+			if (aw->slot == NULL)
+				aw->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+			table_close(rel, NoLock);
+		}
 		aw->n++;
 	}
 	return aw;
@@ -431,12 +463,16 @@ api_writers_end(ApiWriters *aw)
 	for (int i = 0; i < aw->n; i++)
 	{
 		index_writer_end(aw->w[i]);
+		if (aw->pred[i])
+			index_predicate_end(aw->pred[i]);
 		if (aw->counts[i])
 		{
 			counts_flush(aw->counts[i]);
 			counts_destroy(aw->counts[i]);
 		}
 	}
+	if (aw->slot)
+		ExecDropSingleTupleTableSlot(aw->slot);
 	if (aw->became)
 		adjlist_unbecome(&aw->role);
 }
@@ -461,14 +497,37 @@ api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls,
 			  Datum *row, bool *rownull, Datum *logical)
 {
 	const IndexDef *ix = aw->ix[i];
-	Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-	bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+	bool		indexed = true;
 
 	for (int c = 0; c < ix->ncols; c++)
 	{
 		base[c] = vals[aw->colmap[i][c]];
 		basenull[c] = nulls[aw->colmap[i][c]];
 	}
+	/* a sparse index: its predicate, on the columns returned */
+	if (aw->pred[i] != NULL)
+	{
+		ApiTable   *t = aw->t;
+		TupleTableSlot *slot = aw->slot;
+
+		ExecClearTuple(slot);
+		for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
+		{
+			slot->tts_values[a] = (Datum) 0;
+			slot->tts_isnull[a] = true;
+		}
+		for (int k = 0; k < t->ncols; k++)
+		{
+			slot->tts_values[t->attnos[k] - 1] = vals[k];
+			slot->tts_isnull[t->attnos[k] - 1] = nulls[k];
+		}
+		ExecStoreVirtualTuple(slot);
+		indexed = index_predicate_check(aw->pred[i], slot);
+	}
+	base[ix->ncols] = BoolGetDatum(indexed);
+	basenull[ix->ncols] = false;
 	return index_row(ix, base, basenull, row, rownull, logical);
 }
 
@@ -597,6 +656,19 @@ upsert_sql(ApiTable *t)
 					t->returning);
 }
 
+/* The same for one item: $1 (pk), $2 (sk)[, $3 (data)], as VALUES */
+static char *
+upsert_one_sql(ApiTable *t)
+{
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+					t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+					t->has_data ? ", $3" : "", t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning);
+}
+
 static int
 uint32_cmp(const void *a, const void *b)
 {
@@ -650,12 +722,9 @@ lock_keys(ApiTable *t, Datum pks, Datum sks)
 }
 
 /* ----------------------------------------------------------------------
- * Puts where no trigger runs and a replacement needs the old version
+ * Puts that need the old versions of the items they replace
  * ----------------------------------------------------------------------
  */
-
-/* Rounds of put_tracked() before it gives up on items that keep changing */
-#define PUT_MAX_ROUNDS 100
 
 /* One item of a put, once repeated keys are dropped (the last one wins). */
 typedef struct PutItem
@@ -665,16 +734,25 @@ typedef struct PutItem
 	Datum		data;
 	bool		data_null;
 	int			ord;			/* position in the request */
-	SPITupleTable *oldtt;		/* its version before (columns 1..: cols) */
-	uint64		oldrow;
-	SPITupleTable *newtt;		/* its version after (columns 1..: cols) */
-	uint64		newrow;
-	bool		done;			/* written */
-	bool		blocked;		/* an insert met a row the read had not seen */
-	SPITupleTable *prevtt;		/* read the round before, and not replaced */
-	uint64		prevrow;
-	int			unmoved;		/* rounds it was read as the round before */
+	HeapTuple	oldtup;			/* its version before (t->returning), or NULL */
+	HeapTuple	newtup;			/* its version after, or NULL */
 } PutItem;
+
+/* Rows a put wrote or removed that are no item's versions (put_by_delete()) */
+typedef struct PutExtras
+{
+	HeapTuple  *rows;
+	bool	   *add;			/* written; else removed */
+	int			n;
+	int			size;
+} PutExtras;
+
+/* The versions a put read and wrote: rows of t->returning */
+typedef struct PutResult
+{
+	TupleDesc	desc;			/* of t->returning (and what follows) */
+	PutExtras	x;
+} PutResult;
 
 /* adjkey's order: its bytes */
 static int
@@ -776,6 +854,92 @@ put_item_of(ApiTable *t, PutItem *items, int n, SPITupleTable *tt, uint64 r)
 	return NULL;
 }
 
+static void
+put_extra(PutExtras *x, HeapTuple tup, bool add)
+{
+	if (x->n == x->size)
+	{
+		x->size = Max(16, x->size * 2);
+		x->rows = x->rows ? repalloc(x->rows, sizeof(HeapTuple) * x->size) :
+			palloc(sizeof(HeapTuple) * x->size);
+		x->add = x->add ? repalloc(x->add, sizeof(bool) * x->size) :
+			palloc(sizeof(bool) * x->size);
+	}
+	x->rows[x->n] = tup;
+	x->add[x->n] = add;
+	x->n++;
+}
+
+/* Row r of SPI_tuptable, copied out of SPI's memory; its shape kept once. */
+static HeapTuple
+put_keep(PutResult *res, uint64 r)
+{
+	if (res->desc == NULL)
+		res->desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	return SPI_copytuple(SPI_tuptable->vals[r]);
+}
+
+/* The values of t->cols in a row kept by put_keep(). */
+static void
+api_tuple(ApiTable *t, TupleDesc desc, HeapTuple tup, Datum *vals, bool *nulls)
+{
+	for (int k = 0; k < t->ncols; k++)
+		vals[k] = heap_getattr(tup, k + 1, desc, &nulls[k]);
+}
+
+/*
+ * Apply what became of the items (their old and new versions) and of the
+ * extra rows to the indexes, with counters.
+ */
+static void
+put_items_apply(ApiTable *t, PutItem *items, int n, PutResult *res)
+{
+	PutExtras  *x = &res->x;
+	ApiWriters *aw = api_writers_begin(t, n + x->n > 1);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+												 ALLOCSET_DEFAULT_SIZES);
+	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+	Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+	/* removals first, so that a row put again under the same key stays */
+	for (int pass = 0; pass < 2 && aw->n > 0; pass++)
+		for (int i = 0; i < x->n; i++)
+		{
+			MemoryContext old;
+
+			if (x->add[i] != (pass == 1))
+				continue;
+			old = MemoryContextSwitchTo(rowcxt);
+			api_tuple(t, res->desc, x->rows[i], oldv, oldn);
+			api_row_apply(aw, oldv, oldn, x->add[i], true);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+	for (int i = 0; i < n && aw->n > 0; i++)
+	{
+		PutItem    *it = &items[i];
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		CHECK_FOR_INTERRUPTS();
+		if (it->oldtup != NULL)
+			api_tuple(t, res->desc, it->oldtup, oldv, oldn);
+		if (it->newtup != NULL)
+			api_tuple(t, res->desc, it->newtup, newv, newn);
+		if (it->oldtup != NULL && it->newtup != NULL)
+			api_row_replace(aw, oldv, oldn, newv, newn);
+		else if (it->oldtup != NULL)
+			api_row_apply(aw, oldv, oldn, false, true);
+		else if (it->newtup != NULL)
+			api_row_apply(aw, newv, newn, true, true);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	api_writers_end(aw);
+}
+
 static Datum
 datum_array(Datum *d, bool *nulls, int n, Oid type)
 {
@@ -790,523 +954,252 @@ datum_array(Datum *d, bool *nulls, int n, Oid type)
 }
 
 /*
- * Arrays $1 (pk), $2 (sk), $3 (data) of the items sel[0..n) into
- * values[0..3).
- */
-static void
-put_arrays(PutItem *items, const int *sel, int n, Datum *values)
-{
-	Oid			keytype = adjlist_catalog()->keytype;
-	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
-	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
-
-	for (int i = 0; i < n; i++)
-	{
-		pk[i] = PointerGetDatum(items[sel[i]].pk);
-		sk[i] = PointerGetDatum(items[sel[i]].sk);
-		d[i] = items[sel[i]].data;
-		dn[i] = items[sel[i]].data_null;
-	}
-	values[0] = datum_array(pk, nn, n, keytype);
-	values[1] = datum_array(sk, nn, n, keytype);
-	values[2] = datum_array(d, dn, n, JSONBOID);
-}
-
-/*
- * "FROM ROWS FROM (unnest($1), unnest($2), unnest($3)[, unnest($4) ...])
- * [WITH ORDINALITY] AS u(k, s, d[, g1 ...][, o])": the items of a
- * statement, with nextra more arrays of the given types.
- */
-static char *
-items_source(int nextra, const Oid *extra, bool ordinality)
-{
-	const char *nsp = adjlist_catalog()->nspname;
-	StringInfoData from;
-	StringInfoData names;
-
-	initStringInfo(&from);
-	initStringInfo(&names);
-	appendStringInfo(&from, "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
-					 "pg_catalog.unnest($3::pg_catalog.jsonb[])", nsp, nsp);
-	appendStringInfoString(&names, "k, s, d");
-	for (int g = 0; g < nextra; g++)
-	{
-		appendStringInfo(&from, ", pg_catalog.unnest($%d::%s[])", g + 4, format_type_be_qualified(extra[g]));
-		appendStringInfo(&names, ", g%d", g + 1);
-	}
-	return psprintf("%s)%s AS u(%s%s)", from.data, ordinality ? " WITH ORDINALITY" : "",
-					names.data, ordinality ? ", o" : "");
-}
-
-/* "b.pk = ANY ($1) AND b.sk = ANY ($2) AND b.pk = u.k AND b.sk = u.s" */
-static char *
-items_match(ApiTable *t)
-{
-	const char *nsp = adjlist_catalog()->nspname;
-
-	/* the ANY terms let Citus prune to the shards of the keys */
-	return psprintf("b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
-					"AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s",
-					t->pk, nsp, nsp, t->sk, nsp, nsp, t->pk, nsp, t->sk, nsp);
-}
-
-/* "INSERT INTO t AS b (pk, sk[, data]) SELECT u.k, u.s[, u.d] FROM <items>" */
-static char *
-items_insert(ApiTable *t)
-{
-	return psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s",
-					t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
-					t->has_data ? ", u.d" : "", items_source(0, NULL, false));
-}
-
-/* A row a put wrote or removed that is no item's version (see put_extra()). */
-typedef struct PutExtra
-{
-	SPITupleTable *tt;
-	uint64		row;
-	bool		add;			/* written; else removed */
-} PutExtra;
-
-typedef struct PutExtras
-{
-	PutExtra   *rows;
-	int			n;
-	int			size;
-} PutExtras;
-
-static void
-put_extra(PutExtras *x, SPITupleTable *tt, uint64 row, bool add)
-{
-	if (x->n == x->size)
-	{
-		x->size = Max(16, x->size * 2);
-		x->rows = x->rows ? repalloc(x->rows, sizeof(PutExtra) * x->size) :
-			palloc(sizeof(PutExtra) * x->size);
-	}
-	x->rows[x->n].tt = tt;
-	x->rows[x->n].row = row;
-	x->rows[x->n].add = add;
-	x->n++;
-}
-
-/*
- * Apply what became of the items (their old and new versions) and of the
- * extra rows to the indexes, with counters.
- */
-static void
-put_items_apply(ApiTable *t, PutItem *items, int n, const PutExtras *x)
-{
-	ApiWriters *aw = api_writers_begin(t, n + x->n > 1);
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
-												 ALLOCSET_DEFAULT_SIZES);
-	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
-	bool	   *oldn = palloc(sizeof(bool) * t->ncols);
-	Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
-	bool	   *newn = palloc(sizeof(bool) * t->ncols);
-
-	/* removals first, so that a row put again under the same key stays */
-	for (int pass = 0; pass < 2 && aw->n > 0; pass++)
-		for (int i = 0; i < x->n; i++)
-		{
-			const PutExtra *e = &x->rows[i];
-			MemoryContext old;
-
-			if (e->add != (pass == 1))
-				continue;
-			old = MemoryContextSwitchTo(rowcxt);
-			api_row(t, e->tt, e->row, 1, oldv, oldn);
-			api_row_apply(aw, oldv, oldn, e->add, true);
-			MemoryContextSwitchTo(old);
-			MemoryContextReset(rowcxt);
-		}
-	for (int i = 0; i < n && aw->n > 0; i++)
-	{
-		PutItem    *it = &items[i];
-		MemoryContext old = MemoryContextSwitchTo(rowcxt);
-
-		CHECK_FOR_INTERRUPTS();
-		if (it->oldtt != NULL)
-			api_row(t, it->oldtt, it->oldrow, 1, oldv, oldn);
-		if (it->newtt != NULL)
-			api_row(t, it->newtt, it->newrow, 1, newv, newn);
-		if (it->oldtt != NULL && it->newtt != NULL)
-			api_row_replace(aw, oldv, oldn, newv, newn);
-		else if (it->oldtt != NULL)
-			api_row_apply(aw, oldv, oldn, false, true);
-		else if (it->newtt != NULL)
-			api_row_apply(aw, newv, newn, true, true);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowcxt);
-	}
-	MemoryContextDelete(rowcxt);
-	api_writers_end(aw);
-}
-
-/*
  * Put by delete and insert, where no unique index on the key can be named
- * (or an index holds a multiset): the DELETE returns the old versions,
- * for the indexes the write API keeps.  The caller holds the key locks
- * (lock_keys()).
+ * (or an index holds a multiset and no trigger runs): the DELETE returns
+ * the old versions, for the indexes the write API keeps.  Two statements,
+ * so that where triggers run each statement's triggers see one change of
+ * the key (a writable CTE deleting and inserting the same key in one
+ * statement trips them).  The caller holds the key locks (lock_keys()).
  */
 static void
 put_by_delete(ApiTable *t, PutItem *items, int n)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
+	const char *nsp = cat->nspname;
 	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
 	Datum		values[3];
-	int		   *all = palloc(sizeof(int) * Max(n, 1));
-	SPITupleTable *tt;
-	uint64		nrows;
-	PutExtras	x = {0};
+	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+	char	   *source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	PutResult	res = {0};
 
 	for (int i = 0; i < n; i++)
-		all[i] = i;
-	put_arrays(items, all, n, values);
-	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE %s RETURNING %s",
-											   t->qname, items_source(0, NULL, false),
-											   items_match(t), t->breturning),
+	{
+		pk[i] = PointerGetDatum(items[i].pk);
+		sk[i] = PointerGetDatum(items[i].sk);
+		d[i] = items[i].data;
+		dn[i] = items[i].data_null;
+	}
+	values[0] = datum_array(pk, nn, n, cat->keytype);
+	values[1] = datum_array(sk, nn, n, cat->keytype);
+	values[2] = datum_array(d, dn, n, JSONBOID);
+	/* the ANY terms let Citus prune to the shards of the keys */
+	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE "
+											   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
+											   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
+											   t->qname, source, t->pk, nsp, nsp, t->sk, nsp, nsp,
+											   t->pk, nsp, t->sk, nsp, t->breturning),
 									  3, types),
 						 values, NULL, false, 0, SPI_OK_DELETE_RETURNING);
-	tt = SPI_tuptable;
-	nrows = SPI_processed;
-	for (uint64 r = 0; r < nrows; r++)
+	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		PutItem    *it = put_item_of(t, items, n, tt, r);
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
 
 		/* a second row of a key: a table without a unique key may have one */
-		if (it != NULL && it->oldtt == NULL)
-		{
-			it->oldtt = tt;
-			it->oldrow = r;
-		}
+		if (it != NULL && it->oldtup == NULL)
+			it->oldtup = put_keep(&res, r);
 		else
-			put_extra(&x, tt, r, false);
+			put_extra(&res.x, put_keep(&res, r), false);
 	}
-	adjlist_plan_execute(adjlist_plan(psprintf("%s RETURNING %s", items_insert(t), t->returning),
+	SPI_freetuptable(SPI_tuptable);
+	adjlist_plan_execute(adjlist_plan(psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
+											   "RETURNING %s",
+											   t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+											   t->has_data ? ", u.d" : "", source, t->returning),
 									  3, types),
 						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
-	tt = SPI_tuptable;
-	nrows = SPI_processed;
-	for (uint64 r = 0; r < nrows; r++)
+	for (uint64 r = 0; r < SPI_processed; r++)
 	{
-		PutItem    *it = put_item_of(t, items, n, tt, r);
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
 
 		/* a row whose key a BEFORE trigger changed is no item's */
-		if (it != NULL && it->newtt == NULL)
-		{
-			it->newtt = tt;
-			it->newrow = r;
-		}
+		if (it != NULL && it->newtup == NULL)
+			it->newtup = put_keep(&res, r);
 		else
-			put_extra(&x, tt, r, true);
+			put_extra(&res.x, put_keep(&res, r), true);
 	}
-	put_items_apply(t, items, n, &x);
-}
-
-/* Are the moving columns of two read versions of an item the same? */
-static bool
-put_same_moving(ApiTable *t, SPITupleTable *a, uint64 ar, SPITupleTable *b, uint64 br)
-{
-	for (int m = 0; m < t->nmoving; m++)
-	{
-		int16		len;
-		bool		byval;
-		bool		anull;
-		bool		bnull;
-		Datum		av = SPI_getbinval(a->vals[ar], a->tupdesc, t->moving[m] + 1, &anull);
-		Datum		bv = SPI_getbinval(b->vals[br], b->tupdesc, t->moving[m] + 1, &bnull);
-
-		get_typlenbyval(t->movingtypes[m], &len, &byval);
-		if (anull != bnull || (!anull && !datum_image_eq(av, bv, byval, len)))
-			return false;
-	}
-	return true;
+	SPI_freetuptable(SPI_tuptable);
+	put_items_apply(t, items, n, &res);
 }
 
 /*
- * Put where an index may move (t->moving), on a table with a unique key:
- * read the items' current versions, replace those read if their moving
- * columns are still what was read (an UPDATE, whose condition the executor
- * checks again on the latest version of a row it had to wait for), insert
- * those not read, and go round again for the items another session wrote
- * in between.  Nothing is locked before it is written, so that a batch may
- * span Citus shards (Citus runs SELECT ... FOR UPDATE on one shard only).
- *
- * The insert is an INSERT ... ON CONFLICT DO UPDATE ... WHERE false: it
- * needs the privileges the upsert of the common path needs, and a row that
- * appeared since the read is locked, not changed, so that the next read
- * sees it as it stays.  A row the insert met that the next read still does
- * not see is one row-level security hides from the caller: it is put by
- * the common path's upsert, which refuses it as it would have.  In
+ * Put one item whose index rows may move (t->moving), where no trigger
+ * runs, on a table with a unique key: read its current version, locking it
+ * (SELECT ... FOR UPDATE of one key: a router query on Citus) and replace
+ * it by an UPDATE; where there is none, insert it, unless a row appeared
+ * meanwhile: ON CONFLICT DO UPDATE ... WHERE false, which needs the
+ * privileges the upsert needs and locks that row without changing it, so
+ * that a second read sees it as it stays.  A row the insert met that the
+ * second read still does not see is one row-level security hides from the
+ * caller: the common upsert refuses it, as it would on a local table.  In
  * REPEATABLE READ and SERIALIZABLE a row written since the snapshot makes
- * the UPDATE or the insert fail with a serialization failure, as the
- * upsert would.
+ * the read or the insert fail with a serialization failure, as the upsert
+ * would.  Four statements at most, each on one key.
  */
+typedef struct TrackedSql
+{
+	char	   *read;
+	char	   *update;
+	char	   *insert;
+	char	   *upsert;
+} TrackedSql;
+
 static void
-put_tracked(ApiTable *t, PutItem *items, int n)
+tracked_sql(ApiTable *t, TrackedSql *q)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	char	   *where = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
+								 t->pk, nsp, t->sk, nsp);
+
+	q->read = psprintf("SELECT %s FROM %s b WHERE %s FOR UPDATE OF b",
+					   t->breturning, t->qname, where);
+	q->update = psprintf("UPDATE %s AS b SET %s WHERE %s RETURNING %s", t->qname,
+						 t->has_data ? psprintf("data = $3%s", t->default_list) :
+						 t->default_list + (t->default_list[0] ? 2 : 0),
+						 where, t->returning);
+	q->insert = psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) "
+						 "ON CONFLICT (%s, %s) DO %s RETURNING %s",
+						 t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+						 t->has_data ? ", $3" : "", t->pk, t->sk,
+						 t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
+						 "NOTHING",
+						 t->returning);
+	q->upsert = upsert_one_sql(t);
+}
+
+static void
+put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	int			nargs = 3 + t->nmoving;
-	Oid		   *types = palloc(sizeof(Oid) * nargs);
-	Oid		   *elemtypes = palloc(sizeof(Oid) * Max(t->nmoving, 1));
-	Datum	   *values = palloc(sizeof(Datum) * nargs);
-	int		   *pending = palloc(sizeof(int) * Max(n, 1));
-	int		   *sel = palloc(sizeof(int) * Max(n, 1));
-	char	   *readsql;
-	char	   *updatesql;
-	char	   *insertsql;
-	StringInfoData buf;
-	PutExtras	x = {0};
-	int			left = n;
-	int			rounds = 0;
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
+	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+	int			nargs = t->has_data ? 3 : 2;
 
-	types[0] = types[1] = cat->keyarraytype;
-	types[2] = JSONBARRAYOID;
-	for (int m = 0; m < t->nmoving; m++)
+	for (int round = 0; round < 2; round++)
 	{
-		Oid			arraytype = get_array_type(t->movingtypes[m]);
-
-		if (!OidIsValid(arraytype))
-			elog(ERROR, "adjlist: type %s has no array type", format_type_be(t->movingtypes[m]));
-		elemtypes[m] = t->movingtypes[m];
-		types[3 + m] = arraytype;
+		adjlist_plan_execute(adjlist_plan(q->read, 2, types), values, nulls, false, 0, SPI_OK_SELECT);
+		if (SPI_processed > 0)
+		{
+			it->oldtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			if (t->set_list[0] == '\0')
+			{
+				it->newtup = it->oldtup;	/* nothing to set */
+				return;
+			}
+			adjlist_plan_execute(adjlist_plan(q->update, nargs, types),
+								 values, nulls, false, 0, SPI_OK_UPDATE_RETURNING);
+			/* none: a BEFORE trigger skipped the row, which stays as it was */
+			if (SPI_processed == 0)
+				it->oldtup = NULL;
+			else
+				it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		if (round == 1)
+			break;
+		adjlist_plan_execute(adjlist_plan(q->insert, nargs, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+		if (SPI_processed > 0)
+		{
+			it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
 	}
-	readsql = psprintf("SELECT %s, u.o FROM %s b, %s WHERE %s",
-					   t->breturning, t->qname, items_source(0, NULL, true), items_match(t));
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "UPDATE %s AS b SET %s FROM %s WHERE %s",
-					 t->qname,
-					 t->has_data ? psprintf("data = u.d%s", t->default_list) : t->default_list + 2,
-					 items_source(t->nmoving, elemtypes, true), items_match(t));
-	for (int m = 0; m < t->nmoving; m++)
+
+	/* there, locked, and not visible to the caller: the common upsert */
+	adjlist_plan_execute(adjlist_plan(q->upsert, nargs, types), values, nulls, false, 0,
+						 SPI_OK_INSERT_RETURNING);
+	if (SPI_processed > 0)
 	{
-		const char *col = quote_identifier(t->cols[t->moving[m]]);
+		bool		isnull;
+		Datum		inserted = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											 t->ncols + 1, &isnull);
 
-		appendStringInfo(&buf, " AND (b.%s %s u.g%d OR (b.%s IS NULL AND u.g%d IS NULL))",
-						 col, adjlist_equality_sql(t->movingtypes[m]), m + 1, col, m + 1);
-	}
-	appendStringInfo(&buf, " RETURNING %s, u.o", t->breturning);
-	updatesql = buf.data;
-	insertsql = psprintf("%s ON CONFLICT (%s, %s) DO UPDATE SET %s WHERE false RETURNING %s",
-						 items_insert(t), t->pk, t->sk, t->set_list, t->returning);
-
-	while (left > 0)
-	{
-		SPITupleTable *tt;
-		int			np = 0;
-		int			nsel;
-
-		CHECK_FOR_INTERRUPTS();
-		if (++rounds > PUT_MAX_ROUNDS)
+		if (isnull || !DatumGetBool(inserted))
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 					 errmsg("could not serialize access due to concurrent update"),
-					 errdetail("Items put into table \"%s\" changed %d times while they were written.",
-							   get_rel_name(t->relid), PUT_MAX_ROUNDS),
+					 errdetail("An item put into table \"%s\" changed while it was read.",
+							   get_rel_name(t->relid)),
 					 errhint("Retry the transaction.")));
-		for (int i = 0; i < n; i++)
-			if (!items[i].done)
-			{
-				items[i].prevtt = items[i].oldtt;
-				items[i].prevrow = items[i].oldrow;
-				items[i].oldtt = NULL;
-				pending[np++] = i;
-			}
-
-		/* the current versions */
-		put_arrays(items, pending, np, values);
-		adjlist_plan_execute(adjlist_plan(readsql, 3, types), values, NULL, false, 0,
-							 SPI_OK_SELECT);
-		tt = SPI_tuptable;
-		for (uint64 r = 0; r < SPI_processed; r++)
-		{
-			bool		isnull;
-			int64		o = DatumGetInt64(SPI_getbinval(tt->vals[r], tt->tupdesc, t->ncols + 1,
-														&isnull));
-			PutItem    *it = &items[pending[o - 1]];
-
-			it->oldtt = tt;
-			it->oldrow = r;
-			it->blocked = false;
-			/*
-			 * Read as it was the round before: a concurrent change makes
-			 * the UPDATE fail only by moving the item (or deleting it), so
-			 * what holds it back twice in a row is no other session but
-			 * row-level security or a trigger.
-			 */
-			if (it->prevtt != NULL && put_same_moving(t, it->prevtt, it->prevrow, tt, r))
-				it->unmoved++;
-			else
-				it->unmoved = 0;
-		}
-
-		/* those read: replaced unless they moved since */
-		nsel = 0;
-		for (int i = 0; i < np; i++)
-			if (items[pending[i]].oldtt != NULL && items[pending[i]].unmoved < 2)
-				sel[nsel++] = pending[i];
-		if (nsel > 0)
-		{
-			put_arrays(items, sel, nsel, values);
-			for (int m = 0; m < t->nmoving; m++)
-			{
-				Datum	   *d = palloc(sizeof(Datum) * nsel);
-				bool	   *dn = palloc(sizeof(bool) * nsel);
-
-				for (int i = 0; i < nsel; i++)
-					d[i] = SPI_getbinval(items[sel[i]].oldtt->vals[items[sel[i]].oldrow],
-										 items[sel[i]].oldtt->tupdesc, t->moving[m] + 1, &dn[i]);
-				values[3 + m] = datum_array(d, dn, nsel, elemtypes[m]);
-			}
-			adjlist_plan_execute(adjlist_plan(updatesql, nargs, types), values, NULL, false, 0,
-								 SPI_OK_UPDATE_RETURNING);
-			tt = SPI_tuptable;
-			for (uint64 r = 0; r < SPI_processed; r++)
-			{
-				bool		isnull;
-				int64		o = DatumGetInt64(SPI_getbinval(tt->vals[r], tt->tupdesc,
-															t->ncols + 1, &isnull));
-				PutItem    *it = &items[sel[o - 1]];
-
-				it->newtt = tt;
-				it->newrow = r;
-				it->done = true;
-				left--;
-			}
-		}
-
-		/*
-		 * Met by an insert and still not read (a row row-level security
-		 * hides from the caller), or read and not replaced for no
-		 * concurrent change: the common path's upsert, which refuses the
-		 * item or skips it as it always would.  Should it replace it, the
-		 * row changed meanwhile after all: a serialization failure.
-		 */
-		nsel = 0;
-		for (int i = 0; i < np; i++)
-		{
-			PutItem    *it = &items[pending[i]];
-
-			if (!it->done && (it->oldtt != NULL ? it->unmoved >= 2 : it->blocked))
-				sel[nsel++] = pending[i];
-		}
-		if (nsel > 0)
-		{
-			put_arrays(items, sel, nsel, values);
-			adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
-								 SPI_OK_INSERT_RETURNING);
-			tt = SPI_tuptable;
-			for (uint64 r = 0; r < SPI_processed; r++)
-			{
-				PutItem    *it = put_item_of(t, items, n, tt, r);
-				bool		isnull;
-				Datum		inserted = SPI_getbinval(tt->vals[r], tt->tupdesc, t->ncols + 1,
-													 &isnull);
-
-				if (isnull || !DatumGetBool(inserted))
-					ereport(ERROR,
-							(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-							 errmsg("could not serialize access due to concurrent update"),
-							 errdetail("An item put into table \"%s\" changed while it was read.",
-									   get_rel_name(t->relid)),
-							 errhint("Retry the transaction.")));
-				if (it == NULL || it->done)
-				{
-					put_extra(&x, tt, r, true);		/* a BEFORE trigger's key */
-					continue;
-				}
-				it->newtt = tt;
-				it->newrow = r;
-			}
-
-			/*
-			 * Done: inserted (a row that vanished meanwhile took its index
-			 * rows with it), or left as it was (a BEFORE trigger skipped
-			 * it): no old version to remove either way.
-			 */
-			for (int i = 0; i < nsel; i++)
-			{
-				items[sel[i]].oldtt = NULL;
-				items[sel[i]].done = true;
-				left--;
-			}
-		}
-
-		/* those not read: inserted, unless a row is there */
-		nsel = 0;
-		for (int i = 0; i < np; i++)
-			if (!items[pending[i]].done && items[pending[i]].oldtt == NULL &&
-				!items[pending[i]].blocked)
-				sel[nsel++] = pending[i];
-		if (nsel > 0)
-		{
-			put_arrays(items, sel, nsel, values);
-			adjlist_plan_execute(adjlist_plan(insertsql, 3, types), values, NULL, false, 0,
-								 SPI_OK_INSERT_RETURNING);
-			tt = SPI_tuptable;
-			for (uint64 r = 0; r < SPI_processed; r++)
-			{
-				PutItem    *it = put_item_of(t, items, n, tt, r);
-
-				if (it == NULL || it->done)
-				{
-					put_extra(&x, tt, r, true);		/* a BEFORE trigger's key */
-					continue;
-				}
-				it->newtt = tt;
-				it->newrow = r;
-				it->done = true;
-				left--;
-			}
-			/* a row was there: locked, and read next time round */
-			for (int i = 0; i < nsel; i++)
-				if (!items[sel[i]].done)
-					items[sel[i]].blocked = true;
-		}
+		it->newtup = put_keep(res, 0);
 	}
-	put_items_apply(t, items, n, &x);
+	SPI_freetuptable(SPI_tuptable);
 }
 
 /*
  * Put rows: arrays of keys and data.  With a unique key, where triggers
  * keep the indexes or no index row of a replaced item can move, one
- * upsert; where rows can move, put_tracked().  Without a unique key (or
- * where an index holds a multiset and no trigger runs), put_by_delete():
- * a DELETE and an INSERT, two statements, so that where triggers run each
- * statement's triggers see one change of the key (a writable CTE deleting
- * and inserting the same key in one statement trips the triggers).
+ * upsert (INSERT ... VALUES for one item: a router query on Citus);
+ * where rows can move, put_one_tracked() item by item, in key order.
+ * Without a unique key (or where an index holds a multiset and no trigger
+ * runs), put_by_delete().
  */
 static int64
 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
-	Datum		values[3] = {pks, sks, datas};
 	SPITupleTable *tt;
 	uint64		n;
 	bool	   *counted;
 	ApiWriters *aw;
 	int			flagcol;
 	bool		by_delete = !t->unique_key || (t->no_triggers && t->multiset);
+	int			nitems;
+	PutItem    *items;
 
 	if (by_delete)
 		lock_keys(t, pks, sks);
-	if (by_delete || (t->no_triggers && t->nmoving > 0))
+	items = put_items(pks, sks, datas, &nitems);
+	if (nitems == 0)
+		return 0;
+	if (by_delete)
 	{
-		int			nitems;
-		PutItem    *items = put_items(pks, sks, datas, &nitems);
-
-		if (by_delete)
-			put_by_delete(t, items, nitems);
-		else
-			put_tracked(t, items, nitems);
+		put_by_delete(t, items, nitems);
 		return nitems;
 	}
-	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
-						 SPI_OK_INSERT_RETURNING);
+	if (t->no_triggers && t->nmoving > 0)
+	{
+		PutResult	res = {0};
+		TrackedSql	q;
+
+		tracked_sql(t, &q);
+		for (int i = 0; i < nitems; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			put_one_tracked(t, &q, &items[i], &res);
+		}
+		put_items_apply(t, items, nitems, &res);
+		return nitems;
+	}
+	if (nitems == 1)
+	{
+		Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+		Datum		values[3] = {PointerGetDatum(items[0].pk), PointerGetDatum(items[0].sk),
+		items[0].data};
+		char		nulls[3] = {' ', ' ', items[0].data_null ? 'n' : ' '};
+
+		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->has_data ? 3 : 2, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+	}
+	else
+	{
+		Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+		Datum		values[3] = {pks, sks, datas};
+
+		adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
+							 SPI_OK_INSERT_RETURNING);
+	}
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	flagcol = t->ncols + 1;

@@ -20,6 +20,11 @@ cleanup() { cluster_stop check; }
 trap cleanup EXIT
 
 ensure_base_packages
+# pg_cron (Debian's package, for this server only): test/t/016_ttl_cron.pl
+# schedules the TTL sweep with it, and skips, saying so, without it
+if [ -z "${ADJLIST_CHECK_NESTED:-}" ]; then
+	ensure_packages "postgresql-$PGVER-cron" || log "pg_cron not installed: 016_ttl_cron will skip"
+fi
 
 # Citus for this server, so that the TAP suite runs the Citus tests (they
 # skip without it); before adjlist, so that a failed adjlist build does not

@@ -48,12 +48,13 @@ CREATE OR REPLACE FUNCTION create_inverted_index(
 	base_key name[] DEFAULT NULL,
 	existing boolean DEFAULT false,
 	mode text DEFAULT 'trigger',
-	write_shards integer DEFAULT 0)
+	write_shards integer DEFAULT 0,
+	predicate text DEFAULT NULL)
 RETURNS regclass
 	AS 'MODULE_PATHNAME', 'adjlist_create_inverted_index'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer) IS
+COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept exact by triggers or the write API';
 
 -- The same, as a procedure: CALL create_inverted_index(tbl, concurrently =>
@@ -73,10 +74,11 @@ CREATE OR REPLACE PROCEDURE create_inverted_index(
 	base_key name[] DEFAULT NULL,
 	existing boolean DEFAULT false,
 	mode text DEFAULT 'trigger',
-	write_shards integer DEFAULT 0)
+	write_shards integer DEFAULT 0,
+	predicate text DEFAULT NULL)
 	AS 'MODULE_PATHNAME', 'adjlist_create_inverted_index_proc'
 	LANGUAGE C;
-COMMENT ON PROCEDURE create_inverted_index(regclass, boolean, name, name, name[], text, integer, integer, name[], boolean, text, integer) IS
+COMMENT ON PROCEDURE create_inverted_index(regclass, boolean, name, name, name[], text, integer, integer, name[], boolean, text, integer, text) IS
 	'create an inverted index; concurrently => true builds it without blocking writers, like CREATE INDEX CONCURRENTLY';
 
 -- Builds in progress, from the CREATE INDEX progress reports; adjlist's are

@@ -27,10 +27,10 @@ DO $$
 DECLARE
 	acl pg_catalog.aclitem[];
 	a record;
-	proc pg_catalog.regprocedure := 'create_inverted_index(pg_catalog.regclass, pg_catalog.bool, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4)';
+	proc pg_catalog.regprocedure := 'create_inverted_index(pg_catalog.regclass, pg_catalog.bool, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4, pg_catalog.text)';
 BEGIN
 	SELECT p.proacl INTO acl FROM pg_catalog.pg_proc p
-	WHERE p.oid OPERATOR(pg_catalog.=) 'create_inverted_index(pg_catalog.regclass, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4)'::pg_catalog.regprocedure;
+	WHERE p.oid OPERATOR(pg_catalog.=) 'create_inverted_index(pg_catalog.regclass, pg_catalog.name, pg_catalog.name, pg_catalog.name[], pg_catalog.text, pg_catalog.int4, pg_catalog.int4, pg_catalog.name[], pg_catalog.bool, pg_catalog.text, pg_catalog.int4, pg_catalog.text)'::pg_catalog.regprocedure;
 	IF acl IS NOT NULL THEN
 		EXECUTE pg_catalog.format('REVOKE ALL ON PROCEDURE %s FROM PUBLIC', proc);
 		FOR a IN SELECT * FROM pg_catalog.aclexplode(acl) LOOP

@@ -34,6 +34,21 @@ DROP FUNCTION adjkey_prefix_lower(text);
 DROP FUNCTION adjkey_prefix_upper(text);
 DROP FUNCTION adjkey_prefix_upper(adjkey);
 
+-- Functions whose arguments changed: dropped here (CREATE OR REPLACE would
+-- add an overload next to them), made again by the shared parts; the last
+-- part gives the new ones the privileges of the old (adjlist_update.acl,
+-- keyed by the new signature)
+SELECT pg_catalog.set_config('adjlist_update.acl',
+	(pg_catalog.current_setting('adjlist_update.acl')::pg_catalog.jsonb OPERATOR(pg_catalog.||)
+	 coalesce((SELECT pg_catalog.jsonb_object_agg(c.new_sig, p.proacl::text)
+			   FROM (VALUES ('create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer)',
+							 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text)'))
+					AS c(old_sig, new_sig)
+			   JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) c.old_sig::pg_catalog.regprocedure
+			   WHERE p.proacl IS NOT NULL), '{}'))::text,
+	true);
+DROP FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer);
+
 -- The event triggers come back from events.sql, with a third one
 DROP EVENT TRIGGER adjlist_sql_drop;
 DROP EVENT TRIGGER adjlist_ddl_end;
@@ -51,6 +66,8 @@ ALTER TABLE adjlist_inverted_indexes
 		CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1);
 -- indexes built concurrently are registered before they are ready
 ALTER TABLE adjlist_inverted_indexes ADD COLUMN ready boolean NOT NULL DEFAULT true;
+-- sparse indexes have a predicate
+ALTER TABLE adjlist_inverted_indexes ADD COLUMN predicate text;
 -- counters are one table of deltas now, whatever their shards were
 UPDATE adjlist_inverted_indexes SET counter_shards = 1 WHERE counterrel IS NOT NULL;
 COMMENT ON TABLE adjlist_inverted_indexes IS

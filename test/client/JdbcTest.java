@@ -177,14 +177,48 @@ public class JdbcTest {
         return depth;
     }
 
-    /* the server-side name and plan counts of the statement whose text contains marker */
-    static String[] serverStatement(String marker) throws SQLException {
-        List<List<String>> r = rows("SELECT name, generic_plans::text, custom_plans::text "
-                                    + "FROM pg_prepared_statements WHERE statement LIKE '%' || ? || '%' "
-                                    + "AND NOT from_sql", marker);
+    /* the server-side name, plan counts and parameter types of the statement whose text contains marker */
+    static String[] serverStatement(Connection c, String marker) throws SQLException {
+        List<List<String>> r;
+        try (PreparedStatement ps = c.prepareStatement(
+                 "SELECT name, generic_plans::text, custom_plans::text, parameter_types::text "
+                 + "FROM pg_prepared_statements WHERE statement LIKE '%' || ? || '%' AND NOT from_sql")) {
+            ps.setObject(1, marker, Types.OTHER);
+            r = rows(ps);
+        }
         check(r.size() == 1, "expected one server-side prepared statement containing " + marker
               + ", found " + r);
         return r.get(0).toArray(new String[0]);
+    }
+
+    static String[] serverStatement(String marker) throws SQLException {
+        return serverStatement(conn, marker);
+    }
+
+    /*
+     * The generic plan of the server-side statement whose text contains
+     * marker, executed on c under force_generic_plan (no custom plan): its
+     * parameter types, and EXPLAIN EXECUTE name(args) has a line with
+     * indexCond, no Seq Scan, no Filter, and no Sort when sorted.
+     */
+    static void checkGenericIndex(Connection c, String marker, String args, String types, String indexCond,
+                                  boolean sorted) throws SQLException {
+        String[] st = serverStatement(c, marker);
+        check(st[3].equals(types), st[0] + ": parameters typed " + st[3] + ", expected " + types);
+        check(!st[1].equals("0") && st[2].equals("0"), st[0] + ": " + st[1] + " generic, " + st[2] + " custom plans");
+        List<String> plan = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("EXPLAIN (COSTS OFF) EXECUTE \"" + st[0] + "\"(" + args + ")")) {
+            while (rs.next())
+                plan.add(rs.getString(1));
+        }
+        List<String> bad = new ArrayList<>(List.of("Seq Scan", "Filter:"));
+        if (sorted)
+            bad.add("Sort");
+        check(plan.stream().anyMatch(l -> l.contains(indexCond))
+              && plan.stream().noneMatch(l -> bad.stream().anyMatch(l::contains)),
+              "the generic plan of" + marker + "is not an index scan with " + indexCond + ":\n  "
+              + String.join("\n  ", plan));
     }
 
     static void setup() throws SQLException {
@@ -541,31 +575,65 @@ public class JdbcTest {
             check(arcSet.contains(path[i - 1] + "\0" + path[i]), what + ": no edge " + path[i - 1] + " -> " + path[i]);
     }
 
+    static List<String> firstColumn(List<List<String>> rows) {
+        List<String> out = new ArrayList<>();
+        for (List<String> r : rows)
+            out.add(r.get(0));
+        return out;
+    }
+
+    /*
+     * Keys as parameters.  With stringtype=unspecified setString is untyped
+     * and becomes an adjkey.  Without it, setString sends varchar, which is
+     * compared with the keys as text (adjkey = text): the same rows, and a
+     * generic plan with the same index range.  A graph function's adjkey
+     * argument still needs ?::adjkey there (42883 without: a function
+     * argument is converted only by an implicit cast).
+     */
     static void checkParams(String url) throws SQLException {
         List<String> want = new ArrayList<>();
         for (Edge e : expectedOut(START, PREFIX))
             want.add(e.sk());
         for (String sql : new String[] {"SELECT sk FROM " + TBL + " WHERE pk = ? AND sk ^@ ? ORDER BY sk",
                                         "SELECT sk FROM " + TBL + " WHERE pk = ?::adjkey AND sk ^@ ?::text ORDER BY sk"}) {
-            List<String> got = new ArrayList<>();
-            for (List<String> r : rows(sql, START, PREFIX))
-                got.add(r.get(0));
+            List<String> got = firstColumn(rows(sql, START, PREFIX));
             check(got.equals(want), sql + ": " + got);
         }
         // without stringtype=unspecified, setString sends varchar
         try (Connection plain = DriverManager.getConnection(url.replace("&stringtype=unspecified", ""),
                                                             env("PGUSER", System.getProperty("user.name")), env("PGPASSWORD", ""))) {
-            String sql = "SELECT count(*) FROM " + TBL + " WHERE pk = ?";
-            check("42883".equals(sqlState(plain, sql, START)), "adjkey = varchar was accepted");
-            check(sqlState(plain, sql + "::adjkey", START) == null, "pk = ?::adjkey failed with stringtype=varchar");
-            try (PreparedStatement ps = plain.prepareStatement(sql)) {
+            try (Statement st = plain.createStatement()) {
+                st.execute("SET plan_cache_mode = force_generic_plan");
+            }
+            try (PreparedStatement ps = plain.prepareStatement(
+                     "SELECT sk FROM " + TBL + " out_varchar WHERE pk = ? AND sk ^@ ? ORDER BY sk")) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setString(1, START);
+                    ps.setString(2, PREFIX);
+                    List<String> got = firstColumn(rows(ps));
+                    check(got.equals(want), "pk = ? AND sk ^@ ? with setString (varchar): " + got);
+                }
+                checkGenericIndex(plain, " out_varchar WHERE pk = $1 ", "'" + START + "', '" + PREFIX + "'",
+                                  "{\"character varying\",\"character varying\"}",
+                                  "Index Cond: ((pk = ($1)::text) AND (sk >= adjkey_prefix_lower(($2)::text)) "
+                                  + "AND (sk < adjkey_prefix_upper(($2)::text)))", true);
+            }
+            String nb = "SELECT sk FROM neighbors('" + TBL + "', ?, ?)";
+            check("42883".equals(sqlState(plain, nb, START, PREFIX)), "neighbors() accepted a varchar node");
+            try (PreparedStatement ps = plain.prepareStatement(nb.replace("', ?", "', ?::adjkey"))) {
+                ps.setString(1, START);
+                ps.setString(2, PREFIX);
+                check(firstColumn(rows(ps)).equals(want), "neighbors(tbl, ?::adjkey, ?) with setString (varchar)");
+            }
+            try (PreparedStatement ps = plain.prepareStatement("SELECT count(*) FROM " + TBL + " WHERE pk = ?")) {
                 ps.setObject(1, START, Types.OTHER);
                 check(rows(ps).get(0).get(0).equals(String.valueOf(expectedOut(START, "").size())),
                       "setObject(key, Types.OTHER): wrong count");
             }
         }
-        ok("setString with stringtype=unspecified, with and without casts; default stringtype (varchar): "
-           + "42883 without ?::adjkey, setObject(key, Types.OTHER) works");
+        ok("setString with stringtype=unspecified, with and without casts; default stringtype (varchar): the same rows, "
+           + "generic plan has Index Cond ((pk = ($1)::text) AND (sk >= adjkey_prefix_lower(($2)::text)) ...), "
+           + "neighbors() needs ?::adjkey (42883 without); setObject(key, Types.OTHER) works");
     }
 
     static void checkArrays() throws SQLException {
@@ -575,26 +643,24 @@ public class JdbcTest {
             if (Arrays.asList(keys).contains(e.pk()) && e.sk().equals("PROFILE"))
                 want.add(Arrays.asList(e.pk(), normJson(e.data())));
         check(want.size() == 2, "edges.tsv has no PROFILE of USER#alice and USER#中文");
-        String sql = "SELECT pk, data FROM " + TBL + " profiles WHERE pk = ANY(?) AND sk = 'PROFILE' ORDER BY pk";
-        check(rows(sql.replace("ANY(?)", "ANY(?::adjkey[])"), conn.createArrayOf("text", keys)).equals(want),
+        String sql = "SELECT pk, data FROM " + TBL + " %s WHERE pk = ANY(?) AND sk = 'PROFILE' ORDER BY pk";
+        check(rows(String.format(sql, "profiles_cast").replace("ANY(?)", "ANY(?::adjkey[])"),
+                   conn.createArrayOf("text", keys)).equals(want),
               "= ANY(?::adjkey[]) with createArrayOf(\"text\")");
-        check("42883".equals(sqlState(conn, sql, conn.createArrayOf("text", keys))), "adjkey = ANY(text[]) was accepted");
-        List<String> plan = new ArrayList<>();
-        try (PreparedStatement ps = conn.prepareStatement(sql)) {
-            for (int i = 0; i < 2; i++) {
-                ps.setArray(1, conn.createArrayOf("adjkey", keys));
-                check(rows(ps).equals(want), "= ANY(createArrayOf(\"adjkey\"))");
+        exec("SET plan_cache_mode = force_generic_plan");
+        for (String[] c : new String[][] {{"adjkey", "profiles", "{adjkey[]}"}, {"text", "profiles_text", "{text[]}"}}) {
+            try (PreparedStatement ps = conn.prepareStatement(String.format(sql, c[1]))) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setArray(1, conn.createArrayOf(c[0], keys));
+                    check(rows(ps).equals(want), "= ANY(createArrayOf(\"" + c[0] + "\"))");
+                }
+                checkGenericIndex(conn, " " + c[1] + " WHERE pk = ANY($1) ", "'{USER#alice}'", c[2],
+                                  "Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", false);
             }
-            exec("SET plan_cache_mode = force_generic_plan");
-            for (List<String> r : rows("EXPLAIN (COSTS OFF) EXECUTE \"" + serverStatement(" profiles WHERE pk = ANY($1) ")[0]
-                                       + "\"('{USER#alice}')"))
-                plan.add(r.get(0));
-            exec("RESET plan_cache_mode");
         }
-        check(plan.stream().anyMatch(l -> l.contains("Index Cond: ((pk = ANY ($1))")),
-              "generic plan of = ANY($1) without the index:\n  " + String.join("\n  ", plan));
-        ok("keys to = ANY(?) as createArrayOf(\"adjkey\"), or createArrayOf(\"text\") with ?::adjkey[] "
-           + "(without: 42883); generic plan has Index Cond (pk = ANY ($1))");
+        exec("RESET plan_cache_mode");
+        ok("keys to = ANY(?) as createArrayOf(\"adjkey\"), createArrayOf(\"text\") and with ?::adjkey[]: the same rows; "
+           + "generic plans, adjkey[] and text[], have Index Cond (pk = ANY ($1))");
 
         java.util.Set<String> out = arcs(PREFIX);
         Map<String, Integer> dist = expectedBfs(START, PREFIX, 6, false);

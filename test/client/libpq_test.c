@@ -996,6 +996,76 @@ bfs_depth(char **nodes, int *depths, int n, const char *node)
 	return -1;
 }
 
+/*
+ * The generic plan of the prepared statement name (executed at least once
+ * under force_generic_plan, none custom): its parameters are typed types
+ * (pg_prepared_statements.parameter_types), and EXPLAIN EXECUTE name(args)
+ * has a line with index_cond, no Seq Scan, no Filter, and no Sort when
+ * sorted (the index gives the order).
+ */
+static void
+check_generic_index(const char *name, const char *args, const char *types,
+					const char *index_cond, int sorted)
+{
+	const char *params[1] = {name};
+	char		sql[512];
+	PGresult   *res;
+	long		generic,
+				custom;
+	int			found = 0,
+				bad = 0;
+
+	plan_counts(name, &generic, &custom);
+	if (generic < 1 || custom != 0)
+		fail("%s: %ld generic, %ld custom plans under force_generic_plan", name, generic, custom);
+	res = PQexecParams(conn, "SELECT parameter_types::text[]::text FROM pg_prepared_statements WHERE name = $1",
+					   1, NULL, params, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "parameter_types");
+	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), types) != 0)
+		fail("%s: parameters typed %s, expected %s", name, PQntuples(res) ? PQgetvalue(res, 0, 0) : "?", types);
+	PQclear(res);
+	snprintf(sql, sizeof sql, "EXPLAIN (COSTS OFF) EXECUTE %s(%s)", name, args);
+	res = q(sql);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		const char *line = PQgetvalue(res, i, 0);
+
+		found |= strstr(line, index_cond) != NULL;
+		bad |= strstr(line, "Seq Scan") || strstr(line, "Filter:") || (sorted && strstr(line, "Sort"));
+	}
+	if (!found || bad)
+	{
+		fprintf(stderr, "plan of %s:\n", sql);
+		for (int i = 0; i < PQntuples(res); i++)
+			fprintf(stderr, "  %s\n", PQgetvalue(res, i, 0));
+		fail("the generic plan of %s is not an index scan with %s%s", name, index_cond,
+			 sorted ? " (and no Seq Scan, Filter or Sort)" : " (and no Seq Scan or Filter)");
+	}
+	PQclear(res);
+	plan_counts(name, &generic, &custom);
+	if (custom != 0)
+		fail("%s: EXPLAIN used a custom plan", name);
+}
+
+/* the rows of res are the sk of edges idx[0..n) */
+static void
+check_sks(PGresult *res, const int *idx, int n, const char *what)
+{
+	check_res(res, PGRES_TUPLES_OK, what);
+	if (PQntuples(res) != n)
+		fail("%s: %d rows, expected %d", what, PQntuples(res), n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(PQgetvalue(res, i, 0), edges[idx[i]].sk) != 0)
+			fail("%s: row %d is %s, expected %s", what, i, PQgetvalue(res, i, 0), edges[idx[i]].sk);
+}
+
+/*
+ * Keys as parameters: untyped (paramTypes NULL) they become adjkeys; typed
+ * text (TEXTOID) they are compared as text, adjkey = text, with the same
+ * rows, and a generic plan with the same index range.  A graph function's
+ * adjkey argument is different: a typed text parameter there needs
+ * $1::adjkey (a function argument is converted only by an implicit cast).
+ */
 static void
 check_params(void)
 {
@@ -1003,30 +1073,60 @@ check_params(void)
 				n = expected_out(START, PREFIX, idx);
 	const char *params[2] = {START, PREFIX};
 	Oid			text2[2] = {TEXTOID, TEXTOID};
-	const char *sqls[] = {"SELECT sk FROM " TBL " WHERE pk = $1 AND sk ^@ $2 ORDER BY sk",
-	"SELECT sk FROM " TBL " WHERE pk = $1::adjkey AND sk ^@ $2::text ORDER BY sk"};
+	const char *plain = "SELECT sk FROM " TBL " WHERE pk = $1 AND sk ^@ $2 ORDER BY sk",
+			   *cast = "SELECT sk FROM " TBL " WHERE pk = $1::adjkey AND sk ^@ $2::text ORDER BY sk",
+			   *nb = "SELECT sk FROM neighbors('" TBL "', $1, $2)",
+			   *nbcast = "SELECT sk FROM neighbors('" TBL "', $1::adjkey, $2)";
+	const char *empty[1] = {""};
 	PGresult   *res;
+	char		what[256];
 
 	for (int t = 0; t < 4; t++)
 	{
-		/* untyped (paramTypes NULL) and typed text parameters */
-		res = PQexecParams(conn, sqls[t % 2], 2, t < 2 ? NULL : text2, params, NULL, NULL, 0);
-		if (t == 2)
-		{
-			if (!sqlstate(res) || strcmp(sqlstate(res), "42883") != 0)
-				fail("pk = $1 with $1 typed text: %s, expected 42883", PQresultErrorMessage(res));
-			PQclear(res);
-			continue;
-		}
-		check_res(res, PGRES_TUPLES_OK, sqls[t % 2]);
-		if (PQntuples(res) != n)
-			fail("%s: %d rows, expected %d", sqls[t % 2], PQntuples(res), n);
-		for (int i = 0; i < n; i++)
-			if (strcmp(PQgetvalue(res, i, 0), edges[idx[i]].sk) != 0)
-				fail("%s: row %d is %s", sqls[t % 2], i, PQgetvalue(res, i, 0));
+		snprintf(what, sizeof what, "%s with parameters %s", t % 2 ? cast : plain, t < 2 ? "untyped" : "typed text");
+		res = PQexecParams(conn, t % 2 ? cast : plain, 2, t < 2 ? NULL : text2, params, NULL, NULL, 0);
+		check_sks(res, idx, n, what);
 		PQclear(res);
 	}
-	ok("text parameters untyped, with and without casts; typed text: 42883 without $1::adjkey");
+
+	/* '' is no key: untyped it is the error 22P02, typed text no row */
+	res = PQexecParams(conn, "SELECT count(*) FROM " TBL " WHERE pk = $1", 1, NULL, empty, NULL, NULL, 0);
+	if (!sqlstate(res) || strcmp(sqlstate(res), "22P02") != 0)
+		fail("pk = $1 with $1 '' untyped: %s, expected 22P02", PQresultErrorMessage(res));
+	PQclear(res);
+	res = PQexecParams(conn, "SELECT count(*) FROM " TBL " WHERE pk = $1", 1, text2, empty, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "pk = $1 with $1 '' typed text");
+	if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+		fail("pk = $1 with $1 '' typed text: %s rows", PQgetvalue(res, 0, 0));
+	PQclear(res);
+
+	/* a prepared statement with typed text parameters, under a generic plan */
+	cmd("SET plan_cache_mode = force_generic_plan");
+	res = PQprepare(conn, "out_text", plain, 2, text2);
+	check_res(res, PGRES_COMMAND_OK, "prepare out_text");
+	PQclear(res);
+	res = PQexecPrepared(conn, "out_text", 2, params, NULL, NULL, 0);
+	check_sks(res, idx, n, "EXECUTE out_text");
+	PQclear(res);
+	check_generic_index("out_text", "'" START "', '" PREFIX "'", "{text,text}",
+						"Index Cond: ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2)))", 1);
+	cmd("RESET plan_cache_mode");
+
+	/* graph functions: typed text needs ::adjkey */
+	res = PQexecParams(conn, nb, 2, text2, params, NULL, NULL, 0);
+	if (!sqlstate(res) || strcmp(sqlstate(res), "42883") != 0)
+		fail("neighbors(tbl, $1, $2) with $1 typed text: %s, expected 42883", PQresultErrorMessage(res));
+	PQclear(res);
+	for (int t = 0; t < 2; t++)
+	{
+		snprintf(what, sizeof what, "%s with parameters %s", t ? nbcast : nb, t ? "typed text" : "untyped");
+		res = PQexecParams(conn, t ? nbcast : nb, 2, t ? text2 : NULL, params, NULL, NULL, 0);
+		check_sks(res, idx, n, what);
+		PQclear(res);
+	}
+	ok("key parameters untyped and typed text (TEXTOID), with and without casts: the same rows; "
+	   "typed text prepared: generic plan has Index Cond ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) ...); "
+	   "'' untyped 22P02, typed text no row; neighbors() with typed text: 42883 without $1::adjkey");
 }
 
 static void
@@ -1046,39 +1146,37 @@ check_arrays(void)
 				n;
 	char		buf[256];
 
-	/* sending: an untyped array literal, or typed text[] with a cast */
+	/* sending: an untyped array literal, typed text[] with and without a cast */
 	for (int t = 0; t < 3; t++)
 	{
 		res = PQexecParams(conn, t == 1 ? anycast : any, 1, t == 0 ? NULL : textarr, params, NULL, NULL, 0);
-		if (t == 2)
-		{
-			if (!sqlstate(res) || strcmp(sqlstate(res), "42883") != 0)
-				fail("= ANY($1) with $1 typed text[]: %s, expected 42883", PQresultErrorMessage(res));
-		}
-		else if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2 ||
-				 strcmp(PQgetvalue(res, 0, 0), "USER#alice") != 0 || strcmp(PQgetvalue(res, 1, 0), TARGET) != 0)
-			fail("= ANY(%s): %s %d rows", lit, PQresultErrorMessage(res), PQntuples(res));
+		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2 ||
+			strcmp(PQgetvalue(res, 0, 0), "USER#alice") != 0 || strcmp(PQgetvalue(res, 1, 0), TARGET) != 0)
+			fail("= ANY(%s) %s: %s %d rows", lit, t == 0 ? "untyped" : t == 1 ? "typed text[], ::adjkey[]" : "typed text[]",
+				 PQresultErrorMessage(res), PQntuples(res));
 		PQclear(res);
 	}
-	res = PQprepare(conn, "profiles", any, 1, NULL);
-	check_res(res, PGRES_COMMAND_OK, "prepare profiles");
-	PQclear(res);
+	/* generic plans, untyped (adjkey[]) and typed text[]: the same index condition */
 	cmd("SET plan_cache_mode = force_generic_plan");
-	res = PQexecPrepared(conn, "profiles", 1, params, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2)
-		fail("EXECUTE profiles: %s", PQresultErrorMessage(res));
-	PQclear(res);
-	res = q("EXPLAIN (COSTS OFF) EXECUTE profiles('{USER#alice}')");
-	n = 0;
-	for (int i = 0; i < PQntuples(res); i++)
-		n |= strstr(PQgetvalue(res, i, 0), "Index Cond: ((pk = ANY ($1))") != NULL;
-	if (!n)
-		fail("the generic plan of = ANY($1) has no Index Cond (pk = ANY ($1)): %s", PQgetvalue(res, 0, 0));
-	PQclear(res);
+	for (int t = 0; t < 2; t++)
+	{
+		const char *name = t ? "profiles_text" : "profiles";
+
+		res = PQprepare(conn, name, any, 1, t ? textarr : NULL);
+		check_res(res, PGRES_COMMAND_OK, "prepare profiles");
+		PQclear(res);
+		res = PQexecPrepared(conn, name, 1, params, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2 ||
+			strcmp(PQgetvalue(res, 0, 0), "USER#alice") != 0 || strcmp(PQgetvalue(res, 1, 0), TARGET) != 0)
+			fail("EXECUTE %s: %s %d rows", name, PQresultErrorMessage(res), PQntuples(res));
+		PQclear(res);
+		check_generic_index(name, "'{USER#alice}'", t ? "{text[]}" : "{adjkey[]}",
+							"Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", 0);
+	}
 	cmd("RESET plan_cache_mode");
 	free(lit);
-	ok("keys to = ANY($1) as an untyped array literal, typed text[] with $1::adjkey[] (without: 42883); "
-	   "generic plan has Index Cond (pk = ANY ($1))");
+	ok("keys to = ANY($1) as an untyped array literal, typed text[] (TEXTARRAYOID) with and without $1::adjkey[]: "
+	   "the same rows; generic plans, untyped and typed text[], have Index Cond (pk = ANY ($1))");
 
 	/* receiving: adjkey[] in binary, parsed; in text, one key a row by unnest */
 	ndist = expected_bfs(START, PREFIX, 6, 0, nodes, depths);

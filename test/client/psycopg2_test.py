@@ -10,8 +10,9 @@ answers come from edgelist.py.
 
 psycopg2 interpolates parameters into the statement text on the client:
 a str becomes an untyped literal (it resolves to adjkey), a list becomes
-ARRAY['a', 'b'], which is text[] (write %s::adjkey[] where adjkey[] is
-wanted).  Server-side prepared statements are PREPARE/EXECUTE.
+ARRAY['a', 'b'], which is text[]: adjkey compares with it as text
+(pk = ANY(%s)), with the same rows and index use; write %s::adjkey[] where
+adjkey[] is wanted.  Server-side prepared statements are PREPARE/EXECUTE.
 """
 import io
 import json
@@ -224,38 +225,51 @@ def check_copy(cur, edges):
 def check_params(cur, edges):
     want = [sk for _, sk, _ in expected_out(edges, START, PREFIX)]
     for sql in (f"SELECT sk FROM {TBL} WHERE pk = %s AND sk ^@ %s ORDER BY sk",
-                f"SELECT sk FROM {TBL} WHERE pk = %s::adjkey AND sk ^@ %s::text ORDER BY sk"):
+                f"SELECT sk FROM {TBL} WHERE pk = %s::adjkey AND sk ^@ %s::text ORDER BY sk",
+                f"SELECT sk FROM {TBL} WHERE pk = %s::text AND sk ^@ %s::text ORDER BY sk"):
         cur.execute(sql, (START, PREFIX))
         got = [r[0] for r in cur.fetchall()]
         check(got == want, f"{sql}: {got!r}")
-    ok("str parameters with and without ::adjkey / ::text casts")
+    ok("str parameters without casts, with ::adjkey / ::text, and as text (%s::text): the same rows")
 
 
 def check_arrays_send(cur, edges):
     keys = ["USER#alice", 'USER#o"neil', TARGET, "USER#nobody"]
     want = sorted(((e[0], e[2]) for e in edges if e[0] in keys and e[1] == "PROFILE"), key=lambda r: b(r[0]))
     check(len(want) == 2, "edges.tsv has no PROFILE of USER#alice and USER#中文")
-    sql = f"SELECT pk, data FROM {TBL} WHERE pk = ANY(%s::adjkey[]) AND sk = 'PROFILE' ORDER BY pk"
-    cur.execute(sql, (keys,))
-    check(cur.fetchall() == want, f"{sql}: not {want!r}")
-    # without the cast a list is text[], and adjkey = text does not exist
-    try:
-        cur.execute(sql.replace("::adjkey[]", ""), (keys,))
-        raise Fail("adjkey = ANY(text[]) was accepted")
-    except psycopg2.errors.UndefinedFunction:
-        pass
-    ok("a list of keys as %s::adjkey[] (= ANY); without the cast: 42883, adjkey = text")
-
-    cur.execute("SET plan_cache_mode = force_generic_plan")
-    cur.execute(f"PREPARE profiles(adjkey[]) AS "
-                f"SELECT pk, data FROM {TBL} WHERE pk = ANY($1) AND sk = 'PROFILE' ORDER BY pk")
-    cur.execute("EXECUTE profiles(%s)", (keys,))   # text[] -> adjkey[]: an assignment cast
-    check(cur.fetchall() == want, "EXECUTE profiles: wrong rows")
-    cur.execute("EXPLAIN (COSTS OFF) EXECUTE profiles(%s)", (keys,))
+    # a list is ARRAY['k1', ...], text[]: compared with the keys as text, or cast
+    sql = f"SELECT pk, data FROM {TBL} WHERE pk = ANY(%s) AND sk = 'PROFILE' ORDER BY pk"
+    for cast in ("", "::adjkey[]"):
+        cur.execute(sql.replace("%s", "%s" + cast), (keys,))
+        check(cur.fetchall() == want, f"= ANY(%s{cast}) with a list: not {want!r}")
+    cur.execute("EXPLAIN (COSTS OFF) " + sql, (keys,))
     plan = "\n  ".join(r[0] for r in cur.fetchall())
-    check("Index Cond: ((pk = ANY ($1))" in plan, f"generic plan of = ANY($1) without the index:\n  {plan}")
+    check("Index Cond: ((pk = ANY ('{" in plan and "}'::text[])) AND (sk = 'PROFILE'::adjkey))" in plan
+          and not any(w in plan for w in ("Seq Scan", "Filter:")),
+          f"= ANY(%s) with a list (text[]) without the index:\n  {plan}")
+    ok("a list of keys (text[]) to = ANY(%s), without and with ::adjkey[]: the same rows; "
+       "Index Cond (pk = ANY ('{...}'::text[]))")
+
+    # server-side prepared, adjkey[] or text[] parameter: generic plans keep the index
+    cur.execute("SET plan_cache_mode = force_generic_plan")
+    for name, typ in (("profiles", "adjkey[]"), ("profiles_text", "text[]")):
+        cur.execute(f"PREPARE {name}({typ}) AS "
+                    f"SELECT pk, data FROM {TBL} WHERE pk = ANY($1) AND sk = 'PROFILE' ORDER BY pk")
+        cur.execute(f"EXECUTE {name}(%s)", (keys,))   # for adjkey[], text[] -> adjkey[]: an assignment cast
+        check(cur.fetchall() == want, f"EXECUTE {name}: wrong rows")
+        cur.execute("SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = %s", (name,))
+        types = cur.fetchone()[0]
+        check(types == [typ], f"{name}: parameter types {types!r}, expected {typ}")
+        cur.execute(f"EXPLAIN (COSTS OFF) EXECUTE {name}(%s)", (keys,))
+        plan = "\n  ".join(r[0] for r in cur.fetchall())
+        check("Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))" in plan
+              and not any(w in plan for w in ("Seq Scan", "Filter:")),
+              f"generic plan of {name}, = ANY($1) with $1 {typ}, without the index:\n  {plan}")
+        generic, custom = plan_counts(cur, name)
+        check(generic >= 2 and custom == 0, f"{name}: {generic} generic, {custom} custom plans")
     cur.execute("RESET plan_cache_mode")
-    ok("PREPARE (adjkey[]) ... pk = ANY($1): generic plan has Index Cond (pk = ANY ($1))")
+    ok("PREPARE (adjkey[]) and (text[]) ... pk = ANY($1), EXECUTE with a list: the same rows; "
+       "generic plans have Index Cond (pk = ANY ($1))")
 
 
 def check_arrays_receive(conn, cur, edges):

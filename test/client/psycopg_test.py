@@ -11,8 +11,9 @@ answers come from edgelist.py.
 psycopg 3 sends parameters separately (the extended protocol).  In text
 mode (%s) a str is untyped, so it resolves to adjkey, and so is a list of
 str.  In binary mode (%b, or a cursor with binary=True) a str is text and a
-list is text[]: write %b::adjkey / %b::adjkey[], or dump keys with
-AdjkeyBinaryDumper.  Results: TypeInfo.register() makes adjkey[] a list;
+list is text[], which adjkey compares with as text (pk = %b, pk = ANY(%b)),
+with the same rows and index use; a graph function's adjkey argument needs
+%b::adjkey (or dump keys with AdjkeyBinaryDumper).  Results: TypeInfo.register() makes adjkey[] a list;
 in binary mode, adjkey's binary form is a version byte (1) and the UTF-8
 bytes, which AdjkeyBinaryLoader reads (without it a key is bytes).
 """
@@ -87,30 +88,54 @@ def setup(conn, edges):
 
 
 def check_params(conn, edges):
+    """Keys as parameters: %s sends a str untyped (it becomes an adjkey), %b as
+    text, which is compared with the keys as text (adjkey = text): the same
+    rows, and a generic plan with the same index range.  A graph function's
+    adjkey argument still needs %b::adjkey (42883 without: a function argument
+    is converted only by an implicit cast)."""
     want = [sk for _, sk, _ in expected_out(edges, START, PREFIX)]
     q = f"SELECT sk FROM {TBL} WHERE pk = {{0}} AND sk ^@ {{1}} ORDER BY sk"
     for sql, binary, pk in ((q.format("%s", "%s"), False, START),                 # untyped text
                             (q.format("%s::adjkey", "%s::text"), False, START),
-                            (q.format("%b::adjkey", "%b"), True, START),           # text, binary
+                            (q.format("%b", "%b"), True, START),                   # text, binary
+                            (q.format("%b::adjkey", "%b"), True, START),
                             (q.format("%b", "%b"), True, Key(START))):            # adjkey, binary
         rows = conn.cursor(binary=binary).execute(sql, [pk, PREFIX]).fetchall()
-        check([r[0] for r in rows] == want, f"{sql} (binary={binary}): {rows!r}")
+        check([r[0] for r in rows] == want, f"{sql} (binary={binary}, {type(pk).__name__}): {rows!r}")
+
+    conn.execute("SET plan_cache_mode = force_generic_plan")
+    sql = q.format("%b", "%b") + " /* text parameters */"
+    rows = conn.cursor(binary=True).execute(sql, [START, PREFIX], prepare=True).fetchall()
+    check([r[0] for r in rows] == want, f"{sql} prepared: {rows!r}")
+    name, generic, custom, plan, types = plan_of(conn, sql.replace("%b", "${}").format(1, 2), [START, PREFIX])
+    conn.execute("RESET plan_cache_mode")
+    check(types == ["text", "text"], f"{name}: parameters typed {types}, expected text")
+    check(generic >= 1 and custom == 0, f"{name}: {generic} generic, {custom} custom plans")
+    check("Index Cond: ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2)))" in plan
+          and not any(w in plan for w in ("Seq Scan", "Filter:", "Sort")),
+          f"the generic plan of {name} (%b, text) is not an index range scan in sk order:\n  {plan}")
+
+    nb = f"SELECT sk FROM neighbors('{TBL}', {{}}, %b)"
     try:
-        conn.execute(f"SELECT 1 FROM {TBL} WHERE pk = %b", [START])
-        raise Fail("adjkey = text was accepted")
+        conn.execute(nb.format("%b"), [START, PREFIX])
+        raise Fail("neighbors() accepted a text node")
     except psycopg.errors.UndefinedFunction:
         pass
-    ok("str parameters: %s with and without casts; %b (text) needs ::adjkey (else 42883); Key is sent as adjkey")
+    rows = conn.execute(nb.format("%b::adjkey"), [START, PREFIX]).fetchall()
+    check([r[0] for r in rows] == want, f"neighbors(%b::adjkey): {rows!r}")
+    ok("str parameters: %s (untyped) and %b (text) with and without casts, and Key, give the same rows; "
+       "%b prepared: generic plan has Index Cond ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) ...); "
+       "neighbors() with %b: 42883 without ::adjkey")
 
 
 def plan_of(conn, sql, params):
-    """the server-side statement that prepare=True made of sql: its plan counts and EXPLAIN"""
-    name, generic, custom = conn.execute(
-        "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements "
+    """the server-side statement that prepare=True made of sql: its plan counts, EXPLAIN and parameter types"""
+    name, generic, custom, types = conn.execute(
+        "SELECT name, generic_plans, custom_plans, parameter_types::text[] FROM pg_prepared_statements "
         "WHERE NOT from_sql AND statement = %s", [sql]).fetchone()
     args = ", ".join(conn.execute("SELECT quote_nullable(%s::text)", [p]).fetchone()[0] for p in params)
     plan = [r[0] for r in conn.execute(f"EXPLAIN (COSTS OFF) EXECUTE {name}({args})")]
-    return name, generic, custom, "\n  ".join(plan)
+    return name, generic, custom, "\n  ".join(plan), types
 
 
 def check_paging(conn, edges, binary, force_generic):
@@ -141,7 +166,7 @@ def check_paging(conn, edges, binary, force_generic):
         sq, [START, PREFIX, after or PREFIX, LIM], prepare=True).fetchall()],
         LIM, [sk for _, sk, _ in want], f"sql pages ({mode})")
     sql = sq.replace(ph, "${}").format(1, 2, 3, 4)
-    name, generic, custom, plan = plan_of(conn, sql, [START, PREFIX, PREFIX, LIM])
+    name, generic, custom, plan, _ = plan_of(conn, sql, [START, PREFIX, PREFIX, LIM])
     check(generic >= 1 and (custom == 0 or not force_generic), f"{name}: {generic} generic, {custom} custom plans")
     check("Seq Scan" not in plan and "(sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2))" in plan,
           f"the generic plan of {name} has no Index Cond with adjkey_prefix_lower/upper($2):\n  {plan}")
@@ -171,17 +196,25 @@ def check_query_paging(conn, edges):
 def check_arrays(conn, edges):
     keys = ["USER#alice", 'USER#o"neil', TARGET, "USER#nobody"]
     want = sorted(((e[0], e[2]) for e in edges if e[0] in keys and e[1] == "PROFILE"), key=lambda r: b(r[0]))
-    sql = f"SELECT pk, data FROM {TBL} WHERE pk = ANY({{}}) AND sk = 'PROFILE' ORDER BY pk"
-    for ph, binary in (("%s", False), ("%s::adjkey[]", False), ("%b::adjkey[]", True)):
-        rows = conn.cursor(binary=binary).execute(sql.format(ph), [keys], prepare=True).fetchall()
-        check(rows == want, f"= ANY({ph}): {rows!r}, expected {want!r}")
+    sql = f"SELECT pk, data FROM {TBL} WHERE pk = ANY({{}}) AND sk = 'PROFILE' ORDER BY pk /* {{}} */"
     conn.execute("SET plan_cache_mode = force_generic_plan")
-    name, _, _, plan = plan_of(conn, sql.format("$1::adjkey[]"), ["{USER#alice}"])
+    for ph, binary, types, mark in (("%s", False, ["adjkey[]"], "list"), ("%s::adjkey[]", False, None, "list cast"),
+                                    ("%b", True, ["text[]"], "binary list"),
+                                    ("%b::adjkey[]", True, None, "binary list cast")):
+        rows = conn.cursor(binary=binary).execute(sql.format(ph, mark), [keys], prepare=True).fetchall()
+        check(rows == want, f"= ANY({ph}) (binary={binary}): {rows!r}, expected {want!r}")
+        if types is None:
+            continue
+        # a list without a cast: untyped (adjkey[]) in text mode, text[] in binary mode
+        name, generic, custom, plan, got = plan_of(conn, sql.format("$1", mark), ["{USER#alice}"])
+        check(got == types, f"{name}: = ANY({ph}) (binary={binary}) typed {got}, expected {types}")
+        check(generic >= 1 and custom == 0, f"{name}: {generic} generic, {custom} custom plans")
+        check("Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))" in plan
+              and not any(w in plan for w in ("Seq Scan", "Filter:")),
+              f"{name}: = ANY({ph}) (binary={binary}) without the index:\n  {plan}")
     conn.execute("RESET plan_cache_mode")
-    check("Index Cond: ((pk = ANY ($1" in plan or "Index Cond: ((pk = ANY (($1)::adjkey[])" in plan,
-          f"{name}: = ANY($1) without the index:\n  {plan}")
-    ok("a list of keys to = ANY(%s) without and with ::adjkey[], and binary (text[]) with the cast; "
-       "the prepared plan has Index Cond (pk = ANY ($1))")
+    ok("a list of keys to = ANY(%s) (adjkey[]) and = ANY(%b) (text[] in binary), without and with ::adjkey[]: "
+       "the same rows; generic plans without the cast have Index Cond (pk = ANY ($1))")
 
     out = arcs(edges, PREFIX)
     dist = expected_bfs(edges, START, PREFIX, 6)

@@ -21,6 +21,8 @@
 # "Client libraries" quotes: the runner checks that README.md (or, while
 # README.md has no such section, README-section.md) contains the example
 # verbatim, then runs it; an example exits non-zero when an answer differs.
+# Once README.md has the section, it must contain README-section.md
+# verbatim too (one more line, "readme", counted like a client).
 #   libpq     libpq_test.c, examples/example.c: built with gcc against libpq-dev
 #   psycopg2  psycopg2_test.py, examples/example_psycopg2.py: /usr/bin/python3
 #             with python3-psycopg2
@@ -43,7 +45,16 @@
 #   - writes with the driver's parameters, text results in UTF-8 byte order,
 #     the binary form of adjkey (version byte 1 + UTF-8 bytes);
 #   - parameters: keys sent untyped, with and without ::adjkey / ::text
-#     casts; typed text (or varchar) without a cast fails with 42883;
+#     casts, and typed text or varchar without a cast (libpq TEXTOID,
+#     psycopg 3 %b, JDBC setString without stringtype=unspecified, $1::text
+#     in node-postgres and psycopg2): the same rows; prepared with typed text
+#     (varchar in JDBC; not in psycopg2, whose str parameters are untyped)
+#     under force_generic_plan, pg_prepared_statements shows the parameter
+#     types and EXPLAIN EXECUTE an "Index Cond" on pk = $1 and the
+#     adjkey_prefix_lower/upper($2) range, with no Seq Scan, Filter or Sort;
+#     neighbors() with a typed text (JDBC: varchar) node still needs
+#     ::adjkey, 42883 without (not in psycopg2); libpq: '' untyped is 22P02,
+#     typed text matches no row;
 #   - neighbors() paged with lim/after by a prepared statement until
 #     exhausted (>= 6 executions) equals one unpaginated call; a plain
 #     "pk = $1 AND sk ^@ $2::text AND sk > $3 ORDER BY sk LIMIT $4" statement
@@ -52,10 +63,12 @@
 #     all again under plan_cache_mode = force_generic_plan (no custom plan);
 #   - query() paged by exclusive_start_key => the last row's key, forward,
 #     backward and on the inverted index: every row exactly once;
-#   - arrays of keys sent: "pk = ANY($1)" with the driver's array (and with
-#     ::adjkey[]; text[] without a cast: 42883), its generic plan keeps
-#     "Index Cond: (pk = ANY ($1))"; put_edges() and delete_node() with
-#     arrays;
+#   - arrays of keys sent: "pk = ANY($1)" with the driver's array, with
+#     ::adjkey[], and typed text[] without a cast (libpq TEXTARRAYOID,
+#     psycopg2 lists, psycopg 3 %b, JDBC createArrayOf("text"), node
+#     $1::text[]): the same rows; the generic plans, adjkey[] and text[]
+#     (psycopg2: PREPARE ... (text[])), keep "Index Cond: ((pk = ANY ($1))";
+#     put_edges() and delete_node() with arrays;
 #   - arrays of keys received: shortest_path() to keys that need quoting in
 #     the array text form, and every path of traverse(with_path => true),
 #     as the driver's native array of strings after the one-line setup,
@@ -197,6 +210,17 @@ run_jdbc() {
 
 passed=0
 failed=0
+if [ "$readme" = "$REPO/README.md" ]; then
+	if [[ $(<"$readme") == *"$(<"$here/README-section.md")"* ]]; then
+		passed=$((passed + 1))
+		echo "PASS  readme     README.md quotes test/client/README-section.md verbatim"
+	else
+		failed=$((failed + 1))
+		echo "FAIL  readme     README.md does not quote test/client/README-section.md verbatim:"
+		diff <(awk '/^## Client libraries$/ { f = 1 } f && /^## / && !/^## Client libraries$/ { exit } f' "$readme" |
+				   sed '${/^$/d}') "$here/README-section.md" | sed 's/^/    | /' || true
+	fi
+fi
 for c in "${clients[@]}"; do
 	log="$work/$c.log"
 	t0=$(date +%s%N)

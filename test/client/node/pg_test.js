@@ -402,21 +402,57 @@ async function pageThrough (fetch, lim, want, what) {
   return pages
 }
 
-async function explainGeneric (client, name, args) {
-  await client.query('SET plan_cache_mode = force_generic_plan')
+// EXPLAIN EXECUTE of a named statement; a utility statement takes no parameters: literals
+async function explainExecute (client, name, args) {
   const r = await client.query(`EXPLAIN (COSTS OFF) EXECUTE ${name}(${args.map((a) => client.escapeLiteral(a)).join(', ')})`)
-  await client.query('RESET plan_cache_mode')
   return r.rows.map((row) => row['QUERY PLAN']).join('\n  ')
 }
 
+// the generic plan of the named statement, executed under force_generic_plan
+// (no custom plan): its parameter types, and EXPLAIN EXECUTE has indexCond,
+// no Seq Scan, no Filter, and no Sort when sorted (the index gives the order)
+async function checkGenericIndex (client, name, args, types, indexCond, sorted) {
+  const r = await client.query('SELECT generic_plans::int AS generic, custom_plans::int AS custom, ' +
+    'parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = $1', [name])
+  check(r.rows.length === 1, `prepared statement ${name} not in pg_prepared_statements`)
+  const { generic, custom } = r.rows[0]
+  check(same(r.rows[0].types, types), `${name}: parameters typed ${show(r.rows[0].types)}, expected ${show(types)}`)
+  check(generic >= 1 && custom === 0, `${name}: ${generic} generic, ${custom} custom plans`)
+  const plan = await explainExecute(client, name, args)
+  check(plan.includes(indexCond) && !['Seq Scan', 'Filter:'].concat(sorted ? ['Sort'] : []).some((w) => plan.includes(w)),
+    `the generic plan of ${name} is not an index scan with ${indexCond}:\n  ${plan}`)
+}
+
+// Keys as parameters: node-postgres sends strings untyped (they become
+// adjkeys); $1::text makes the parameter text, which is compared with the
+// keys as text (adjkey = text): the same rows, and a generic plan with the
+// same index range.  A graph function's adjkey argument still needs
+// ::adjkey (42883 without: a function argument is converted only by an
+// implicit cast).
 async function checkParams (client, edges) {
   const want = expectedOut(edges, START, PREFIX).map((e) => e.sk)
-  for (const sql of [`SELECT sk FROM ${TBL} WHERE pk = $1 AND sk ^@ $2 ORDER BY sk`,
-    `SELECT sk FROM ${TBL} WHERE pk = $1::adjkey AND sk ^@ $2::text ORDER BY sk`]) {
-    const r = await client.query(sql, [START, PREFIX])
-    check(same(r.rows.map((row) => row.sk), want), `${sql}: ${show(r.rows)}`)
+  const sql = (c1, c2) => `SELECT sk FROM ${TBL} WHERE pk = $1${c1} AND sk ^@ $2${c2} ORDER BY sk`
+  for (const [c1, c2] of [['', ''], ['::adjkey', '::text'], ['::text', '::text'], ['::varchar', '::varchar']]) {
+    const r = await client.query(sql(c1, c2), [START, PREFIX])
+    check(same(r.rows.map((row) => row.sk), want), `${sql(c1, c2)}: ${show(r.rows)}`)
   }
-  ok('string parameters (sent untyped) with and without ::adjkey / ::text casts')
+  await client.query('SET plan_cache_mode = force_generic_plan')
+  const r = await client.query({ name: 'out_text', text: sql('::text', '::text'), values: [START, PREFIX] })
+  check(same(r.rows.map((row) => row.sk), want), `out_text: ${show(r.rows)}`)
+  await checkGenericIndex(client, 'out_text', [START, PREFIX], ['text', 'text'],
+    'Index Cond: ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2)))', true)
+  await client.query('RESET plan_cache_mode')
+
+  let err = null
+  try {
+    await client.query(`SELECT sk FROM neighbors('${TBL}', $1::text, $2)`, [START, PREFIX])
+  } catch (e) {
+    err = e
+  }
+  check(err && err.code === '42883', `neighbors(tbl, $1::text, $2): ${err ? err.code : 'accepted'}, expected 42883`)
+  ok('string parameters untyped, with ::adjkey / ::text casts, as ::text and ::varchar: the same rows; ' +
+    'typed text, named: generic plan has Index Cond ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) ...); ' +
+    'neighbors() with $1::text: 42883')
 }
 
 async function checkArraysSend (client, edges) {
@@ -424,20 +460,19 @@ async function checkArraysSend (client, edges) {
   const want = edges.filter((e) => keys.includes(e.pk) && e.sk === 'PROFILE').map((e) => ({ pk: e.pk, data: e.data }))
   check(want.length === 2, 'edges.tsv has no PROFILE of USER#alice and USER#中文')
   const sql = (cast) => `SELECT pk, data FROM ${TBL} WHERE pk = ANY($1${cast}) AND sk = 'PROFILE' ORDER BY pk`
-  for (const cast of ['', '::adjkey[]']) {
-    const r = await client.query({ name: 'profiles' + cast.length, text: sql(cast), values: [keys] })
+  await client.query('SET plan_cache_mode = force_generic_plan')
+  for (const [cast, name, types] of [['', 'profiles', ['adjkey[]']], ['::adjkey[]', 'profiles_cast', null],
+    ['::text[]', 'profiles_text', ['text[]']]]) {
+    const r = await client.query({ name, text: sql(cast), values: [keys] })
     check(same(r.rows, want), `= ANY($1${cast}): ${show(r.rows)}, expected ${show(want)}`)
+    if (types) {
+      await checkGenericIndex(client, name, ['{USER#alice}'], types,
+        "Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", false)
+    }
   }
-  let err = null
-  try {
-    await client.query(sql('::text[]'), [keys])
-  } catch (e) {
-    err = e
-  }
-  check(err && err.code === '42883', `= ANY($1::text[]): ${err ? err.code : 'accepted'}, expected 42883 (adjkey = text)`)
-  const plan = await explainGeneric(client, 'profiles0', ['{USER#alice}'])
-  check(plan.includes('Index Cond: ((pk = ANY ($1))'), `generic plan of = ANY($1) without the index:\n  ${plan}`)
-  ok('an array of keys to = ANY($1) without and with ::adjkey[] (::text[]: 42883); generic plan has Index Cond (pk = ANY ($1))')
+  await client.query('RESET plan_cache_mode')
+  ok('an array of keys to = ANY($1) as it is (adjkey[]), with ::adjkey[] and as ::text[]: the same rows; ' +
+    'generic plans, adjkey[] and text[], have Index Cond (pk = ANY ($1))')
 }
 
 async function checkArraysReceive (client, edges) {
