@@ -288,3 +288,46 @@ DROP TABLE pg_catalog.pg_dist_partition;
 RESET allow_system_table_mods;
 DROP OWNED BY regress_api_writer;
 DROP ROLE regress_api_writer;
+
+-- A sparse index whose predicate reads data, with counters, projecting the
+-- expiry column (set_ttl), on a table Citus would distribute (imitated)
+-- and on a local one: a put that makes the predicate false removes the
+-- item's index row, one that makes it true puts it back, the counters
+-- follow, and the index rows (the expiry projected) are the local table's.
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
+RESET allow_system_table_mods;
+CREATE FUNCTION pg_temp.sparse_run(tbl text, citus boolean) RETURNS TABLE (drift bigint, vip_in bigint, recount bigint)
+	LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format($f$CREATE TABLE %I (pk adjkey, sk adjkey, data jsonb,
+		expires timestamptz DEFAULT '2100-01-01 00:00+00', PRIMARY KEY (pk, sk))$f$, tbl);
+	IF citus THEN
+		INSERT INTO pg_catalog.pg_dist_partition VALUES (tbl::regclass);
+	END IF;
+	PERFORM set_ttl(tbl::regclass, 'expires');
+	PERFORM create_inverted_index(tbl::regclass, index_name => tbl || '_vip', include => '{data}',
+		predicate => $p$data @> '{"vip": true}'$p$, counters => 1, mode => 'api');
+	PERFORM put_edge(tbl::regclass, 'USER#a', 'FOLLOWS#USER#b', '{"vip": true}');
+	PERFORM put_edge(tbl::regclass, 'USER#a', 'FOLLOWS#USER#b', '{"vip": false}');	-- leaves
+	PERFORM put_edge(tbl::regclass, 'USER#c', 'FOLLOWS#USER#b', '{"vip": true}');
+	PERFORM put_edges(tbl::regclass, '[{"pk": "USER#a", "sk": "FOLLOWS#USER#b", "data": {"vip": true}},
+		{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"vip": false}},
+		{"pk": "USER#d", "sk": "FOLLOWS#USER#b", "data": {"vip": true}},
+		{"pk": "USER#e", "sk": "FOLLOWS#USER#b"}]');
+	PERFORM put_edge_if(tbl::regclass, 'USER#d', 'FOLLOWS#USER#b', '{"vip": false, "v": 2}', '{"vip": true}');
+	PERFORM put_edge_if(tbl::regclass, 'USER#e', 'FOLLOWS#USER#b', '{"vip": true}', '{}');
+	RETURN QUERY EXECUTE format($f$SELECT (SELECT count(*) FROM verify_inverted_index(%L)),
+		edge_count(%L, 'USER#b', 'FOLLOWS', 'in'),
+		(SELECT count(*) FROM %I WHERE sk = 'FOLLOWS#USER#b' AND data @> '{"vip": true}')$f$,
+		tbl || '_vip', tbl || '_vip', tbl);
+END $$;
+SELECT * FROM pg_temp.sparse_run('sparse_local', false);
+SELECT * FROM pg_temp.sparse_run('sparse_api', true);
+SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid = 'sparse_api'::regclass AND NOT tgisinternal;
+SELECT sk, pk, data, expires FROM sparse_api_vip ORDER BY 1, 2;
+SELECT NOT EXISTS ((SELECT * FROM sparse_api_vip EXCEPT SELECT * FROM sparse_local_vip)
+	UNION ALL (SELECT * FROM sparse_local_vip EXCEPT SELECT * FROM sparse_api_vip)) AS same_as_local;
+SET allow_system_table_mods = on;
+DROP TABLE pg_catalog.pg_dist_partition;
+RESET allow_system_table_mods;

@@ -19,15 +19,20 @@
  * returns the old versions, an upsert only the new ones.  That is enough
  * when a replaced item's index rows keep their keys (an index keyed by the
  * base key, or by generated columns computed from it alone): the index row
- * is upserted and its counters stay, at the cost of the one upsert.  Where
- * no trigger runs and an index is keyed by a column a replacement can
- * change (one generated from data, a plain column reset to its default),
- * the old versions are read first and the old index rows removed
- * (put_tracked(): a read, then an UPDATE of the items read whose moving
- * columns did not change since and an insert of the others, round again
- * for items another session wrote in between); without a unique key, a
- * put deletes and inserts, and the DELETE returns the old versions
- * (put_by_delete()).
+ * is upserted and its counters stay.  Where no trigger runs and an index
+ * is keyed by a column a replacement can change (one generated from data,
+ * a plain column reset to its default), or a sparse index's predicate
+ * reads one, each item is read first, locked, and then replaced
+ * (put_one_tracked()), so that its old index rows can be removed; without
+ * a unique key, a put deletes and inserts, and the DELETE returns the old
+ * versions (put_by_delete()).
+ *
+ * On Citus every statement of put_edge and delete_edge names one key: the
+ * base row's upsert is an INSERT ... VALUES, each index row's too, so
+ * Citus plans each as a router query on one shard (its fast path).
+ * put_edges writes the base rows in one INSERT ... SELECT over unnested
+ * arrays, and the index rows and counter deltas likewise, one statement a
+ * table (index_write.c), which Citus splits by shard.
  *
  * Conditional writes (DynamoDB's ConditionExpression) say whether they
  * applied instead of raising ConditionalCheckFailed: put_edge_if_absent
@@ -87,6 +92,12 @@
  * 1 and 2, so its locks never meet these.
  */
 #define ADJLIST_LOCK_FIELD 0xAD1
+
+/*
+ * Index rows written one statement each (a router query on Citus) up to
+ * this many; more are buffered and written a statement a table.
+ */
+#define API_FEW 16
 
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);
@@ -895,7 +906,7 @@ static void
 put_items_apply(ApiTable *t, PutItem *items, int n, PutResult *res)
 {
 	PutExtras  *x = &res->x;
-	ApiWriters *aw = api_writers_begin(t, n + x->n > 1);
+	ApiWriters *aw = api_writers_begin(t, n + x->n > API_FEW);
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
 												 ALLOCSET_DEFAULT_SIZES);
 	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
@@ -1211,7 +1222,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 
 		counted[r] = !isnull && DatumGetBool(v);
 	}
-	aw = api_writers_begin(t, n > 1);
+	aw = api_writers_begin(t, n > API_FEW);
 	api_apply(aw, tt, n, true, counted);
 	api_writers_end(aw);
 	SPI_freetuptable(tt);
@@ -1232,7 +1243,7 @@ delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values
 						 SPI_OK_DELETE_RETURNING);
 	tt = SPI_tuptable;
 	n = SPI_processed;
-	aw = api_writers_begin(t, n > 1);
+	aw = api_writers_begin(t, n > API_FEW);
 	api_apply(aw, tt, n, false, NULL);
 	api_writers_end(aw);
 	SPI_freetuptable(tt);

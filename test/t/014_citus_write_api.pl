@@ -27,8 +27,11 @@
 # return the same, and every so often: verify_inverted_index returns no
 # row, every index table and counter sum equals the plain server's, and
 # the in-edge count of every status equals a recount of the base table.
-# Then the remote commands of one put_edge: a moving index costs one read
-# on the item's shard, an index that cannot move none.
+# Then the remote commands: put_edge sends router statements only (no
+# intermediate results), one INSERT for the base row, each index row and
+# each counter delta; a moving index costs one read on the item's shard, an
+# index that cannot move none; put_edges writes the index rows and the
+# counter deltas at most one statement a shard, not one an edge.
 #
 # ADJLIST_CITUS_SEED picks another stream.  Skipped, saying so, when Citus
 # or adjlist is not installed in the server (bash test/vendor.sh citus;
@@ -325,6 +328,32 @@ is(scalar(grep { /issuing (SELECT|UPDATE)\b/ } @base), 0,
 is(scalar(grep { /issuing INSERT INTO public\.fx_\d+/ } @base), 1,
 	'indexes that cannot move: put_edge is one upsert of the base row')
   or diag join("\n", @$cmds);
+is(scalar(grep { /issuing COPY\b/ } @$cmds), 0,
+	'put_edge: router statements only (no INSERT ... SELECT through intermediate results)')
+  or diag join("\n", @$cmds);
+is(scalar(grep { /issuing INSERT INTO public\.fx_inverted_\d+/ } @$cmds), 1,
+	'put_edge: one INSERT of the index row, on its shard')
+  or diag join("\n", @$cmds);
+$cmds = remote_commands(q{SELECT put_edge('fx', 'ORDER#2', 'FOLLOWS#ORDER#1', '{"status": "paid"}')});
+is(scalar(grep { /issuing COPY\b/ } @$cmds), 0,
+	'put_edge of a new edge, counted: router statements only') or diag join("\n", @$cmds);
+is(scalar(grep { /issuing INSERT INTO public\.fx_inverted_degree_\d+/ } @$cmds), 2,
+	'put_edge of a new edge: one INSERT of each counter delta (out and in)')
+  or diag join("\n", @$cmds);
+# put_edges: the index rows and the counter deltas a statement a table,
+# which Citus splits by shard (4 shards a table here), not one per edge
+$cmds = remote_commands(q{SELECT put_edges('fx', (SELECT jsonb_agg(jsonb_build_object('pk', 'ORDER#b' || i,
+	'sk', 'FOLLOWS#ORDER#' || (i % 7), 'data', jsonb_build_object('status', 'new'))) FROM generate_series(1, 200) i))});
+my $ixins = grep { /issuing INSERT INTO public\.fx_inverted_\d+/ } @$cmds;
+ok($ixins >= 1 && $ixins <= 4, "put_edges of 200 edges: the index rows in at most one INSERT a shard ($ixins)")
+  or diag join("\n", @$cmds);
+# (a plain INSERT ... SELECT: Citus copies the rows into the shards)
+my $cntins = grep { /issuing (INSERT INTO|COPY) public\.fx_inverted_degree_\d+/ } @$cmds;
+ok($cntins >= 1 && $cntins <= 4, "put_edges of 200 edges: the counter deltas in at most one INSERT or COPY a shard ($cntins)")
+  or diag join("\n", @$cmds);
+is(citus(q{SELECT edge_count('fx_inverted', 'ORDER#3', 'FOLLOWS', 'in')}),
+	citus(q{SELECT count(*) FROM fx WHERE sk = 'FOLLOWS#ORDER#3'}),
+	'put_edges: the counters equal a recount');
 $cmds = remote_commands(q{SELECT put_edge('mv', 'ORDER#1', 'BILL#1', '{"status": "paid"}')});
 my %shards = map { /\b(mv_\d+)\b/ ? ($1 => 1) : () } @$cmds;
 is(scalar(keys %shards), 1, 'a moving index: put_edge touches one base shard')
