@@ -352,9 +352,150 @@ SELECT count(*) AS keys,
 FROM (SELECT DISTINCT pk AS k FROM txt_items) d;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM txt_parts WHERE pk = 'USER#7'::text;
 
+-- 10. ^@ and its prefix: an untyped prefix is text, so the empty prefix
+-- matches every key; a key as the prefix (a column, an adjkey parameter,
+-- 'x'::adjkey) goes to adjkey ^@ adjkey_prefix, a domain over adjkey.
+SELECT oid::regoperator AS operator, oprcode AS function FROM pg_operator
+WHERE oprname = '^@' AND oprleft = 'adjkey'::regtype ORDER BY oid::regoperator::text COLLATE "C";
+CREATE VIEW txt_prefix_resolved AS
+SELECT sk ^@ '' AS untyped_empty,
+	   sk ^@ 'FOLLOWS#' AS untyped,
+	   sk ^@ NULL AS untyped_null,
+	   sk ^@ ''::text AS typed_text,
+	   sk ^@ 'FOLLOWS#'::varchar AS from_varchar,
+	   sk ^@ 'FOLLOWS#'::adjkey AS typed_key,
+	   sk ^@ pk AS key_column,
+	   'FOLLOWS#USER#1' ^@ sk AS untyped_on_left
+FROM txt_items;
+SELECT replace(pg_get_viewdef('txt_prefix_resolved'::regclass), 'txt_items.', '') AS resolved;
+SELECT count(*) AS rows,
+	   count(*) FILTER (WHERE untyped_empty) AS untyped_empty,
+	   count(*) FILTER (WHERE typed_text) AS typed_text,
+	   count(*) FILTER (WHERE untyped) AS untyped,
+	   count(*) FILTER (WHERE typed_key) AS typed_key,
+	   count(*) FILTER (WHERE from_varchar) AS from_varchar,
+	   count(*) FILTER (WHERE key_column) AS key_column,
+	   count(*) FILTER (WHERE untyped_on_left) AS untyped_on_left,
+	   count(untyped_null) AS untyped_null
+FROM txt_prefix_resolved;
+DROP VIEW txt_prefix_resolved;
+SELECT (SELECT count(*) FROM txt_items WHERE sk ^@ '') AS op_untyped,
+	   (SELECT count(*) FROM txt_items WHERE begins_with(sk, '')) AS begins_with,
+	   (SELECT count(*) FROM txt_items WHERE starts_with(sk, '')) AS starts_with,
+	   (SELECT count(*) FROM txt_items WHERE sk LIKE '%') AS "like",
+	   (SELECT count(*) FROM txt_items) AS every_key;
+-- a prefix typed as a key is still checked as a key
+SELECT pg_temp.err($$SELECT count(*) FROM txt_items WHERE sk ^@ ''::adjkey$$) AS key_empty,
+	   pg_temp.err($$SELECT count(*) FROM txt_items WHERE sk ^@ ''::adjkey_prefix$$) AS domain_empty,
+	   pg_temp.err($$SELECT count(*) FROM txt_items WHERE sk = ''$$) AS eq_untyped_empty;
+-- plans: a constant prefix is the index range, written either way; the
+-- empty prefix needs none
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_items WHERE pk = 'USER#1' AND sk ^@ 'LIKES#';
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_items WHERE pk = 'USER#1' AND sk ^@ 'LIKES#'::adjkey;
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_items WHERE pk = 'USER#1' AND sk ^@ '';
+-- a key as the prefix, constant or column, is shown as the text form
+-- (one expression for both spellings) or relabelled as the domain
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = off;
+SET enable_seqscan = on;
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_items WHERE sk ^@ 'LIKES#'::adjkey;
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_items WHERE sk ^@ pk;
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+RESET enable_bitmapscan;
+SET enable_seqscan = off;
+-- parameters: untyped ones are text now, adjkey and text ones keep their type
+PREPARE txt_pre_untyped AS
+	SELECT count(*), min(sk), max(sk) FROM txt_items WHERE pk = $1 AND sk ^@ $2;
+PREPARE txt_pre_key(adjkey, adjkey) AS
+	SELECT count(*), min(sk), max(sk) FROM txt_items WHERE pk = $1 AND sk ^@ $2;
+PREPARE txt_pre_text(adjkey, text) AS
+	SELECT count(*), min(sk), max(sk) FROM txt_items WHERE pk = $1 AND sk ^@ $2;
+SELECT name, parameter_types FROM pg_prepared_statements
+WHERE name LIKE 'txt_pre%' ORDER BY name;
+SET plan_cache_mode = force_custom_plan;
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_untyped('USER#1', 'LIKES#USER#2');
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_untyped('USER#1', '');
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_key('USER#1', 'LIKES#USER#2');
+EXECUTE txt_pre_untyped('USER#1', 'LIKES#USER#2');
+EXECUTE txt_pre_untyped('USER#1', '');
+EXECUTE txt_pre_key('USER#1', 'LIKES#USER#2');
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_untyped('USER#1', 'LIKES#USER#2');
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_key('USER#1', 'LIKES#USER#2');
+EXPLAIN (COSTS OFF) EXECUTE txt_pre_text('USER#1', 'LIKES#USER#2');
+EXECUTE txt_pre_untyped('USER#1', 'LIKES#USER#2');
+EXECUTE txt_pre_untyped('USER#1', '');
+EXECUTE txt_pre_untyped('USER#é', 'FOLLOWS#USER#é');
+EXECUTE txt_pre_untyped('USER#1', NULL);
+EXECUTE txt_pre_key('USER#1', 'LIKES#USER#2');
+EXECUTE txt_pre_key('USER#é', 'FOLLOWS#USER#é');
+EXECUTE txt_pre_text('USER#1', '');
+-- an adjkey parameter is checked as a key, as before
+SELECT pg_temp.err($$EXECUTE txt_pre_key('USER#1', '')$$) AS key_param_empty;
+RESET plan_cache_mode;
+DEALLOCATE txt_pre_untyped;
+DEALLOCATE txt_pre_key;
+DEALLOCATE txt_pre_text;
+-- a key column of another table: a parameterized inner index scan
+CREATE TABLE txt_prefix_keys (node adjkey, prefix adjkey);
+INSERT INTO txt_prefix_keys VALUES ('USER#1', 'LIKES#USER#3'), ('USER#é', 'FOLLOWS#USER#é'),
+	('USER#2', 'NOPE');
+ANALYZE txt_prefix_keys;
+RESET enable_seqscan;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF)
+SELECT w.prefix, t.sk FROM txt_prefix_keys w JOIN txt_items t ON t.pk = w.node AND t.sk ^@ w.prefix;
+SELECT w.prefix, count(*) FROM txt_prefix_keys w JOIN txt_items t ON t.pk = w.node AND t.sk ^@ w.prefix
+GROUP BY 1 ORDER BY 1;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+SET enable_seqscan = off;
+-- a partial index declared with one spelling of a prefix serves a query
+-- written with the other (a dump of 0.2 writes the key form)
+CREATE INDEX txt_items_likes_key ON txt_items (pk) WHERE sk ^@ 'LIKES#USER#1'::adjkey;
+CREATE INDEX txt_items_follows_text ON txt_items (pk) WHERE sk ^@ 'FOLLOWS#USER#1';
+EXPLAIN (COSTS OFF) SELECT pk FROM txt_items WHERE sk ^@ 'LIKES#USER#1' AND pk > 'USER#39';
+EXPLAIN (COSTS OFF) SELECT pk FROM txt_items WHERE sk ^@ 'FOLLOWS#USER#1'::adjkey AND pk > 'USER#39';
+DROP INDEX txt_items_likes_key, txt_items_follows_text;
+RESET enable_seqscan;
+-- row-level security: ^@ is leakproof in both forms and stays an index
+-- condition under a policy
+CREATE ROLE regress_txt_rls;
+CREATE TABLE txt_rls (pk adjkey, sk adjkey, owner text, PRIMARY KEY (pk, sk));
+INSERT INTO txt_rls SELECT pk, sk, CASE WHEN sk ^@ 'LIKES#' THEN 'regress_txt_rls' ELSE 'other' END
+FROM txt_items;
+ANALYZE txt_rls;
+ALTER TABLE txt_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY txt_rls_own ON txt_rls USING (owner = current_user);
+GRANT SELECT ON txt_rls, txt_prefix_keys TO regress_txt_rls;
+SET ROLE regress_txt_rls;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_rls WHERE pk = 'USER#1' AND sk ^@ 'LIKES#USER#2';
+EXPLAIN (COSTS OFF) SELECT sk FROM txt_rls WHERE pk = 'USER#1' AND sk ^@ 'LIKES#USER#2'::adjkey;
+SELECT count(*) AS own_rows, count(*) FILTER (WHERE sk ^@ '') AS own_empty_prefix,
+	   count(*) FILTER (WHERE sk ^@ 'FOLLOWS#') AS others_rows
+FROM txt_rls;
+PREPARE txt_rls_key(adjkey, adjkey) AS SELECT count(*) FROM txt_rls WHERE pk = $1 AND sk ^@ $2;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE txt_rls_key('USER#1', 'LIKES#USER#2');
+EXECUTE txt_rls_key('USER#1', 'LIKES#USER#2');
+EXECUTE txt_rls_key('USER#1', 'FOLLOWS#USER#2');
+RESET plan_cache_mode;
+DEALLOCATE txt_rls_key;
+RESET enable_seqscan;
+RESET ROLE;
+DROP TABLE txt_rls, txt_prefix_keys;
+DROP ROLE regress_txt_rls;
+
 DROP TABLE txt_items, txt_probes, txt_patterns, txt_wanted, txt_parts;
 
--- 10. Other database encodings: the UTF-8 bytes still decide
+-- 11. Other database encodings: the UTF-8 bytes still decide
 \set regdb :DBNAME
 SELECT 'adjlist_text_win1252_' || pg_backend_pid() AS db_win1252,
 	   'adjlist_text_sqlascii_' || pg_backend_pid() AS db_sqlascii \gset
@@ -375,6 +516,20 @@ SELECT '€'::adjkey > 'ÿ'::text AS key_text_utf8_order,
 	   adjkey_hash('PRICE#€') = adjkey_text_hash('PRICE#€') AS hash_agrees;
 SELECT encode(adjkey_like_lower('PRICE#€%'), 'hex') AS lower_utf8,
 	   encode(adjkey_like_upper('PRICE#€%'), 'hex') AS upper_utf8;
+-- ^@: a key prefix becomes the text form only when its bytes are the same
+-- in text (ASCII here); the answers are the same either way
+CREATE TABLE enc_prefix (k adjkey PRIMARY KEY);
+INSERT INTO enc_prefix VALUES ('PRICE#€5'), ('PRICE#5'), ('PRICE#ÿ'), ('PRICE#€');
+SELECT k, k ^@ 'PRICE#€' AS untyped, k ^@ 'PRICE#€'::adjkey AS key_prefix, k ^@ '' AS empty
+FROM enc_prefix ORDER BY k;
+SET enable_indexscan = off;
+SET enable_indexonlyscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM enc_prefix WHERE k ^@ 'PRICE#€'::adjkey;
+EXPLAIN (COSTS OFF) SELECT * FROM enc_prefix WHERE k ^@ 'PRICE#'::adjkey;
+RESET enable_indexscan;
+RESET enable_indexonlyscan;
+RESET enable_bitmapscan;
 SELECT opcname, amvalidate(oid) FROM pg_opclass WHERE opcintype = 'adjkey'::regtype ORDER BY 1;
 
 \c :db_sqlascii

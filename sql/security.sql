@@ -223,7 +223,7 @@ INSERT INTO adjsec_util.samples VALUES
 	('sk', 'adjkey', '''FOLLOWS#USER#b'''), ('partition_key', 'adjkey', '''FOLLOWS#USER#b'''),
 	('key', 'adjkey', '''FOLLOWS#USER#b'''), ('b', 'adjkey', '''USER#b'''),
 	('to_node', 'adjkey', '''USER#b'''), ('pk', 'adjkey', '''USER#z'''),
-	(NULL, 'adjkey', '''USER#a'''),
+	(NULL, 'adjkey', '''USER#a'''), (NULL, 'adjkey_prefix', '''USER#'''),
 	('edge_prefix', 'text', '''FOLLOWS#'''), ('edge', 'text', '''FOLLOWS'''),
 	('direction', 'text', '''out'''), ('format', 'text', '''dot'''),
 	('target_prefix', 'text', ''''''), (NULL, 'text', '''USER#'''),

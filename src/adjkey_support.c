@@ -23,6 +23,18 @@
  * The range is exactly equivalent to begins_with (see adjkey_funcs.c), so
  * the clause is not rechecked.
  *
+ * A key as the prefix.  The operator for it is adjkey ^@ adjkey_prefix, a
+ * domain over adjkey (text_ops.sql says why: an untyped prefix must be
+ * text), so its prefix arrives relabelled as the domain.  The index
+ * conditions are built from the key beneath (the bound functions and the
+ * family's operators take adjkey), so they read exactly as for a key.  A
+ * constant key prefix is turned into the text form, "key ^@ 'p'::text",
+ * when its bytes are the same in text (a UTF-8 database, or ASCII): one
+ * prefix written as a key or as a string is then one expression, so that a
+ * partial index declared with one spelling serves queries written with the
+ * other (the predicate of an index dumped from 0.2, where an untyped prefix
+ * was a key, reads 'p'::adjkey).
+ *
  * LIKE on keys (adjkey ~~ text, adjkey_funcs.c) has a support function of
  * its own that does the same with the pattern's literal prefix, the
  * characters before its first wildcard.  A constant pattern without
@@ -66,9 +78,11 @@
 #include "access/htup_details.h"
 #include "access/stratnum.h"
 #include "catalog/pg_am_d.h"
+#include "catalog/pg_collation_d.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
@@ -76,6 +90,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_func.h"
 #include "parser/parse_oper.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -238,7 +253,7 @@ static List *
 runtime_prefix_range(Oid family, Oid keytype, Node *leftop, Node *prefix,
 					 const char *lowerfunc, const char *upperfunc)
 {
-	Oid			prefixtype = exprType(prefix);
+	Oid			prefixtype = getBaseType(exprType(prefix));
 	Expr	   *lower;
 	Expr	   *upper;
 
@@ -263,6 +278,22 @@ runtime_prefix_range(Oid family, Oid keytype, Node *leftop, Node *prefix,
 	return list_make2(lower, upper);
 }
 
+/*
+ * The key beneath the prefix of adjkey ^@ adjkey_prefix: the planner has
+ * made the parser's coercion to the domain, which has no constraint, a
+ * RelabelType (of a key, or of another domain over adjkey).  Anything else
+ * is returned as it is.
+ */
+static Node *
+key_beneath_domain(Node *prefix, Oid keytype)
+{
+	if (IsA(prefix, RelabelType) &&
+		getBaseType(exprType(prefix)) == keytype &&
+		getBaseType(exprType((Node *) ((RelabelType *) prefix)->arg)) == keytype)
+		return (Node *) ((RelabelType *) prefix)->arg;
+	return prefix;
+}
+
 static List *
 begins_with_index_conds(SupportRequestIndexCondition *req)
 {
@@ -274,6 +305,7 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 
 	if (!index_clause_args(req, &leftop, &rightop, &keytype, &family))
 		return NIL;
+	rightop = key_beneath_domain(rightop, keytype);
 
 	if (IsA(rightop, Const))
 	{
@@ -293,7 +325,8 @@ begins_with_index_conds(SupportRequestIndexCondition *req)
 		if (!is_pseudo_constant_for_index(req->root, rightop, req->index))
 			return NIL;
 		conds = runtime_prefix_range(family, keytype, leftop, rightop,
-									 exprType(rightop) == TEXTOID ? "adjkey_prefix_lower" : NULL,
+									 getBaseType(exprType(rightop)) == TEXTOID ?
+									 "adjkey_prefix_lower" : NULL,
 									 "adjkey_prefix_upper");
 	}
 	if (conds != NIL)
@@ -477,6 +510,58 @@ like_rest_selectivity(const char *p, int plen)
 }
 
 /*
+ * The selectivity of a match from the column's statistics: the most common
+ * values tested with the clause itself (value, by matchfunc), the rest from
+ * the histogram's share between the prefix p and its successor (or one
+ * distinct value for an exact pattern), times restsel (what a LIKE pattern
+ * asks beyond its prefix).
+ */
+static Selectivity
+stats_match_selectivity(VariableStatData *vardata, Oid matchfunc, Datum value,
+						AdjkeyLikeKind kind, const char *p, int plen,
+						double restsel, double nullfrac)
+{
+	FmgrInfo	matchproc;
+	double		sumcommon = 0.0;
+	double		mcvsel;
+	double		histsel;
+	bool		isdefault;
+	double		ndistinct;
+
+	fmgr_info(matchfunc, &matchproc);
+	mcvsel = mcv_selectivity(vardata, &matchproc, InvalidOid, value, true, &sumcommon);
+	ndistinct = get_variable_numdistinct(vardata, &isdefault);
+
+	if (kind == ADJKEY_LIKE_EXACT)
+		histsel = (!isdefault && ndistinct > 0) ? 1.0 / ndistinct : DEFAULT_EQ_SEL;
+	else if (plen == 0)
+		histsel = 1.0;
+	else
+	{
+		double		below_lower = histogram_fraction_below(vardata, p, plen);
+
+		if (below_lower < 0)
+			histsel = DEFAULT_MATCH_SEL;	/* no histogram */
+		else
+		{
+			char	   *succ = palloc(plen + 4);
+			int			n = adjkey_prefix_successor(p, plen, succ);
+			double		below_upper = 1.0;
+
+			if (n >= 0)
+				below_upper = histogram_fraction_below(vardata, succ, n);
+			histsel = Max(below_upper - below_lower, 0.0);
+		}
+		/* A prefix matches at least as much as one distinct value. */
+		if (!isdefault && ndistinct > 0)
+			histsel = Max(histsel, 1.0 / ndistinct);
+	}
+	histsel *= restsel;
+
+	return mcvsel + histsel * Max(1.0 - nullfrac - sumcommon, 0.0);
+}
+
+/*
  * Selectivity of "key begins_with prefix" (is_like false) or "key LIKE
  * pattern" (is_like true); matchfunc is the function of the clause.  The
  * fraction of nulls is returned in *nullfrac (0 when unknown).
@@ -543,54 +628,12 @@ match_selectivity(PlannerInfo *root, List *args, int varRelid,
 	}
 	else
 	{
-		Form_pg_statistic stats = (Form_pg_statistic) GETSTRUCT(vardata.statsTuple);
-
-		*nullfrac = stats->stanullfrac;
+		*nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 		if (plen == 0 && kind == ADJKEY_LIKE_PREFIX)
 			sel = 1.0 - *nullfrac;	/* every key */
 		else
-		{
-			FmgrInfo	matchproc;
-			double		sumcommon = 0.0;
-			double		mcvsel;
-			double		histsel;
-			bool		isdefault;
-			double		ndistinct;
-
-			/* the most common values are tested with the clause itself */
-			fmgr_info(matchfunc, &matchproc);
-			mcvsel = mcv_selectivity(&vardata, &matchproc, InvalidOid,
-									 c->constvalue, true, &sumcommon);
-			ndistinct = get_variable_numdistinct(&vardata, &isdefault);
-
-			if (kind == ADJKEY_LIKE_EXACT)
-				histsel = (!isdefault && ndistinct > 0) ? 1.0 / ndistinct : DEFAULT_EQ_SEL;
-			else if (plen == 0)
-				histsel = 1.0;
-			else
-			{
-				double		below_lower = histogram_fraction_below(&vardata, p, plen);
-
-				if (below_lower < 0)
-					histsel = DEFAULT_MATCH_SEL;	/* no histogram */
-				else
-				{
-					char	   *succ = palloc(plen + 4);
-					int			n = adjkey_prefix_successor(p, plen, succ);
-					double		below_upper = 1.0;
-
-					if (n >= 0)
-						below_upper = histogram_fraction_below(&vardata, succ, n);
-					histsel = Max(below_upper - below_lower, 0.0);
-				}
-				/* A prefix matches at least as much as one distinct value. */
-				if (!isdefault && ndistinct > 0)
-					histsel = Max(histsel, 1.0 / ndistinct);
-			}
-			histsel *= restsel;
-
-			sel = mcvsel + histsel * Max(1.0 - *nullfrac - sumcommon, 0.0);
-		}
+			sel = stats_match_selectivity(&vardata, matchfunc, c->constvalue,
+										  kind, p, plen, restsel, *nullfrac);
 	}
 	ReleaseVariableStats(vardata);
 	CLAMP_PROBABILITY(sel);
@@ -619,13 +662,72 @@ adjkey_prefix_sel(PG_FUNCTION_ARGS)
 											 get_opcode(operator)));
 }
 
-/* Planner support function of begins_with(adjkey, text|adjkey). */
+/*
+ * "key ^@ 'p'::text" for a constant key prefix of adjkey ^@ adjkey_prefix
+ * (see the file header), or NULL.  The operator and the constant are those
+ * the parser makes of "key ^@ 'p'", so that equal() finds them the same.
+ */
+static Node *
+begins_with_simplify(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	Node	   *left;
+	Const	   *c;
+	Oid			keytype;
+	Oid			opno;
+	char	   *nspname;
+	struct varlena *key;
+	const char *p;
+	int			plen;
+
+	if (list_length(call->args) != 2 || !IsA(lsecond(call->args), Const))
+		return NULL;
+	left = (Node *) linitial(call->args);
+	c = (Const *) lsecond(call->args);
+	keytype = exprType(left);
+	/* only a key that came through the domain: the operator's prefix */
+	if (c->constisnull || c->consttype == keytype ||
+		getBaseType(c->consttype) != keytype)
+		return NULL;
+
+	key = DatumGetAdjkeyPP(c->constvalue);
+	p = ADJKEY_DATA(key);
+	plen = ADJKEY_LEN(key);
+	if (GetDatabaseEncoding() != PG_UTF8)
+	{
+		for (int i = 0; i < plen; i++)
+			if (IS_HIGHBIT_SET(p[i]))
+				return NULL;	/* other bytes in text: left as it is */
+	}
+
+	nspname = get_namespace_name(get_func_namespace(call->funcid));
+	if (nspname == NULL)
+		return NULL;
+	opno = LookupOperName(NULL, list_make2(makeString(nspname), makeString("^@")),
+						  keytype, TEXTOID, true, -1);
+	if (!OidIsValid(opno))
+		return NULL;
+	return (Node *) make_opclause(opno, BOOLOID, false, (Expr *) left,
+								  (Expr *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+													 PointerGetDatum(cstring_to_text_with_len(p, plen)),
+													 false, false),
+								  InvalidOid, DEFAULT_COLLATION_OID);
+}
+
+/* Planner support function of begins_with(adjkey, text|adjkey) and ^@. */
 Datum
 adjkey_begins_with_support(PG_FUNCTION_ARGS)
 {
 	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
 
-	if (IsA(rawreq, SupportRequestIndexCondition))
+	if (IsA(rawreq, SupportRequestSimplify))
+	{
+		Node	   *simpler = begins_with_simplify((SupportRequestSimplify *) rawreq);
+
+		if (simpler != NULL)
+			PG_RETURN_POINTER(simpler);
+	}
+	else if (IsA(rawreq, SupportRequestIndexCondition))
 	{
 		SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
 		List	   *conds = begins_with_index_conds(req);

@@ -101,7 +101,7 @@ if [ -z "${ADJLIST_CHECK_NESTED:-}" ]; then
 	else
 		make -C "$REPO" -s clean PG_CONFIG="$PG_CONFIG"
 		run_suite pg18 env ADJLIST_CHECK_NESTED=1 PGBIN="$("$pg18" --bindir)" PG_CONFIG="$pg18" \
-			CHECK_PORT=55433 ADJLIST_TMP=/tmp/adjlist-pg18 ADJLIST_TAP_DIR=/tmp/adjlist-pg18/tap \
+			CHECK_PORT=55433 ADJLIST_TMP="$ADJLIST_TMP-pg18" ADJLIST_TAP_DIR="$ADJLIST_TMP-pg18/tap" \
 			RANDOM_PORT=55472 FUZZ_PORT=55482 UPGRADE_PORT=55442 \
 			bash "$REPO/test/check.sh"
 		make -C "$REPO" -s clean PG_CONFIG="$pg18"

@@ -1,6 +1,7 @@
 -- adjlist install and 0.2--0.3 update script, part: keys that work like
--- text (0.3).  Comparing keys with text, LIKE and starts_with on keys, all
--- index-backed, all by the UTF-8 bytes and never by a collation.
+-- text (0.3).  Comparing keys with text, LIKE and starts_with on keys, ^@
+-- with a key or an untyped string as the prefix, all index-backed, all by
+-- the UTF-8 bytes and never by a collation.
 
 -- ---------------------------------------------------------------------
 -- Comparing a key with text
@@ -347,3 +348,36 @@ COMMENT ON FUNCTION starts_with(adjkey, text) IS
 	'true if the key starts with the prefix (same as begins_with); uses a btree index';
 COMMENT ON FUNCTION starts_with(adjkey, adjkey) IS
 	'true if the first key starts with the second (same as begins_with); uses a btree index';
+
+-- ---------------------------------------------------------------------
+-- ^@ with a key as the prefix
+-- ---------------------------------------------------------------------
+
+-- An operator adjkey ^@ adjkey would be an exact match for an untyped
+-- literal or parameter on its right (the parser gives an unknown the type
+-- of the other operand first), so "sk ^@ ''" would read '' as a key and
+-- fail (22P02) before begins_with ran.  The key form takes this domain
+-- instead: no operator matches adjkey ^@ unknown exactly, an untyped
+-- right operand then prefers the string category, so it is text (as it
+-- already was for begins_with() and starts_with()), and any key still
+-- reaches the domain by the implicit relabelling of a type to its domain:
+-- "sk ^@ pk" and "sk ^@ $1" with an adjkey parameter work as before.  The
+-- planner support strips that relabelling (index conditions read as
+-- before) and turns a constant key prefix into the text form, so that the
+-- two spellings of one prefix are one expression (a partial index's
+-- predicate, constraint exclusion).
+CREATE DOMAIN adjkey_prefix AS adjkey;
+COMMENT ON DOMAIN adjkey_prefix IS
+	'a key used as the prefix of ^@: adjkey ^@ adjkey_prefix takes any key, and leaves untyped prefixes to adjkey ^@ text';
+
+CREATE FUNCTION adjkey_begins_with_prefix(adjkey, adjkey_prefix) RETURNS bool
+	AS 'MODULE_PATHNAME', 'adjkey_begins_with_key'
+	LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+	SUPPORT adjkey_begins_with_support;
+COMMENT ON FUNCTION adjkey_begins_with_prefix(adjkey, adjkey_prefix) IS
+	'implementation of ^@ for a key and a key prefix (begins_with); uses a btree index';
+
+CREATE OPERATOR ^@ (
+	LEFTARG = adjkey, RIGHTARG = adjkey_prefix, FUNCTION = adjkey_begins_with_prefix,
+	RESTRICT = adjkey_prefix_sel, JOIN = prefixjoinsel
+);

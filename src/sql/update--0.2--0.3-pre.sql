@@ -49,6 +49,46 @@ SELECT pg_catalog.set_config('adjlist_update.acl',
 	true);
 DROP FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer);
 
+-- ^@ with a key as the prefix is adjkey ^@ adjkey_prefix now (text_ops.sql
+-- says why).  adjkey ^@ adjkey goes, unless something of the user's
+-- depends on it (a view, a generated column, a partial index, a function
+-- body...): DROP would fail and CASCADE would drop the user's objects, so
+-- then it stays, working as in 0.2, and a WARNING says what keeps it (a
+-- NOTICE would not be seen: extension scripts run with client_min_messages
+-- at least WARNING).  Such a database reads an untyped prefix after ^@ as
+-- a key, as 0.2 did; a dump restored into a new database binds the same
+-- objects to the new operator.  Later update scripts must not assume
+-- either state.
+DO $$
+DECLARE
+	op pg_catalog.oid := pg_catalog.to_regoperator('^@(adjkey, adjkey)');
+	users text;
+BEGIN
+	IF op IS NULL THEN
+		RETURN;
+	END IF;
+	SELECT pg_catalog.string_agg(o.what, ', ' ORDER BY o.what COLLATE "C") INTO users
+	FROM (SELECT DISTINCT CASE WHEN r.rulename OPERATOR(pg_catalog.=) '_RETURN'
+							   THEN pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, r.ev_class, 0)
+							   ELSE pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) END AS what
+		  FROM pg_catalog.pg_depend d
+		  LEFT JOIN pg_catalog.pg_rewrite r
+			ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+		   AND r.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
+			AND d.refobjid OPERATOR(pg_catalog.=) op) o;
+	IF users IS NULL THEN
+		DROP OPERATOR ^@ (adjkey, adjkey);
+	ELSE
+		RAISE WARNING 'operator ^@(adjkey, adjkey) is kept because other objects depend on it'
+			USING DETAIL = pg_catalog.format('Objects that depend on it: %s.  In this database an '
+				'untyped prefix after ^@ is still read as a key, as in adjlist 0.2, so sk ^@ '''' '
+				'is still an error; everything else is as in 0.3.', users),
+			HINT = 'Write sk ^@ ''''::text or begins_with(sk, ''''). The README (Upgrading) says '
+				'how to move those objects to the operator of 0.3.';
+	END IF;
+END $$;
+
 -- The event triggers come back from events.sql, with a third one
 DROP EVENT TRIGGER adjlist_sql_drop;
 DROP EVENT TRIGGER adjlist_ddl_end;

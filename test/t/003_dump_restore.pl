@@ -115,6 +115,17 @@ $node->safe_psql('src', q{
 	SELECT ('ITEM#' || i)::adjkey, ('TAG#' || (i % 4))::adjkey, NULL FROM generate_series(1, 20) i;
 	SELECT create_inverted_index('social.multi');
 
+	-- ^@ in every form in a view: an untyped empty and constant prefix
+	-- (text), a key constant and a key column (adjkey_prefix); a partial
+	-- index whose predicate is a key constant
+	CREATE VIEW social.prefix_counts AS
+	SELECT count(*) FILTER (WHERE sk ^@ '') AS all_keys,
+	       count(*) FILTER (WHERE sk ^@ 'FOLLOWS#') AS follows,
+	       count(*) FILTER (WHERE sk ^@ 'FOLLOWS#USER#1'::adjkey) AS follows_1,
+	       count(*) FILTER (WHERE sk ^@ pk) AS own_prefix
+	FROM social.graph;
+	CREATE INDEX graph_profiles ON social.graph (pk) WHERE sk ^@ 'PROFILE'::adjkey;
+
 	-- writes after the indexes exist
 	DELETE FROM social.graph WHERE pk = 'USER#3';
 	UPDATE social.graph SET sk = 'FOLLOWS#USER#1' WHERE pk = 'USER#4' AND sk = 'PROFILE';
@@ -254,11 +265,19 @@ my $src_registry = $node->safe_psql('src', $registry_sql);
 is(scalar(() = $src_registry =~ /\n/g) + 1, scalar(@indexes), 'source registry lists every index');
 like($src_registry, qr/^social\.graph_by_target\|social\.graph\|\{sk,pk,data\}\|2\|\|0\|\{pk,sk\}\|trigger\|0\|.*\n
                        social\.graph_follows_since\|social\.graph\|\{sk,pk\}\|2\|social\.graph_follows_since_degree\|1\|.*\|t\|
-                       \(\(sk\ OPERATOR\(public\.\^@\)\ 'FOLLOWS\#'::public\.adjkey\)\ AND\ \(data\ \?\ 'since'::text\)\)\n
+                       \(\(sk\ OPERATOR\(public\.\^@\)\ 'FOLLOWS\#'::text\)\ AND\ \(data\ \?\ 'since'::text\)\)\n
                        social\.graph_inverted\|social\.graph\|\{sk,pk\}\|2\|social\.graph_inverted_degree\|1\|/xm,
 	'source registry lists the three indexes of social.graph, the sparse one with its predicate');
 my $src_triggers = $node->safe_psql('src', $all_triggers_sql);
 my $src_reads    = $node->safe_psql('src', $reads_sql);
+my $prefix_sql     = 'SELECT * FROM social.prefix_counts';
+my $prefix_def_sql = q{SELECT pg_get_viewdef('social.prefix_counts')};
+my $src_prefix     = $node->safe_psql('src', $prefix_sql);
+my $src_prefix_def = $node->safe_psql('src', $prefix_def_sql);
+is($src_prefix, $node->safe_psql('src', q{
+	SELECT count(*), count(*) FILTER (WHERE sk::text LIKE 'FOLLOWS#%'),
+	       count(*) FILTER (WHERE sk::text LIKE 'FOLLOWS#USER#1%'), 0 FROM social.graph}),
+	'source: the view using ^@ counts every key for the empty prefix');
 is($node->safe_psql('src', $fn_neighbors_sql), $node->safe_psql('src', $base_neighbors_sql),
 	'source: graph functions agree with the base tables');
 
@@ -361,7 +380,11 @@ sub check_restored
 	{
 		is($node->safe_psql($db, $reads_sql), $src_reads,
 			"$way: reverse_neighbors and edge_count answer as on the source");
+		is($node->safe_psql($db, $prefix_sql), $src_prefix,
+			"$way: the view using ^@ answers as on the source");
 	}
+	is($node->safe_psql($db, $prefix_def_sql), $src_prefix_def,
+		"$way: the view using ^@ is defined as on the source");
 	is($node->safe_psql($db, $fn_neighbors_sql), $node->safe_psql($db, $base_neighbors_sql),
 		"$way: graph functions agree with the base tables");
 
@@ -400,6 +423,11 @@ my $dump = "$dir/src.dump";
 $node->command_ok([ 'pg_dump', '-Fc', '-d', 'src', '-f', $dump ], 'pg_dump -Fc');
 $node->command_ok([ 'createdb', 'dst' ], 'createdb dst');
 $node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'dst', $dump ], 'pg_restore into dst');
+like($node->safe_psql('dst', q{
+	SET enable_seqscan = off;
+	EXPLAIN (COSTS OFF) SELECT pk FROM social.graph WHERE sk ^@ 'PROFILE'}),
+	qr/Index (?:Only )?Scan (?:using|on) graph_profiles/,
+	'the restored partial index (predicate a key constant) serves an untyped prefix');
 
 is($node->safe_psql('dst', $registry_sql), $src_registry,
 	'registry rows restored, same indexes, tables, columns, keys and dates');
