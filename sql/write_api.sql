@@ -118,3 +118,216 @@ SELECT neighbor FROM reverse_neighbors('distributed', 'USER#b', 'FOLLOWS#');
 SET allow_system_table_mods = on;
 DROP TABLE pg_catalog.pg_dist_partition;
 RESET allow_system_table_mods;
+
+-- Replacing items under indexes keyed by other columns than the base key:
+-- status is generated from data (a put moves the item's index row), tag
+-- is a plain column (a put resets it to its default, here a new value each
+-- time), bill is generated from sk alone (never moves); with projections,
+-- write shards and counters.  The same writes on a local table (the
+-- triggers keep every index) and on tables Citus would distribute
+-- (imitated: no trigger, the write API writes the index rows from the old
+-- and new versions), with a unique key, without one, and with a deferrable
+-- one: every index exact, counters equal to a recount, the same index rows.
+CREATE FUNCTION pg_temp.moves_table(tbl text, keydef text, citus boolean) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE SEQUENCE %I', tbl || '_seq');
+	EXECUTE format($f$CREATE TABLE %I (pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb,
+		tag adjkey DEFAULT adjkey('TAG#' || nextval(%L) %% 3),
+		status adjkey GENERATED ALWAYS AS (adjkey('STATUS#' || (data->>'status'))) STORED,
+		bill adjkey GENERATED ALWAYS AS (CASE WHEN sk ^@ 'BILL#' THEN sk END) STORED %s)$f$,
+		tbl, tbl || '_seq', keydef);
+	IF citus THEN
+		INSERT INTO pg_catalog.pg_dist_partition VALUES (tbl::regclass);
+	END IF;
+	PERFORM create_inverted_index(tbl::regclass, partition_key => 'status', sort_key => 'pk',
+		include => '{data}', index_name => tbl || '_by_status', counters => 1,
+		base_key => '{pk,sk}', mode => 'api');
+	PERFORM create_inverted_index(tbl::regclass, partition_key => 'tag', sort_key => 'pk',
+		index_name => tbl || '_by_tag', counters => 1, write_shards => 2, base_key => '{pk,sk}',
+		mode => 'api');
+	PERFORM create_inverted_index(tbl::regclass, partition_key => 'bill', include => '{data}',
+		index_name => tbl || '_by_bill', base_key => '{pk,sk}', mode => 'api');
+	PERFORM create_inverted_index(tbl::regclass, include => '{*}', index_name => tbl || '_flip',
+		counters => 1, write_shards => 4, base_key => '{pk,sk}', mode => 'api');
+END $$;
+CREATE FUNCTION pg_temp.moves(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text[] := '{}';
+BEGIN
+	PERFORM put_edge(tbl, 'ORDER#1', 'META', '{"status": "new", "v": 1}');
+	PERFORM put_edge(tbl, 'ORDER#1', 'META', '{"status": "paid", "v": 2}');	-- moves
+	PERFORM put_edge(tbl, 'ORDER#1', 'META', '{"v": 3}');		-- leaves the status index
+	PERFORM put_edge(tbl, 'ORDER#1', 'META', '{"status": "new", "v": 4}');	-- comes back
+	PERFORM put_edge(tbl, 'ORDER#1', 'BILL#7', '{"status": "new"}');
+	PERFORM put_edge(tbl, 'ORDER#1', 'BILL#7', '{"status": "paid", "amount": 5}');
+	-- new items, replaced ones, and keys given twice (the last wins)
+	PERFORM put_edges(tbl, '[{"pk": "ORDER#2", "sk": "META", "data": {"status": "new", "v": 1}},
+		{"pk": "ORDER#1", "sk": "META", "data": {"status": "shipped", "v": 5}},
+		{"pk": "ORDER#2", "sk": "META", "data": {"status": "paid", "v": 2}},
+		{"pk": "ORDER#1", "sk": "BILL#7"},
+		{"pk": "ORDER#3", "sk": "FOLLOWS#ORDER#1", "data": {"status": "new"}},
+		{"pk": "ORDER#1", "sk": "META", "data": {"status": "paid", "v": 6}}]');
+	PERFORM put_edges(tbl, '[{"pk": "ORDER#1", "sk": "META", "data": {"status": "new", "v": 7}},
+		{"pk": "ORDER#1", "sk": "BILL#7", "data": {"status": "new", "amount": 6}},
+		{"pk": "ORDER#1", "sk": "META", "data": {"v": 8}},
+		{"pk": "ORDER#3", "sk": "FOLLOWS#ORDER#1", "data": {"status": "paid"}},
+		{"pk": "ORDER#3", "sk": "FOLLOWS#ORDER#2", "data": {"status": "paid"}}]');
+	r := r || put_edge_if(tbl, 'ORDER#2', 'META', '{"status": "shipped", "v": 3}', '{"v": 2}')::text;
+	r := r || put_edge_if(tbl, 'ORDER#2', 'META', '{"status": "lost", "v": 9}', '{"v": 2}')::text;
+	r := r || put_edge_if_absent(tbl, 'ORDER#4', 'META', '{"status": "new"}')::text;
+	r := r || put_edge_if_absent(tbl, 'ORDER#4', 'META', '{"status": "paid"}')::text;
+	r := r || delete_edge_if(tbl, 'ORDER#4', 'META', '{"status": "paid"}')::text;
+	r := r || put_edge_if(tbl, 'ORDER#4', 'META', '{"status": "paid"}', '{}')::text;
+	r := r || delete_edge(tbl, 'ORDER#1', 'BILL#7')::text;
+	r := r || delete_node(tbl, 'ORDER#1', ARRAY['FOLLOWS#'])::text;
+	PERFORM put_edges(tbl, '[{"pk": "ORDER#5", "sk": "BILL#8", "data": {"status": "new"}},
+		{"pk": "ORDER#6", "sk": "META", "data": {"status": "new"}},
+		{"pk": "ORDER#5", "sk": "BILL#8", "data": {"status": "paid"}},
+		{"pk": "ORDER#7", "sk": "META", "data": {"status": "lost"}},
+		{"pk": "ORDER#2", "sk": "META", "data": {"status": "paid", "v": 4}},
+		{"pk": "ORDER#6", "sk": "META", "data": {"status": "shipped"}}]');
+	RETURN array_to_string(r, ' ');
+END $$;
+-- the problems verify_inverted_index finds in every index of the tables
+CREATE FUNCTION pg_temp.moves_problems(VARIADIC tbls text[]) RETURNS TABLE (index regclass, problems bigint)
+	LANGUAGE sql AS $$
+	SELECT i.indexrel::regclass, (SELECT count(*) FROM verify_inverted_index(i.indexrel))
+	FROM adjlist_inverted_indexes i WHERE i.baserel::regclass::text = ANY (tbls)
+	ORDER BY i.indexrel::regclass::text
+$$;
+-- in-edges of each status counted, and recounted from the base table
+CREATE FUNCTION pg_temp.moves_counts(tbl regclass) RETURNS TABLE (status text, counted bigint, recount bigint)
+	LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format($f$SELECT s, edge_count(%L, adjkey(s), 'STATUS', 'in'),
+		(SELECT count(*) FROM %s b WHERE b.status = adjkey('STATUS#' || s))
+		FROM unnest(ARRAY['new', 'paid', 'shipped', 'lost']) s ORDER BY s$f$,
+		tbl::text || '_by_status', tbl);
+END $$;
+-- the index rows (but for tag, whose values come from each table's
+-- sequence) are the same as the triggers wrote on the local table
+CREATE FUNCTION pg_temp.moves_same(a text, b text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	v record;
+	differ boolean;
+BEGIN
+	FOR v IN SELECT * FROM (VALUES ('_by_status', 'status, pk, sk, data'), ('_by_bill', 'bill, pk, sk, data'),
+								   ('_flip', 'sk, pk, data, status, bill'), ('', 'pk, sk, data, status, bill')) x(ix, cols)
+	LOOP
+		EXECUTE format('SELECT EXISTS ((SELECT %3$s FROM %1$I EXCEPT ALL SELECT %3$s FROM %2$I)
+								UNION ALL (SELECT %3$s FROM %2$I EXCEPT ALL SELECT %3$s FROM %1$I))',
+					   a || v.ix, b || v.ix, v.cols) INTO differ;
+		IF differ THEN
+			RETURN false;
+		END IF;
+	END LOOP;
+	RETURN true;
+END $$;
+SELECT pg_temp.moves_table('moves_local', ', PRIMARY KEY (pk, sk)', false);
+SELECT pg_temp.moves_table('moves_local_nokey', '', false);
+SELECT pg_temp.moves_table('moves_local_deferrable', ', PRIMARY KEY (pk, sk) DEFERRABLE', false);
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'moves_local'::regclass ORDER BY 1;
+SELECT pg_temp.moves('moves_local') AS local;
+SELECT pg_temp.moves('moves_local_nokey') AS local_nokey;
+SELECT pg_temp.moves('moves_local_deferrable') AS local_deferrable;
+SELECT * FROM pg_temp.moves_problems('moves_local', 'moves_local_nokey', 'moves_local_deferrable');
+SELECT * FROM pg_temp.moves_counts('moves_local');
+SELECT status, pk, sk, data FROM moves_local_by_status ORDER BY 1, 2, 3;
+SELECT bill, pk, data FROM moves_local_by_bill ORDER BY 1, 2;
+SELECT t, pg_temp.moves_same('moves_local', t) AS same_as_local
+	FROM unnest(ARRAY['moves_local_nokey', 'moves_local_deferrable']) t;
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
+RESET allow_system_table_mods;
+SELECT pg_temp.moves_table('moves_api', ', PRIMARY KEY (pk, sk)', true);
+SELECT pg_temp.moves_table('moves_nokey', '', true);
+SELECT pg_temp.moves_table('moves_deferrable', ', PRIMARY KEY (pk, sk) DEFERRABLE', true);
+SELECT count(*) AS triggers FROM pg_trigger WHERE NOT tgisinternal
+	AND tgrelid IN ('moves_api'::regclass, 'moves_nokey'::regclass, 'moves_deferrable'::regclass);
+SELECT pg_temp.moves('moves_api') AS api;
+SELECT pg_temp.moves('moves_nokey') AS nokey;
+SELECT pg_temp.moves('moves_deferrable') AS deferrable;
+SELECT * FROM pg_temp.moves_problems('moves_api', 'moves_nokey', 'moves_deferrable');
+SELECT * FROM pg_temp.moves_counts('moves_api');
+SELECT * FROM pg_temp.moves_counts('moves_nokey');
+SELECT * FROM pg_temp.moves_counts('moves_deferrable');
+SELECT t, pg_temp.moves_same('moves_local', t) AS same_as_local
+	FROM unnest(ARRAY['moves_api', 'moves_nokey', 'moves_deferrable']) t;
+-- row-level security as on a local table: an item the caller may not
+-- update, or not even see, is refused with the same error; others move
+CREATE ROLE regress_api_writer;
+CREATE FUNCTION pg_temp.moves_rls(tbl regclass) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', tbl);
+	EXECUTE format('CREATE POLICY s ON %s FOR SELECT USING (data->>''secret'' IS NULL)', tbl);
+	EXECUTE format('CREATE POLICY i ON %s FOR INSERT WITH CHECK (true)', tbl);
+	EXECUTE format('CREATE POLICY u ON %s FOR UPDATE USING (data->>''locked'' IS NULL)', tbl);
+	EXECUTE format('GRANT SELECT, INSERT, UPDATE ON %s TO regress_api_writer', tbl);
+	EXECUTE format('GRANT USAGE ON SEQUENCE %s TO regress_api_writer', tbl::text || '_seq');
+	PERFORM put_edge(tbl, 'ORDER#8', 'META', '{"status": "new", "locked": true}');
+	PERFORM put_edge(tbl, 'ORDER#9', 'META', '{"status": "new", "secret": true}');
+END $$;
+SELECT pg_temp.moves_rls('moves_local'), pg_temp.moves_rls('moves_api');
+SET ROLE regress_api_writer;
+SELECT put_edge('moves_local', 'ORDER#8', 'META', '{"status": "paid"}');
+SELECT put_edge('moves_api', 'ORDER#8', 'META', '{"status": "paid"}');
+SELECT put_edge('moves_local', 'ORDER#9', 'META', '{"status": "paid"}');
+SELECT put_edge('moves_api', 'ORDER#9', 'META', '{"status": "paid"}');
+SELECT put_edges('moves_api', '[{"pk": "ORDER#7", "sk": "META", "data": {"status": "new"}},
+								{"pk": "ORDER#10", "sk": "META", "data": {"status": "new"}}]');
+RESET ROLE;
+SELECT * FROM pg_temp.moves_problems('moves_api');
+SELECT status, pk FROM moves_api_by_status WHERE pk IN ('ORDER#7', 'ORDER#8', 'ORDER#9', 'ORDER#10') ORDER BY 2;
+SELECT (SELECT count(*) FROM moves_api_by_status) AS status_rows,
+	   (SELECT count(*) FROM moves_api_by_bill) AS bill_rows,
+	   (SELECT count(*) FROM moves_api_by_tag) AS tag_rows,
+	   (SELECT count(*) FROM moves_api_flip) AS flip_rows,
+	   (SELECT count(*) FROM moves_api) AS items;
+SET allow_system_table_mods = on;
+DROP TABLE pg_catalog.pg_dist_partition;
+RESET allow_system_table_mods;
+DROP OWNED BY regress_api_writer;
+DROP ROLE regress_api_writer;
+
+-- A sparse index whose predicate reads data, with counters, projecting the
+-- expiry column (set_ttl), on a table Citus would distribute (imitated)
+-- and on a local one: a put that makes the predicate false removes the
+-- item's index row, one that makes it true puts it back, the counters
+-- follow, and the index rows (the expiry projected) are the local table's.
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
+RESET allow_system_table_mods;
+CREATE FUNCTION pg_temp.sparse_run(tbl text, citus boolean) RETURNS TABLE (drift bigint, vip_in bigint, recount bigint)
+	LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format($f$CREATE TABLE %I (pk adjkey, sk adjkey, data jsonb,
+		expires timestamptz DEFAULT '2100-01-01 00:00+00', PRIMARY KEY (pk, sk))$f$, tbl);
+	IF citus THEN
+		INSERT INTO pg_catalog.pg_dist_partition VALUES (tbl::regclass);
+	END IF;
+	PERFORM set_ttl(tbl::regclass, 'expires');
+	PERFORM create_inverted_index(tbl::regclass, index_name => tbl || '_vip', include => '{data}',
+		predicate => $p$data @> '{"vip": true}'$p$, counters => 1, mode => 'api');
+	PERFORM put_edge(tbl::regclass, 'USER#a', 'FOLLOWS#USER#b', '{"vip": true}');
+	PERFORM put_edge(tbl::regclass, 'USER#a', 'FOLLOWS#USER#b', '{"vip": false}');	-- leaves
+	PERFORM put_edge(tbl::regclass, 'USER#c', 'FOLLOWS#USER#b', '{"vip": true}');
+	PERFORM put_edges(tbl::regclass, '[{"pk": "USER#a", "sk": "FOLLOWS#USER#b", "data": {"vip": true}},
+		{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"vip": false}},
+		{"pk": "USER#d", "sk": "FOLLOWS#USER#b", "data": {"vip": true}},
+		{"pk": "USER#e", "sk": "FOLLOWS#USER#b"}]');
+	PERFORM put_edge_if(tbl::regclass, 'USER#d', 'FOLLOWS#USER#b', '{"vip": false, "v": 2}', '{"vip": true}');
+	PERFORM put_edge_if(tbl::regclass, 'USER#e', 'FOLLOWS#USER#b', '{"vip": true}', '{}');
+	RETURN QUERY EXECUTE format($f$SELECT (SELECT count(*) FROM verify_inverted_index(%L)),
+		edge_count(%L, 'USER#b', 'FOLLOWS', 'in'),
+		(SELECT count(*) FROM %I WHERE sk = 'FOLLOWS#USER#b' AND data @> '{"vip": true}')$f$,
+		tbl || '_vip', tbl || '_vip', tbl);
+END $$;
+SELECT * FROM pg_temp.sparse_run('sparse_local', false);
+SELECT * FROM pg_temp.sparse_run('sparse_api', true);
+SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid = 'sparse_api'::regclass AND NOT tgisinternal;
+SELECT sk, pk, data, expires FROM sparse_api_vip ORDER BY 1, 2;
+SELECT NOT EXISTS ((SELECT * FROM sparse_api_vip EXCEPT SELECT * FROM sparse_local_vip)
+	UNION ALL (SELECT * FROM sparse_local_vip EXCEPT SELECT * FROM sparse_api_vip)) AS same_as_local;
+SET allow_system_table_mods = on;
+DROP TABLE pg_catalog.pg_dist_partition;
+RESET allow_system_table_mods;

@@ -175,6 +175,7 @@ index_row_equal(const IndexDef *ix, int from, int to, Datum *a, bool *anull,
  */
 
 #define COUNTS_FLUSH_AT 10000	/* groups summed in memory before a flush */
+#define COUNTS_FEW 16			/* groups written a row at a time */
 
 typedef struct CountKey
 {
@@ -345,8 +346,13 @@ counts_flush(Counts *c)
 
 		if (e->n == 0)
 			continue;
+		/*
+		 * bulk: buffered, and on Citus one statement for all, which costs
+		 * more than the router inserts of a few
+		 */
 		if (w == NULL && c->sink == NULL && !legacy)
-			w = index_writer_begin(c->ix->counterrel, cols, 4, 3, WRITE_APPEND, true);
+			w = index_writer_begin(c->ix->counterrel, cols, 4, 3, WRITE_APPEND,
+								   hash_get_num_entries(c->hash) > COUNTS_FEW);
 		memcpy(&edgelen, e->key.bytes + 1, sizeof(int32));
 		edge = e->key.bytes + 1 + sizeof(int32);
 		node = edge + edgelen;

@@ -72,6 +72,7 @@
 #include "plan_cache.h"
 
 #define WRITE_BATCH 1000		/* rows per table_multi_insert() */
+#define SQL_BATCH 10000			/* rows per statement of a bulk SQL write */
 
 struct IndexWriter
 {
@@ -99,13 +100,14 @@ struct IndexWriter
 	BulkInsertState bistate;
 
 	/* the SQL path */
-	char	   *bulk_sql;		/* WRITE_IF_ABSENT: INSERT ... SELECT FROM
-								 * unnest($1::t1[], ...) ON CONFLICT DO NOTHING */
+	char	   *bulk_sql;		/* INSERT ... SELECT FROM unnest($1::t1[], ...):
+								 * see bulk_sql_setup() */
 	Oid		   *arraytypes;
 	MemoryContext bufcxt;		/* rows buffered for bulk_sql */
 	Datum	  **bufvals;		/* [column][row] */
 	bool	  **bufnulls;
 	int			nbuf;
+	int			bufsize;		/* rows per bulk_sql statement */
 	char	   *insert_sql;
 	char	   *delete_sql;
 	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
@@ -240,53 +242,94 @@ index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
  */
 
 /*
- * WRITE_IF_ABSENT writes its rows a batch at a time, as arrays of the
- * columns' values unnested side by side into one INSERT of the rows whose
- * key is not there, when every column's type has an array type (else a row
- * at a time, with ON CONFLICT DO NOTHING).  A plain insert costs less than
- * ON CONFLICT's speculative one; its caller makes sure that nobody else
- * inserts those keys meanwhile (a build holds the base rows' locks), so a
- * unique violation would be a bug, and fails the build.
+ * Buffered SQL writes: rows a batch at a time, as arrays of the columns'
+ * values unnested side by side into one INSERT, when every column's type
+ * has an array type (else a row at a time).
+ *
+ * WRITE_IF_ABSENT inserts the rows whose key is not there.  A plain insert
+ * costs less than ON CONFLICT's speculative one; its caller makes sure
+ * that nobody else inserts those keys meanwhile (a build holds the base
+ * rows' locks), so a unique violation would be a bug, and fails the build.
+ *
+ * On a table Citus distributes, many rows (put_edges, a rebuild, counter
+ * deltas) would otherwise cost a statement each, a round trip to a
+ * worker: WRITE_UPSERT then writes a batch as one INSERT ... SELECT ...
+ * ON CONFLICT DO UPDATE (of a key given twice in a batch the last row, as
+ * row after row would leave it), WRITE_APPEND as one INSERT ... SELECT,
+ * which Citus splits by shard.
  */
 static void
-bulk_if_absent_sql(IndexWriter *w, char **colnames)
+bulk_sql_setup(IndexWriter *w, char **colnames)
 {
 	StringInfoData buf;
+	const char *qrel = adjlist_qualified_name(RelationGetRelid(w->rel));
 
 	w->arraytypes = palloc(sizeof(Oid) * w->ncols);
 	for (int i = 0; i < w->ncols; i++)
 		if (!OidIsValid(w->arraytypes[i] = get_array_type(w->types[i])))
 			return;
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", adjlist_qualified_name(RelationGetRelid(w->rel)));
+	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
 	for (int i = 0; i < w->ncols; i++)
 		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") SELECT * FROM ROWS FROM (");
+	appendStringInfoString(&buf, ") SELECT ");
+	if (w->mode == WRITE_UPSERT)
+	{
+		appendStringInfoString(&buf, "DISTINCT ON (");
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%sr.%s", i ? ", " : "", quote_identifier(colnames[i]));
+		appendStringInfoString(&buf, ") ");
+	}
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%sr.%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, " FROM ROWS FROM (");
 	for (int i = 0; i < w->ncols; i++)
 		appendStringInfo(&buf, "%spg_catalog.unnest($%d::%s)", i ? ", " : "", i + 1,
 						 format_type_be_qualified(w->arraytypes[i]));
-	appendStringInfoString(&buf, ") AS r (");
+	appendStringInfoString(&buf, ") WITH ORDINALITY AS r (");
 	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfo(&buf, ") WHERE NOT EXISTS (SELECT FROM %s AS e WHERE ",
-					 adjlist_qualified_name(RelationGetRelid(w->rel)));
-	for (int i = 0; i < w->nkeys; i++)
-		appendStringInfo(&buf, "%se.%s %s r.%s", i ? " AND " : "", quote_identifier(colnames[i]),
-						 adjlist_equality_sql(w->types[i]), quote_identifier(colnames[i]));
-	appendStringInfoChar(&buf, ')');
+		appendStringInfo(&buf, "%s, ", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, "adjlist_row)");
+	if (w->mode == WRITE_IF_ABSENT)
+	{
+		appendStringInfo(&buf, " WHERE NOT EXISTS (SELECT FROM %s AS e WHERE ", qrel);
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%se.%s %s r.%s", i ? " AND " : "", quote_identifier(colnames[i]),
+							 adjlist_equality_sql(w->types[i]), quote_identifier(colnames[i]));
+		appendStringInfoChar(&buf, ')');
+	}
+	else if (w->mode == WRITE_UPSERT)
+	{
+		appendStringInfoString(&buf, " ORDER BY ");
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "r.%s, ", quote_identifier(colnames[i]));
+		appendStringInfoString(&buf, "r.adjlist_row DESC ON CONFLICT (");
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+		if (w->ncols == w->nkeys)
+			appendStringInfoString(&buf, ") DO NOTHING");
+		else
+		{
+			appendStringInfoString(&buf, ") DO UPDATE SET ");
+			for (int i = w->nkeys; i < w->ncols; i++)
+				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
+								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+		}
+	}
 	w->bulk_sql = buf.data;
+	w->bufsize = w->mode == WRITE_IF_ABSENT ? WRITE_BATCH : SQL_BATCH;
 	w->bufcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist bulk rows",
 									  ALLOCSET_DEFAULT_SIZES);
 	w->bufvals = palloc(sizeof(Datum *) * w->ncols);
 	w->bufnulls = palloc(sizeof(bool *) * w->ncols);
 	for (int i = 0; i < w->ncols; i++)
 	{
-		w->bufvals[i] = palloc(sizeof(Datum) * WRITE_BATCH);
-		w->bufnulls[i] = palloc(sizeof(bool) * WRITE_BATCH);
+		w->bufvals[i] = palloc(sizeof(Datum) * w->bufsize);
+		w->bufnulls[i] = palloc(sizeof(bool) * w->bufsize);
 	}
 }
 
-/* Write the buffered rows of WRITE_IF_ABSENT. */
+/* Write the buffered rows (bulk_sql_setup()). */
 static void
 bulk_flush(IndexWriter *w)
 {
@@ -327,12 +370,12 @@ bulk_put(IndexWriter *w, Datum *values, bool *nulls)
 			datumCopy(values[i], w->typbyvals[i], w->typlens[i]);
 	}
 	MemoryContextSwitchTo(old);
-	if (++w->nbuf == WRITE_BATCH)
+	if (++w->nbuf == w->bufsize)
 		bulk_flush(w);
 }
 
 static void
-build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
+build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, bool bulk)
 {
 	char	   *qrel = adjlist_qualified_name(RelationGetRelid(w->rel));
 	StringInfoData buf;
@@ -354,7 +397,7 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 		for (int i = 0; i < w->nkeys; i++)
 			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
 		appendStringInfoString(&buf, ") DO NOTHING");
-		bulk_if_absent_sql(w, colnames);
+		bulk_sql_setup(w, colnames);
 	}
 	else if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
 	{
@@ -382,6 +425,9 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 		w->remove_first_sql = "";
 	}
 	w->insert_sql = buf.data;
+	if (bulk && !w->multiset && adjlist_is_citus_table(RelationGetRelid(w->rel)) &&
+		(w->mode == WRITE_APPEND || (w->mode == WRITE_UPSERT && unique_key && !deferrable)))
+		bulk_sql_setup(w, colnames);
 
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "DELETE FROM %s WHERE ", qrel);
@@ -715,7 +761,7 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	if (w->direct)
 		direct_begin(w, bulk);
 	else
-		build_sql(w, colnames, OidIsValid(w->keyindex), deferrable);
+		build_sql(w, colnames, OidIsValid(w->keyindex), deferrable, bulk);
 	return w;
 }
 
@@ -743,6 +789,8 @@ index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 	CHECK_FOR_INTERRUPTS();
 	if (w->direct)
 		return direct_remove(w, values);
+	if (w->bulk_sql != NULL)
+		bulk_flush(w);			/* rows put before are there first */
 	return spi_remove(w, values, nulls);
 }
 

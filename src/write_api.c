@@ -15,6 +15,25 @@
  * whole item; last writer wins, two sessions putting the same new key do
  * not fail), delete_edge is DeleteItem.
  *
+ * Index rows follow from the base rows a statement returns: a delete
+ * returns the old versions, an upsert only the new ones.  That is enough
+ * when a replaced item's index rows keep their keys (an index keyed by the
+ * base key, or by generated columns computed from it alone): the index row
+ * is upserted and its counters stay.  Where no trigger runs and an index
+ * is keyed by a column a replacement can change (one generated from data,
+ * a plain column reset to its default), or a sparse index's predicate
+ * reads one, each item is read first, locked, and then replaced
+ * (put_one_tracked()), so that its old index rows can be removed; without
+ * a unique key, a put deletes and inserts, and the DELETE returns the old
+ * versions (put_by_delete()).
+ *
+ * On Citus every statement of put_edge and delete_edge names one key: the
+ * base row's upsert is an INSERT ... VALUES, each index row's too, so
+ * Citus plans each as a router query on one shard (its fast path).
+ * put_edges writes the base rows in one INSERT ... SELECT over unnested
+ * arrays, and the index rows and counter deltas likewise, one statement a
+ * table (index_write.c), which Citus splits by shard.
+ *
  * Conditional writes (DynamoDB's ConditionExpression) say whether they
  * applied instead of raising ConditionalCheckFailed: put_edge_if_absent
  * (attribute_not_exists) is an INSERT ... ON CONFLICT DO NOTHING,
@@ -36,6 +55,7 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
@@ -44,10 +64,13 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_relation.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -69,6 +92,12 @@
  * 1 and 2, so its locks never meet these.
  */
 #define ADJLIST_LOCK_FIELD 0xAD1
+
+/*
+ * Index rows written one statement each (a router query on Citus) up to
+ * this many; more are buffered and written a statement a table.
+ */
+#define API_FEW 16
 
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);
@@ -97,7 +126,119 @@ struct ApiTable
 	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
 								 * but "data" */
 	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
+
+	/* Where no trigger runs: what a replacement does to the index rows */
+	char	   *breturning;		/* the returning list, "b.c, ..." */
+	int			pkcol;			/* where pk and sk stand in cols */
+	int			skcol;
+	bool		multiset;		/* an index table has a deferrable key */
+	AttrNumber *attnos;			/* the attribute of each of cols */
+	int			nmoving;		/* index key columns a replacement can change */
+	int		   *moving;			/* their positions in cols */
 };
+
+/* The position of column name in t->cols, added if it is not there. */
+static int
+api_col(ApiTable *t, const char *name)
+{
+	for (int k = 0; k < t->ncols; k++)
+		if (strcmp(t->cols[k], name) == 0)
+			return k;
+	t->cols[t->ncols] = (char *) name;
+	return t->ncols++;
+}
+
+/*
+ * Is attnum of rel a generated column computed from the columns a1 and a2
+ * alone (and constants)?  Its value then depends on the key of the row only.
+ */
+static bool
+generated_from(Relation rel, AttrNumber attnum, AttrNumber a1, AttrNumber a2)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleConstr *constr = desc->constr;
+	Bitmapset  *used = NULL;
+	int			k = -1;
+
+	if (!TupleDescAttr(desc, attnum - 1)->attgenerated || constr == NULL)
+		return false;
+	for (int i = 0; i < constr->num_defval; i++)
+	{
+		if (constr->defval[i].adnum != attnum)
+			continue;
+		pull_varattnos(stringToNode(constr->defval[i].adbin), 1, &used);
+		while ((k = bms_next_member(used, k)) >= 0)
+		{
+			AttrNumber	a = k + FirstLowInvalidHeapAttributeNumber;
+
+			if (a != a1 && a != a2)
+				return false;	/* another column, or the whole row */
+		}
+		return true;
+	}
+	return false;
+}
+
+/* Add column name of rel to t->moving, unless it cannot move or is listed. */
+static void
+api_moving_col(ApiTable *t, Relation rel, const char *name, AttrNumber a1, AttrNumber a2)
+{
+	AttrNumber	a = attnameAttNum(rel, name, false);
+	int			k = api_col(t, name);
+
+	if (a == a1 || a == a2 || generated_from(rel, a, a1, a2))
+		return;
+	for (int m = 0; m < t->nmoving; m++)
+		if (t->moving[m] == k)
+			return;
+	t->moving[t->nmoving++] = k;
+}
+
+/*
+ * Where no trigger runs, the write API writes the index rows itself, from
+ * the base rows a statement returns.  A put that replaces an item returns
+ * only its new version, which is enough when the index rows of the item
+ * keep their keys: the upsert of the index row replaces its projections,
+ * and the counters stay.  That holds for an index keyed by the base key
+ * columns (the usual flip) or by generated columns computed from them (a
+ * derived key such as CASE WHEN sk ^@ 'BILL#' THEN sk END), and whose
+ * predicate (a sparse index) reads only such columns.  An index keyed by
+ * any other column (a plain one, which a replacement resets to its
+ * default, or one generated from data), or whose predicate reads one, may
+ * move: its old row must be removed, so the old version must be read.
+ * Such columns are listed in t->moving.  An index table whose key is
+ * deferrable holds a multiset, where a row is replaced by removing it and
+ * putting it again: that needs the old version too (t->multiset).
+ */
+static void
+api_replacement_moves(ApiTable *t, Relation rel)
+{
+	AttrNumber	a1 = attnameAttNum(rel, t->pkname, false);
+	AttrNumber	a2 = attnameAttNum(rel, t->skname, false);
+
+	t->moving = palloc(sizeof(int) * MaxTupleAttributeNumber);
+	for (int i = 0; i < t->ti->nindexes; i++)
+	{
+		const IndexDef *ix = &t->ti->indexes[i];
+
+		if (ix->mode != INDEX_MODE_API)
+			continue;
+		if (index_writer_key_deferrable(ix->indexrel, ix->colnames, ix->nkeys))
+			t->multiset = true;
+		for (int c = 0; c < ix->nkeys; c++)
+			api_moving_col(t, rel, ix->colnames[c], a1, a2);
+		if (ix->predicate != NULL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, index_predicate_columns(ix->predicate))
+				api_moving_col(t, rel, (char *) lfirst(lc), a1, a2);
+		}
+	}
+	/* a replacement that sets no column changes none */
+	if (t->set_list[0] == '\0')
+		t->nmoving = 0;
+}
 
 /*
  * What the write API needs to know about relid.  need_index: refuse a table
@@ -216,53 +357,40 @@ api_table_ex(Oid relid, bool need_index)
 		}
 		list_free(indexes);
 	}
-	table_close(rel, NoLock);
 
-	/* RETURNING every column an API-mode index needs */
+	/* RETURNING every column an index needs, and the key */
 	t->cols = palloc(sizeof(char *) * MaxTupleAttributeNumber);
-	initStringInfo(&buf);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
 
 		for (int c = 0; c < ix->ncols; c++)
-		{
-			bool		seen = false;
-
-			for (int k = 0; k < t->ncols && !seen; k++)
-				seen = strcmp(t->cols[k], ix->colnames[c]) == 0;
-			if (seen)
-				continue;
-			t->cols[t->ncols++] = ix->colnames[c];
-			appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(ix->colnames[c]));
-		}
+			(void) api_col(t, ix->colnames[c]);
 		/* a sparse index: the columns of its predicate, evaluated in C */
 		if (ix->predicate != NULL)
 		{
 			ListCell   *lc;
 
 			foreach(lc, index_predicate_columns(ix->predicate))
-			{
-				char	   *name = (char *) lfirst(lc);
-				bool		seen = false;
-
-				for (int k = 0; k < t->ncols && !seen; k++)
-					seen = strcmp(t->cols[k], name) == 0;
-				if (seen)
-					continue;
-				t->cols[t->ncols++] = name;
-				appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(name));
-			}
+				(void) api_col(t, (char *) lfirst(lc));
 		}
 	}
-	if (t->ncols == 0)
-	{
-		/* no index: the key, so that RETURNING has something to return */
-		t->cols[t->ncols++] = (char *) t->pkname;
-		t->cols[t->ncols++] = (char *) t->skname;
-		appendStringInfo(&buf, "%s, %s", t->pk, t->sk);
-	}
+	t->pkcol = api_col(t, t->pkname);
+	t->skcol = api_col(t, t->skname);
+	initStringInfo(&buf);
+	for (int k = 0; k < t->ncols; k++)
+		appendStringInfo(&buf, "%s%s", k ? ", " : "", quote_identifier(t->cols[k]));
 	t->returning = buf.data;
+	initStringInfo(&buf);
+	for (int k = 0; k < t->ncols; k++)
+		appendStringInfo(&buf, "%sb.%s", k ? ", " : "", quote_identifier(t->cols[k]));
+	t->breturning = buf.data;
+	t->attnos = palloc(sizeof(AttrNumber) * t->ncols);
+	for (int k = 0; k < t->ncols; k++)
+		t->attnos[k] = attnameAttNum(rel, t->cols[k], false);
+	if (t->no_triggers)
+		api_replacement_moves(t, rel);
+	table_close(rel, NoLock);
 	return t;
 }
 
@@ -282,6 +410,7 @@ typedef struct ApiWriters
 	ApiTable   *t;
 	int			n;
 	const IndexDef **ix;
+	int		  **colmap;			/* ix's registry columns: positions in t->cols */
 	IndexWriter **w;
 	Counts	  **counts;
 	IndexPredicateState **pred; /* of a sparse index, over the base table */
@@ -297,6 +426,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 
 	aw->t = t;
 	aw->ix = palloc(sizeof(IndexDef *) * t->ti->nindexes);
+	aw->colmap = palloc(sizeof(int *) * t->ti->nindexes);
 	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
 	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
 	aw->pred = palloc0(sizeof(IndexPredicateState *) * t->ti->nindexes);
@@ -311,6 +441,15 @@ api_writers_begin(ApiTable *t, bool bulk)
 		aw->became = true;
 		LockRelationOid(ix->indexrel, RowExclusiveLock);
 		aw->ix[aw->n] = ix;
+		aw->colmap[aw->n] = palloc(sizeof(int) * ix->ncols);
+		for (int c = 0; c < ix->ncols; c++)
+		{
+			int			k = 0;
+
+			while (strcmp(t->cols[k], ix->colnames[c]) != 0)
+				k++;
+			aw->colmap[aw->n][c] = k;
+		}
 		aw->w[aw->n] = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
 										  WRITE_UPSERT, bulk);
 		if (OidIsValid(ix->counterrel))
@@ -349,115 +488,98 @@ api_writers_end(ApiWriters *aw)
 		adjlist_unbecome(&aw->role);
 }
 
-/* The values of ix's registry columns in row r of a RETURNING t->returning. */
+/*
+ * The values of t->cols in row r of a result whose columns first ..
+ * first + t->ncols - 1 are t->returning.
+ */
 static void
-api_base_values(ApiTable *t, const IndexDef *ix, SPITupleTable *tt, uint64 r,
-				Datum *base, bool *basenull)
+api_row(ApiTable *t, SPITupleTable *tt, uint64 r, int first, Datum *vals, bool *nulls)
 {
+	for (int k = 0; k < t->ncols; k++)
+		vals[k] = SPI_getbinval(tt->vals[r], tt->tupdesc, first + k, &nulls[k]);
+}
+
+/*
+ * The row of the i-th index for a base row (values of t->cols), as
+ * index_row() makes it; false when the base row is not indexed.
+ */
+static bool
+api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls,
+			  Datum *row, bool *rownull, Datum *logical)
+{
+	const IndexDef *ix = aw->ix[i];
+	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+	bool		indexed = true;
+
 	for (int c = 0; c < ix->ncols; c++)
 	{
-		int			k = 0;
-
-		while (strcmp(t->cols[k], ix->colnames[c]) != 0)
-			k++;
-		base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
+		base[c] = vals[aw->colmap[i][c]];
+		basenull[c] = nulls[aw->colmap[i][c]];
 	}
-	base[ix->ncols] = BoolGetDatum(true);
-	basenull[ix->ncols] = false;
-}
-
-/*
- * The predicate of a sparse index (aw->ix[i]) on row r of a RETURNING
- * t->returning, as index_row() reads it: base[ix->ncols].
- */
-static void
-api_predicate(ApiWriters *aw, int i, SPITupleTable *tt, uint64 r, Datum *base, bool *basenull)
-{
-	ApiTable   *t = aw->t;
-	TupleTableSlot *slot = aw->slot;
-
-	if (aw->pred[i] == NULL)
-		return;
-	ExecClearTuple(slot);
-	for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
+	/* a sparse index: its predicate, on the columns returned */
+	if (aw->pred[i] != NULL)
 	{
-		slot->tts_values[a] = (Datum) 0;
-		slot->tts_isnull[a] = true;
-	}
-	for (int k = 0; k < t->ncols; k++)
-	{
-		AttrNumber	a = get_attnum(t->relid, t->cols[k]);
+		ApiTable   *t = aw->t;
+		TupleTableSlot *slot = aw->slot;
 
-		if (a > 0)
-			slot->tts_values[a - 1] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1,
-													&slot->tts_isnull[a - 1]);
-	}
-	ExecStoreVirtualTuple(slot);
-	base[aw->ix[i]->ncols] = BoolGetDatum(index_predicate_check(aw->pred[i], slot));
-	basenull[aw->ix[i]->ncols] = false;
-}
-
-/*
- * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
- * put (or remove) their index rows.  counted[] says which rows the
- * counters count (new rows, or removed ones), or NULL for all.
- */
-static void
-api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
-{
-	ApiTable   *t = aw->t;
-	MemoryContext rowcxt;
-
-	if (aw->n == 0)
-		return;
-	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
-								   ALLOCSET_DEFAULT_SIZES);
-	for (uint64 r = 0; r < n; r++)
-	{
-		MemoryContext old = MemoryContextSwitchTo(rowcxt);
-
-		for (int i = 0; i < aw->n; i++)
+		ExecClearTuple(slot);
+		for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
 		{
-			const IndexDef *ix = aw->ix[i];
-			Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
-			bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
-			Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
-			bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
-			Datum		logical;
-
-			api_base_values(t, ix, tt, r, base, basenull);
-			api_predicate(aw, i, tt, r, base, basenull);
-			if (!index_row(ix, base, basenull, row, rownull, &logical))
-				continue;
-			if (add)
-				index_writer_put(aw->w[i], row, rownull);
-			else
-				(void) index_writer_remove(aw->w[i], row, rownull);
-			if (aw->counts[i] && (counted == NULL || counted[r]))
-				counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
+			slot->tts_values[a] = (Datum) 0;
+			slot->tts_isnull[a] = true;
 		}
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowcxt);
+		for (int k = 0; k < t->ncols; k++)
+		{
+			slot->tts_values[t->attnos[k] - 1] = vals[k];
+			slot->tts_isnull[t->attnos[k] - 1] = nulls[k];
+		}
+		ExecStoreVirtualTuple(slot);
+		indexed = index_predicate_check(aw->pred[i], slot);
 	}
-	MemoryContextDelete(rowcxt);
+	base[ix->ncols] = BoolGetDatum(indexed);
+	basenull[ix->ncols] = false;
+	return index_row(ix, base, basenull, row, rownull, logical);
 }
 
 /*
- * One base row replaced: oldtt and newtt (one row each, RETURNING
- * t->returning) are its versions before and after.  An index row whose key
- * changed is removed and the new one put, with its counters; one whose key
- * stayed is replaced (its projections may have changed).
+ * A base row (values of t->cols) was added (add) or removed: put or remove
+ * its index rows; counted: and count it (+1 or -1).
  */
 static void
-api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
+api_row_apply(ApiWriters *aw, Datum *vals, bool *nulls, bool add, bool counted)
 {
-	ApiTable   *t = aw->t;
-
 	for (int i = 0; i < aw->n; i++)
 	{
 		const IndexDef *ix = aw->ix[i];
-		Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
-		bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+		Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
+		bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
+		Datum		logical;
+
+		if (!api_index_row(aw, i, vals, nulls, row, rownull, &logical))
+			continue;
+		if (add)
+			index_writer_put(aw->w[i], row, rownull);
+		else
+			(void) index_writer_remove(aw->w[i], row, rownull);
+		if (aw->counts[i] && counted)
+			counts_add(aw->counts[i], logical, row[1], add ? 1 : -1);
+	}
+}
+
+/*
+ * One base row replaced: old and new are its versions before and after
+ * (values of t->cols).  An index row whose key changed is removed and the
+ * new one put, with its counters; one whose key stayed is replaced (its
+ * projections may have changed): upserted, or in a multiset removed and
+ * put again.
+ */
+static void
+api_row_replace(ApiWriters *aw, Datum *oldv, bool *oldn, Datum *newv, bool *newn)
+{
+	for (int i = 0; i < aw->n; i++)
+	{
+		const IndexDef *ix = aw->ix[i];
 		Datum	   *oldrow = palloc(sizeof(Datum) * ix->ncols);
 		bool	   *oldnull = palloc(sizeof(bool) * ix->ncols);
 		Datum	   *newrow = palloc(sizeof(Datum) * ix->ncols);
@@ -468,14 +590,10 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 		bool		is;
 		bool		same;
 
-		api_base_values(t, ix, oldtt, 0, base, basenull);
-		api_predicate(aw, i, oldtt, 0, base, basenull);
-		was = index_row(ix, base, basenull, oldrow, oldnull, &oldlogical);
-		api_base_values(t, ix, newtt, 0, base, basenull);
-		api_predicate(aw, i, newtt, 0, base, basenull);
-		is = index_row(ix, base, basenull, newrow, newnull, &newlogical);
+		was = api_index_row(aw, i, oldv, oldn, oldrow, oldnull, &oldlogical);
+		is = api_index_row(aw, i, newv, newn, newrow, newnull, &newlogical);
 		same = was && is && index_row_equal(ix, 0, ix->nkeys, oldrow, oldnull, newrow, newnull);
-		if (was && !same)
+		if (was && (!same || index_writer_multiset(aw->w[i])))
 			(void) index_writer_remove(aw->w[i], oldrow, oldnull);
 		if (is)
 			index_writer_put(aw->w[i], newrow, newnull);
@@ -490,25 +608,34 @@ api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
 }
 
 /*
- * Can rewriting a row's non-key columns move any of its rows in the indexes
- * the write API keeps?  Not when every such index is keyed by the base key
- * columns alone (the usual (sk, pk) index): then an update only replaces
- * the index rows' projections, and the counters stay.
+ * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
+ * put (or remove) their index rows.  counted[] says which rows the
+ * counters count (new rows, or removed ones), or NULL for all.
  */
-static bool
-api_index_keys_fixed(ApiTable *t)
+static void
+api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
 {
-	for (int i = 0; i < t->ti->nindexes; i++)
-	{
-		const IndexDef *ix = &t->ti->indexes[i];
+	ApiTable   *t = aw->t;
+	MemoryContext rowcxt;
+	Datum	   *vals;
+	bool	   *nulls;
 
-		if (ix->mode != INDEX_MODE_API || !t->no_triggers)
-			continue;
-		for (int c = 0; c < ix->nkeys; c++)
-			if (strcmp(ix->colnames[c], t->pkname) != 0 && strcmp(ix->colnames[c], t->skname) != 0)
-				return false;
+	if (aw->n == 0)
+		return;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+								   ALLOCSET_DEFAULT_SIZES);
+	vals = palloc(sizeof(Datum) * t->ncols);
+	nulls = palloc(sizeof(bool) * t->ncols);
+	for (uint64 r = 0; r < n; r++)
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		api_row(t, tt, r, 1, vals, nulls);
+		api_row_apply(aw, vals, nulls, add, counted == NULL || counted[r]);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
 	}
-	return true;
+	MemoryContextDelete(rowcxt);
 }
 
 /* ----------------------------------------------------------------------
@@ -518,7 +645,8 @@ api_index_keys_fixed(ApiTable *t)
 
 /*
  * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (data) into the base
- * table, returning what each index needs and whether the row is new.
+ * table (one with a unique key), returning what each index needs and
+ * whether the row is new.
  */
 static char *
 upsert_sql(ApiTable *t)
@@ -531,18 +659,25 @@ upsert_sql(ApiTable *t)
 								  t->has_data ? ", u.d" : "", nsp, nsp);
 	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
 
-	if (t->unique_key)
-		return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
-						"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
-						t->qname, target, source, t->pk, t->sk,
-						t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
-						t->returning);
-	/* no unique index (foreign partitions): replace by delete and insert */
-	return psprintf("WITH d AS (DELETE FROM %s b USING (%s) n WHERE b.%s OPERATOR(%s.=) n.k "
-					"AND b.%s OPERATOR(%s.=) n.s RETURNING b.%s, b.%s) "
-					"INSERT INTO %s AS b (%s) %s RETURNING %s, true",
-					t->qname, source, t->pk, nsp, t->sk, nsp, t->pk, t->sk,
-					t->qname, target, source, t->returning);
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+					t->qname, target, source, t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning);
+}
+
+/* The same for one item: $1 (pk), $2 (sk)[, $3 (data)], as VALUES */
+static char *
+upsert_one_sql(ApiTable *t)
+{
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+					t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+					t->has_data ? ", $3" : "", t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning);
 }
 
 static int
@@ -597,23 +732,485 @@ lock_keys(ApiTable *t, Datum pks, Datum sks)
 	}
 }
 
-/* Put rows: arrays of keys and data, all in one statement. */
+/* ----------------------------------------------------------------------
+ * Puts that need the old versions of the items they replace
+ * ----------------------------------------------------------------------
+ */
+
+/* One item of a put, once repeated keys are dropped (the last one wins). */
+typedef struct PutItem
+{
+	struct varlena *pk;			/* detoasted */
+	struct varlena *sk;
+	Datum		data;
+	bool		data_null;
+	int			ord;			/* position in the request */
+	HeapTuple	oldtup;			/* its version before (t->returning), or NULL */
+	HeapTuple	newtup;			/* its version after, or NULL */
+} PutItem;
+
+/* Rows a put wrote or removed that are no item's versions (put_by_delete()) */
+typedef struct PutExtras
+{
+	HeapTuple  *rows;
+	bool	   *add;			/* written; else removed */
+	int			n;
+	int			size;
+} PutExtras;
+
+/* The versions a put read and wrote: rows of t->returning */
+typedef struct PutResult
+{
+	TupleDesc	desc;			/* of t->returning (and what follows) */
+	PutExtras	x;
+} PutResult;
+
+/* adjkey's order: its bytes */
+static int
+key_cmp(struct varlena *a, struct varlena *b)
+{
+	int			la = ADJKEY_LEN(a);
+	int			lb = ADJKEY_LEN(b);
+	int			c = memcmp(ADJKEY_DATA(a), ADJKEY_DATA(b), Min(la, lb));
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int
+item_key_cmp(const PutItem *x, struct varlena *pk, struct varlena *sk)
+{
+	int			c = key_cmp(x->pk, pk);
+
+	return c != 0 ? c : key_cmp(x->sk, sk);
+}
+
+static int
+item_cmp(const void *a, const void *b)
+{
+	const PutItem *x = (const PutItem *) a;
+	const PutItem *y = (const PutItem *) b;
+	int			c = item_key_cmp(x, y->pk, y->sk);
+
+	return c != 0 ? c : (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+/* The items of a put: sorted by key, the last one given of each key. */
+static PutItem *
+put_items(Datum pks, Datum sks, Datum datas, int *nitems)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+	Datum	   *pv;
+	Datum	   *sv;
+	Datum	   *dv;
+	bool	   *pn;
+	bool	   *sn;
+	bool	   *dn;
+	int			np;
+	int			ns;
+	int			nd;
+	int			n;
+	int			kept = 0;
+	PutItem    *items;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), keytype, -1, false, TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), keytype, -1, false, TYPALIGN_INT, &sv, &sn, &ns);
+	deconstruct_array(DatumGetArrayTypeP(datas), JSONBOID, -1, false, TYPALIGN_INT, &dv, &dn, &nd);
+	n = Min(np, Min(ns, nd));
+	items = palloc0(sizeof(PutItem) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (pn[i] || sn[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the key of an item must not be null")));
+		items[i].pk = DatumGetAdjkeyPP(pv[i]);
+		items[i].sk = DatumGetAdjkeyPP(sv[i]);
+		items[i].data = dv[i];
+		items[i].data_null = dn[i];
+		items[i].ord = i;
+	}
+	qsort(items, n, sizeof(PutItem), item_cmp);
+	for (int i = 0; i < n; i++)
+		if (i + 1 == n || item_key_cmp(&items[i + 1], items[i].pk, items[i].sk) != 0)
+			items[kept++] = items[i];
+	*nitems = kept;
+	return items;
+}
+
+/* The item with the key of row r of tt (columns 1..: t->cols), or NULL. */
+static PutItem *
+put_item_of(ApiTable *t, PutItem *items, int n, SPITupleTable *tt, uint64 r)
+{
+	bool		pnull;
+	bool		snull;
+	Datum		pk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->pkcol + 1, &pnull);
+	Datum		sk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->skcol + 1, &snull);
+	int			lo = 0;
+	int			hi = n - 1;
+
+	if (pnull || snull)
+		return NULL;
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = item_key_cmp(&items[mid], DatumGetAdjkeyPP(pk), DatumGetAdjkeyPP(sk));
+
+		if (c == 0)
+			return &items[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+static void
+put_extra(PutExtras *x, HeapTuple tup, bool add)
+{
+	if (x->n == x->size)
+	{
+		x->size = Max(16, x->size * 2);
+		x->rows = x->rows ? repalloc(x->rows, sizeof(HeapTuple) * x->size) :
+			palloc(sizeof(HeapTuple) * x->size);
+		x->add = x->add ? repalloc(x->add, sizeof(bool) * x->size) :
+			palloc(sizeof(bool) * x->size);
+	}
+	x->rows[x->n] = tup;
+	x->add[x->n] = add;
+	x->n++;
+}
+
+/* Row r of SPI_tuptable, copied out of SPI's memory; its shape kept once. */
+static HeapTuple
+put_keep(PutResult *res, uint64 r)
+{
+	if (res->desc == NULL)
+		res->desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	return SPI_copytuple(SPI_tuptable->vals[r]);
+}
+
+/* The values of t->cols in a row kept by put_keep(). */
+static void
+api_tuple(ApiTable *t, TupleDesc desc, HeapTuple tup, Datum *vals, bool *nulls)
+{
+	for (int k = 0; k < t->ncols; k++)
+		vals[k] = heap_getattr(tup, k + 1, desc, &nulls[k]);
+}
+
+/*
+ * Apply what became of the items (their old and new versions) and of the
+ * extra rows to the indexes, with counters.
+ */
+static void
+put_items_apply(ApiTable *t, PutItem *items, int n, PutResult *res)
+{
+	PutExtras  *x = &res->x;
+	ApiWriters *aw = api_writers_begin(t, n + x->n > API_FEW);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+												 ALLOCSET_DEFAULT_SIZES);
+	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+	Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+	/* removals first, so that a row put again under the same key stays */
+	for (int pass = 0; pass < 2 && aw->n > 0; pass++)
+		for (int i = 0; i < x->n; i++)
+		{
+			MemoryContext old;
+
+			if (x->add[i] != (pass == 1))
+				continue;
+			old = MemoryContextSwitchTo(rowcxt);
+			api_tuple(t, res->desc, x->rows[i], oldv, oldn);
+			api_row_apply(aw, oldv, oldn, x->add[i], true);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+	for (int i = 0; i < n && aw->n > 0; i++)
+	{
+		PutItem    *it = &items[i];
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		CHECK_FOR_INTERRUPTS();
+		if (it->oldtup != NULL)
+			api_tuple(t, res->desc, it->oldtup, oldv, oldn);
+		if (it->newtup != NULL)
+			api_tuple(t, res->desc, it->newtup, newv, newn);
+		if (it->oldtup != NULL && it->newtup != NULL)
+			api_row_replace(aw, oldv, oldn, newv, newn);
+		else if (it->oldtup != NULL)
+			api_row_apply(aw, oldv, oldn, false, true);
+		else if (it->newtup != NULL)
+			api_row_apply(aw, newv, newn, true, true);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	api_writers_end(aw);
+}
+
+static Datum
+datum_array(Datum *d, bool *nulls, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
+}
+
+/*
+ * Put by delete and insert, where no unique index on the key can be named
+ * (or an index holds a multiset and no trigger runs): the DELETE returns
+ * the old versions, for the indexes the write API keeps.  Two statements,
+ * so that where triggers run each statement's triggers see one change of
+ * the key (a writable CTE deleting and inserting the same key in one
+ * statement trips them).  The caller holds the key locks (lock_keys()).
+ */
+static void
+put_by_delete(ApiTable *t, PutItem *items, int n)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	const char *nsp = cat->nspname;
+	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+	Datum		values[3];
+	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+	char	   *source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	PutResult	res = {0};
+
+	for (int i = 0; i < n; i++)
+	{
+		pk[i] = PointerGetDatum(items[i].pk);
+		sk[i] = PointerGetDatum(items[i].sk);
+		d[i] = items[i].data;
+		dn[i] = items[i].data_null;
+	}
+	values[0] = datum_array(pk, nn, n, cat->keytype);
+	values[1] = datum_array(sk, nn, n, cat->keytype);
+	values[2] = datum_array(d, dn, n, JSONBOID);
+	/* the ANY terms let Citus prune to the shards of the keys */
+	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE "
+											   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
+											   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
+											   t->qname, source, t->pk, nsp, nsp, t->sk, nsp, nsp,
+											   t->pk, nsp, t->sk, nsp, t->breturning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_DELETE_RETURNING);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
+
+		/* a second row of a key: a table without a unique key may have one */
+		if (it != NULL && it->oldtup == NULL)
+			it->oldtup = put_keep(&res, r);
+		else
+			put_extra(&res.x, put_keep(&res, r), false);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	adjlist_plan_execute(adjlist_plan(psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
+											   "RETURNING %s",
+											   t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+											   t->has_data ? ", u.d" : "", source, t->returning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
+
+		/* a row whose key a BEFORE trigger changed is no item's */
+		if (it != NULL && it->newtup == NULL)
+			it->newtup = put_keep(&res, r);
+		else
+			put_extra(&res.x, put_keep(&res, r), true);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	put_items_apply(t, items, n, &res);
+}
+
+/*
+ * Put one item whose index rows may move (t->moving), where no trigger
+ * runs, on a table with a unique key: read its current version, locking it
+ * (SELECT ... FOR UPDATE of one key: a router query on Citus) and replace
+ * it by an UPDATE; where there is none, insert it, unless a row appeared
+ * meanwhile: ON CONFLICT DO UPDATE ... WHERE false, which needs the
+ * privileges the upsert needs and locks that row without changing it, so
+ * that a second read sees it as it stays.  A row the insert met that the
+ * second read still does not see is one row-level security hides from the
+ * caller: the common upsert refuses it, as it would on a local table.  In
+ * REPEATABLE READ and SERIALIZABLE a row written since the snapshot makes
+ * the read or the insert fail with a serialization failure, as the upsert
+ * would.  Four statements at most, each on one key.
+ */
+typedef struct TrackedSql
+{
+	char	   *read;
+	char	   *update;
+	char	   *insert;
+	char	   *upsert;
+} TrackedSql;
+
+static void
+tracked_sql(ApiTable *t, TrackedSql *q)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	char	   *where = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
+								 t->pk, nsp, t->sk, nsp);
+
+	q->read = psprintf("SELECT %s FROM %s b WHERE %s FOR UPDATE OF b",
+					   t->breturning, t->qname, where);
+	q->update = psprintf("UPDATE %s AS b SET %s WHERE %s RETURNING %s", t->qname,
+						 t->has_data ? psprintf("data = $3%s", t->default_list) :
+						 t->default_list + (t->default_list[0] ? 2 : 0),
+						 where, t->returning);
+	q->insert = psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) "
+						 "ON CONFLICT (%s, %s) DO %s RETURNING %s",
+						 t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
+						 t->has_data ? ", $3" : "", t->pk, t->sk,
+						 t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
+						 "NOTHING",
+						 t->returning);
+	q->upsert = upsert_one_sql(t);
+}
+
+static void
+put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
+	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+	int			nargs = t->has_data ? 3 : 2;
+
+	for (int round = 0; round < 2; round++)
+	{
+		adjlist_plan_execute(adjlist_plan(q->read, 2, types), values, nulls, false, 0, SPI_OK_SELECT);
+		if (SPI_processed > 0)
+		{
+			it->oldtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			if (t->set_list[0] == '\0')
+			{
+				it->newtup = it->oldtup;	/* nothing to set */
+				return;
+			}
+			adjlist_plan_execute(adjlist_plan(q->update, nargs, types),
+								 values, nulls, false, 0, SPI_OK_UPDATE_RETURNING);
+			/* none: a BEFORE trigger skipped the row, which stays as it was */
+			if (SPI_processed == 0)
+				it->oldtup = NULL;
+			else
+				it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		if (round == 1)
+			break;
+		adjlist_plan_execute(adjlist_plan(q->insert, nargs, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+		if (SPI_processed > 0)
+		{
+			it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+
+	/* there, locked, and not visible to the caller: the common upsert */
+	adjlist_plan_execute(adjlist_plan(q->upsert, nargs, types), values, nulls, false, 0,
+						 SPI_OK_INSERT_RETURNING);
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+		Datum		inserted = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											 t->ncols + 1, &isnull);
+
+		if (isnull || !DatumGetBool(inserted))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update"),
+					 errdetail("An item put into table \"%s\" changed while it was read.",
+							   get_rel_name(t->relid)),
+					 errhint("Retry the transaction.")));
+		it->newtup = put_keep(res, 0);
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/*
+ * Put rows: arrays of keys and data.  With a unique key, where triggers
+ * keep the indexes or no index row of a replaced item can move, one
+ * upsert (INSERT ... VALUES for one item: a router query on Citus);
+ * where rows can move, put_one_tracked() item by item, in key order.
+ * Without a unique key (or where an index holds a multiset and no trigger
+ * runs), put_by_delete().
+ */
 static int64
 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
-	Datum		values[3] = {pks, sks, datas};
 	SPITupleTable *tt;
 	uint64		n;
 	bool	   *counted;
 	ApiWriters *aw;
 	int			flagcol;
+	bool		by_delete = !t->unique_key || (t->no_triggers && t->multiset);
+	int			nitems;
+	PutItem    *items;
 
-	if (!t->unique_key)
+	if (by_delete)
 		lock_keys(t, pks, sks);
-	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
-						 SPI_OK_INSERT_RETURNING);
+	items = put_items(pks, sks, datas, &nitems);
+	if (nitems == 0)
+		return 0;
+	if (by_delete)
+	{
+		put_by_delete(t, items, nitems);
+		return nitems;
+	}
+	if (t->no_triggers && t->nmoving > 0)
+	{
+		PutResult	res = {0};
+		TrackedSql	q;
+
+		tracked_sql(t, &q);
+		for (int i = 0; i < nitems; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			put_one_tracked(t, &q, &items[i], &res);
+		}
+		put_items_apply(t, items, nitems, &res);
+		return nitems;
+	}
+	if (nitems == 1)
+	{
+		Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+		Datum		values[3] = {PointerGetDatum(items[0].pk), PointerGetDatum(items[0].sk),
+		items[0].data};
+		char		nulls[3] = {' ', ' ', items[0].data_null ? 'n' : ' '};
+
+		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->has_data ? 3 : 2, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+	}
+	else
+	{
+		Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+		Datum		values[3] = {pks, sks, datas};
+
+		adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
+							 SPI_OK_INSERT_RETURNING);
+	}
 	tt = SPI_tuptable;
 	n = SPI_processed;
 	flagcol = t->ncols + 1;
@@ -625,7 +1222,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 
 		counted[r] = !isnull && DatumGetBool(v);
 	}
-	aw = api_writers_begin(t, n > 1);
+	aw = api_writers_begin(t, n > API_FEW);
 	api_apply(aw, tt, n, true, counted);
 	api_writers_end(aw);
 	SPI_freetuptable(tt);
@@ -646,7 +1243,7 @@ delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values
 						 SPI_OK_DELETE_RETURNING);
 	tt = SPI_tuptable;
 	n = SPI_processed;
-	aw = api_writers_begin(t, n > 1);
+	aw = api_writers_begin(t, n > API_FEW);
 	api_apply(aw, tt, n, false, NULL);
 	api_writers_end(aw);
 	SPI_freetuptable(tt);
@@ -983,12 +1580,13 @@ put_if_body(void *arg)
 	ApiWriters *aw;
 
 	cond_lock_key(a);
-	if (t->no_triggers && !api_index_keys_fixed(t))
+	if (t->no_triggers && (t->nmoving > 0 || t->multiset))
 	{
 		/*
-		 * An index keyed by another column (a generated one) may move: read
-		 * the item's index columns first, locking it, so that its old index
-		 * rows can be removed.
+		 * An index keyed by another column (a generated one) may move, or a
+		 * multiset's row is replaced by removing it: read the item's index
+		 * columns first, locking it, so that its old index rows can be
+		 * removed (one key: Citus runs the FOR UPDATE on its shard).
 		 */
 		char	   *sql = psprintf("SELECT %s, %s FROM %s b WHERE %s FOR UPDATE OF b",
 								   t->returning, cond_expected(4), t->qname, cond_key_where(t));
@@ -1015,7 +1613,16 @@ put_if_body(void *arg)
 	n = SPI_processed;
 	aw = api_writers_begin(t, false);
 	if (oldtt != NULL && n == 1)
-		api_replace(aw, oldtt, tt);
+	{
+		Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+		bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+		Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+		bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+		api_row(t, oldtt, 0, 1, oldv, oldn);
+		api_row(t, tt, 0, 1, newv, newn);
+		api_row_replace(aw, oldv, oldn, newv, newn);
+	}
 	else
 	{
 		/* the index rows keep their keys: replace them, counters stay */
