@@ -31,11 +31,16 @@ typedef struct GraphTable
 									 * per edge, found by its two keys */
 	AttrNumber	base_pk;		/* partition key column of the base table */
 	AttrNumber	base_sk;		/* sort key column */
-	AttrNumber	base_data;		/* a jsonb column named "data", or 0 */
+	AttrNumber	base_data;		/* the payload column (set_payload_column,
+								 * "data" by default) if a jsonb one, or 0 */
 	char	   *base_name;		/* schema-qualified, quoted */
 	char	   *pk_name;		/* quoted column names */
 	char	   *sk_name;
-	char	   *data_name;
+	char	   *data_name;		/* the payload column, quoted (NULL if none) */
+	char	   *payload;		/* its name, unquoted, set or not */
+	char	   *ttl;			/* the expiry column (set_ttl), or NULL; an
+								 * index projects it under the same name */
+	Oid			ttl_type;
 
 	/* the inverted index (partition key = sk, sort key = pk), if any */
 	Oid			inv_rel;
@@ -50,7 +55,7 @@ typedef struct GraphTable
 	int			inv_shards;		/* write shards: sk is stored as sk#0..sk#N-1 */
 	AttrNumber	inv_sk;
 	AttrNumber	inv_pk;
-	AttrNumber	inv_data;		/* a projected jsonb "data" column, or 0 */
+	AttrNumber	inv_data;		/* the projected payload column, or 0 */
 	char	   *inv_name;
 	char	   *inv_pk_name;	/* quoted column names */
 	char	   *inv_sk_name;

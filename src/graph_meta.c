@@ -46,6 +46,7 @@
 #include "catalog.h"
 #include "graph.h"
 #include "registry.h"
+#include "table_options.h"
 
 #define GRAPH_CACHE_MAX 1024
 
@@ -177,7 +178,7 @@ build_inverted(GraphTable *g, const IndexDef *ix)
 	g->inv_name = adjlist_qualified_name(ix->indexrel);
 	g->inv_pk_name = pstrdup(quote_identifier(ix->colnames[1]));
 	g->inv_sk_name = pstrdup(quote_identifier(ix->colnames[0]));
-	g->inv_data = jsonb_column(ix->indexrel, "data");
+	g->inv_data = jsonb_column(ix->indexrel, g->payload);
 }
 
 static GraphTable *
@@ -190,6 +191,7 @@ graph_table_build(Oid relid)
 	Relation	rel;
 	bool		has_pk;
 	int			nkeys = 0;
+	TableOptions *opts;
 
 	if (ti->baserel != relid)
 		ti->nindexes = 0;		/* a partition: its registered ancestor is the graph */
@@ -227,11 +229,15 @@ graph_table_build(Oid relid)
 						get_rel_name(relid))));
 	g->direct = OidIsValid(g->base_keyindex) && g->relkind == RELKIND_RELATION &&
 		adjlist_storage(relid) == STORAGE_LOCAL;
-	g->base_data = jsonb_column(relid, "data");
+	opts = table_options(relid);
+	g->payload = opts->payload;
+	g->ttl = opts->ttl;
+	g->ttl_type = opts->ttl_type;
+	g->base_data = jsonb_column(relid, g->payload);
 	g->base_name = adjlist_qualified_name(relid);
 	g->pk_name = pstrdup(quote_identifier(get_attname(relid, g->base_pk, false)));
 	g->sk_name = pstrdup(quote_identifier(get_attname(relid, g->base_sk, false)));
-	g->data_name = g->base_data ? pstrdup(quote_identifier("data")) : NULL;
+	g->data_name = g->base_data ? pstrdup(quote_identifier(g->payload)) : NULL;
 
 	g->eq_op = cat->eq_op;
 	g->eq_proc = cat->eq_proc;
@@ -263,6 +269,8 @@ graph_table_copy(const GraphTable *src)
 	g->pk_name = copy_str(src->pk_name);
 	g->sk_name = copy_str(src->sk_name);
 	g->data_name = copy_str(src->data_name);
+	g->payload = copy_str(src->payload);
+	g->ttl = copy_str(src->ttl);
 	g->inv_name = copy_str(src->inv_name);
 	g->inv_pk_name = copy_str(src->inv_pk_name);
 	g->inv_sk_name = copy_str(src->inv_sk_name);
@@ -424,8 +432,9 @@ graph_table_get(Oid relid, bool need_inverted)
 }
 
 /*
- * A call that reads the edges' data (edge_filter, weights) needs the jsonb
- * column "data" and the right to read it.
+ * A call that reads the edges' data (edge_filter, weights) needs the payload
+ * column (a jsonb column "data", or the one set_payload_column() named) and
+ * the right to read it.
  */
 void
 graph_check_data(GraphTable *g, const char *what)
@@ -433,8 +442,10 @@ graph_check_data(GraphTable *g, const char *what)
 	if (g->base_data == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(g->baserel)),
-				 errdetail("%s reads the data of the edges from that column.", what)));
+				 errmsg("table \"%s\" has no jsonb column \"%s\"", get_rel_name(g->baserel),
+						g->payload),
+				 errdetail("%s reads the data of the edges from that column.", what),
+				 errhint("Name the jsonb column that holds the edges' data with set_payload_column().")));
 	graph_check_select(g, true);
 }
 

@@ -244,7 +244,9 @@ graph_reader_end(GraphReader *r)
 
 /*
  * The direct path serves a scan when the table it reads is a plain local
- * one and no row-level security applies; in-edges whose data must come
+ * one, no row-level security applies and the table has no expiry column
+ * (set_ttl: its SQL skips the expired items, on the base table and on the
+ * index, which projects the column); in-edges whose data must come
  * from the base row also need the base table's btree on exactly (pk, sk),
  * which finds the one row of an edge.
  */
@@ -253,8 +255,8 @@ use_direct(GraphReader *r, const GraphScan *req)
 {
 	GraphTable *g = r->g;
 
-	if (r->rls)
-		return false;
+	if (r->rls || g->ttl != NULL)
+		return false;			/* expired items are skipped through SQL */
 	if (!req->reverse)
 		return g->direct;
 	if ((req->need_data || req->conv->filter != NULL) && g->inv_data == 0)

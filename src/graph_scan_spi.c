@@ -51,6 +51,7 @@
 #include "graph.h"
 #include "graph_scan.h"
 #include "plan_cache.h"
+#include "table_options.h"
 
 #define LEVEL_CHUNK 1000		/* frontier nodes per statement */
 #define RLS_CHUNK	1000		/* candidate sources confirmed per statement */
@@ -130,6 +131,23 @@ append_filter(StringInfo sql, const char *col, const GraphScan *req, Params *p)
 		return;
 	appendStringInfo(sql, " AND %s OPERATOR(pg_catalog.@>) $%d", col,
 					 param(p, JSONBOID, PointerGetDatum(req->conv->filter)));
+}
+
+/*
+ * " AND <not expired>": on a table with an expiry column (set_ttl), the
+ * condition over alias.column (or the bare column); the base table and its
+ * index have the column under the same name.
+ */
+static void
+append_live(StringInfo sql, GraphTable *g, const char *alias)
+{
+	TableOptions o = {0};
+
+	if (g->ttl == NULL)
+		return;
+	o.ttl = g->ttl;
+	o.ttl_type = g->ttl_type;
+	appendStringInfo(sql, " AND %s", table_options_live_sql(&o, alias));
 }
 
 /*
@@ -250,6 +268,7 @@ scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 	append_prefix(&sql, g, g->sk_name, req, &p);
 	append_after(&sql, g, g->sk_name, req, &p);
 	append_filter(&sql, g->data_name, req, &p);
+	append_live(&sql, g, NULL);
 	append_order(&sql, g, g->sk_name, req->backward);
 	if (req->limit > 0)
 		appendStringInfo(&sql, " LIMIT $%d", param(&p, INT8OID, Int64GetDatum(req->limit)));
@@ -275,8 +294,9 @@ index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen
 	r.after = after;
 	r.afterlen = afterlen;
 	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT %s%s%s FROM %s WHERE %s OPERATOR(%s.=) ",
-					 distinct ? "DISTINCT " : "", g->inv_pk_name, with_data ? ", data" : "",
+	appendStringInfo(&sql, "SELECT %s%s%s%s FROM %s WHERE %s OPERATOR(%s.=) ",
+					 distinct ? "DISTINCT " : "", g->inv_pk_name, with_data ? ", " : "",
+					 with_data ? quote_identifier(g->payload) : "",
 					 g->inv_name, g->inv_sk_name, g->op_schema);
 	if (g->inv_shards == 0)
 		appendStringInfo(&sql, "$%d", param(&p, g->keytype, keys[0]));
@@ -287,7 +307,8 @@ index_sources(GraphTable *g, const GraphScan *req, const char *part, int partlen
 	appendStringInfo(&sql, " AND %s IS NOT NULL", g->inv_pk_name);
 	append_after(&sql, g, g->inv_pk_name, &r, &p);
 	if (filtered)
-		append_filter(&sql, "data", req, &p);
+		append_filter(&sql, quote_identifier(g->payload), req, &p);
+	append_live(&sql, g, NULL);
 	append_order(&sql, g, g->inv_pk_name, req->backward);
 	if (limit > 0)
 		appendStringInfo(&sql, " LIMIT $%d", param(&p, INT8OID, Int64GetDatum(limit)));
@@ -317,6 +338,7 @@ scan_reverse_confirmed(GraphTable *g, const GraphScan *req, const char *part, in
 					 g->base_name, g->sk_name, g->op_schema, g->pk_name, g->op_schema);
 	if (req->conv->filter != NULL)
 		appendStringInfo(&sql, " AND %s OPERATOR(pg_catalog.@>) $3", g->data_name);
+	append_live(&sql, g, NULL);
 	append_order(&sql, g, g->pk_name, req->backward);
 
 	for (;;)
@@ -602,6 +624,7 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 						 param(&p, cat->keyarraytype, key_array(keys, nkeys)));
 		append_prefix(&sql, g, g->sk_name, tmpl, &p);
 		append_filter(&sql, g->data_name, tmpl, &p);
+		append_live(&sql, g, NULL);
 		run(sql.data, &p, InvalidOid);
 		emit_level(map, parts, lens, 1, 2, 1, false, cb, arg);
 		return;
@@ -611,7 +634,8 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 					 g->inv_pk_name, g->inv_sk_name, g->inv_name, g->inv_sk_name, g->op_schema,
 					 param(&p, cat->keyarraytype, key_array(keys, nkeys)));
 	if (!confirm)
-		append_filter(&sql, "data", tmpl, &p);
+		append_filter(&sql, quote_identifier(g->payload), tmpl, &p);
+	append_live(&sql, g, NULL);
 	run(sql.data, &p, g->inv_owner);
 	if (!confirm)
 	{
