@@ -674,7 +674,7 @@ no_payload_column(ApiTable *t)
 			 errmsg("table \"%s\" has no jsonb column \"%s\"", get_rel_name(t->relid),
 					t->payload_name),
 			 errdetail("An item's attributes are kept in its payload column (\"data\" unless set_payload_column() names another)."),
-			 errhint("Pass NULL as the data, or add the column.")));
+			 errhint("Name the table's jsonb column of attributes with set_payload_column(), or give the item none (NULL).")));
 }
 
 /*
