@@ -331,3 +331,185 @@ SELECT NOT EXISTS ((SELECT * FROM sparse_api_vip EXCEPT SELECT * FROM sparse_loc
 SET allow_system_table_mods = on;
 DROP TABLE pg_catalog.pg_dist_partition;
 RESET allow_system_table_mods;
+
+-- The payload column (set_payload_column): the write API writes and
+-- compares the column it names, here attrs on tables without a column
+-- data.  The same writes on a local table, a partitioned one and one Citus
+-- would distribute (imitated: the write API writes the index rows, and an
+-- index projecting attrs must get them from it), each with an expiry
+-- column, indexes projecting attrs (the flip, counted; by a status
+-- generated from attrs, which moves; a sparse index whose predicate reads
+-- attrs, counted): every index exact, counters equal to recounts, the
+-- same rows everywhere.
+SET allow_system_table_mods = on;
+CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
+RESET allow_system_table_mods;
+CREATE FUNCTION pg_temp.pay_table(tbl text, kind text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format($f$CREATE TABLE %I (pk adjkey, sk adjkey, attrs jsonb,
+		expires timestamptz DEFAULT '2100-01-01 00:00+00',
+		status adjkey GENERATED ALWAYS AS (adjkey('STATUS#' || (attrs->>'status'))) STORED,
+		PRIMARY KEY (pk, sk)) %s$f$, tbl, CASE WHEN kind = 'part' THEN 'PARTITION BY HASH (pk)' ELSE '' END);
+	IF kind = 'part' THEN
+		EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES WITH (MODULUS 2, REMAINDER 0)', tbl || '_0', tbl);
+		EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES WITH (MODULUS 2, REMAINDER 1)', tbl || '_1', tbl);
+	END IF;
+	IF kind = 'citus' THEN
+		INSERT INTO pg_catalog.pg_dist_partition VALUES (tbl::regclass);
+	END IF;
+	PERFORM set_payload_column(tbl::regclass, 'attrs');
+	PERFORM set_ttl(tbl::regclass, 'expires');
+	PERFORM create_inverted_index(tbl::regclass, include => '{attrs}', counters => 1, mode => 'api',
+		index_name => tbl || '_flip');
+	PERFORM create_inverted_index(tbl::regclass, partition_key => 'status', sort_key => 'pk',
+		include => '{attrs}', counters => 1, base_key => '{pk,sk}', mode => 'api',
+		index_name => tbl || '_by_status');
+	PERFORM create_inverted_index(tbl::regclass, predicate => $p$attrs @> '{"vip": true}'$p$,
+		counters => 1, mode => 'api', index_name => tbl || '_vip');
+END $$;
+CREATE FUNCTION pg_temp.pay_writes(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text[] := '{}';
+BEGIN
+	PERFORM put_edge(tbl, 'USER#a', 'FOLLOWS#USER#b', '{"vip": true, "status": "new"}');
+	PERFORM put_edge(tbl, 'USER#a', 'FOLLOWS#USER#b', '{"vip": false, "status": "paid"}');
+	-- the payload column's name, put_edge's, and the key columns in any case
+	r := r || put_edges(tbl, '[{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "attrs": {"vip": true}},
+		{"PK": "USER#d", "SK": "FOLLOWS#USER#b", "Data": {"vip": true, "status": "new"}},
+		{"pk": "USER#a", "sk": "FOLLOWS#USER#b", "ATTRS": {"vip": true, "status": "new", "v": 1}},
+		{"pk": "USER#e", "sk": "FOLLOWS#USER#b"}]')::text;
+	r := r || put_edge_if_absent(tbl, 'USER#f', 'FOLLOWS#USER#b', '{"vip": true, "v": 1}')::text;
+	r := r || put_edge_if_absent(tbl, 'USER#f', 'FOLLOWS#USER#b', '{"v": 9}')::text;
+	-- the conditions compare attrs
+	r := r || put_edge_if(tbl, 'USER#a', 'FOLLOWS#USER#b', '{"vip": false, "status": "shipped", "v": 2}', '{"v": 1}')::text;
+	r := r || put_edge_if(tbl, 'USER#a', 'FOLLOWS#USER#b', '{"v": 3}', '{"v": 1}')::text;
+	r := r || put_edge_if(tbl, 'USER#d', 'FOLLOWS#USER#b', '{"vip": false}', '{"vip": true}')::text;
+	r := r || delete_edge_if(tbl, 'USER#f', 'FOLLOWS#USER#b', '{"v": 2}')::text;
+	r := r || delete_edge_if(tbl, 'USER#f', 'FOLLOWS#USER#b', '{"v": 1}')::text;
+	r := r || import_dynamodb(tbl, $i$
+{"Item":{"pk":{"S":"USER#g"},"sk":{"S":"FOLLOWS#USER#b"},"vip":{"BOOL":true},"status":{"S":"new"}}}
+{"Item":{"pk":{"S":"USER#h"},"sk":{"S":"FOLLOWS#USER#b"}}}
+{"Item":{"pk":{"S":"USER#e"},"sk":{"S":"FOLLOWS#USER#b"},"vip":{"BOOL":true}}}
+$i$)::text;
+	r := r || delete_edge(tbl, 'USER#c', 'FOLLOWS#USER#b')::text;
+	RETURN array_to_string(r, ' ');
+END $$;
+-- each index clean, each counter equal to a recount of the base table
+CREATE FUNCTION pg_temp.pay_check(tbl text) RETURNS TABLE (drift bigint, flip_in bigint, items bigint,
+	vip_in bigint, vips bigint, new_in bigint, news bigint) LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format($f$SELECT
+		(SELECT count(*) FROM verify_inverted_index(%1$L)) + (SELECT count(*) FROM verify_inverted_index(%2$L))
+			+ (SELECT count(*) FROM verify_inverted_index(%3$L)),
+		edge_count(%1$L, 'USER#b', 'FOLLOWS', 'in'), (SELECT count(*) FROM %4$I WHERE sk = 'FOLLOWS#USER#b'),
+		edge_count(%3$L, 'USER#b', 'FOLLOWS', 'in'),
+		(SELECT count(*) FROM %4$I WHERE sk = 'FOLLOWS#USER#b' AND attrs @> '{"vip": true}'),
+		edge_count(%2$L, 'new', 'STATUS', 'in'), (SELECT count(*) FROM %4$I WHERE status = 'STATUS#new')$f$,
+		tbl || '_flip', tbl || '_by_status', tbl || '_vip', tbl);
+END $$;
+-- the rows of a table and of its indexes equal the local table's
+CREATE FUNCTION pg_temp.pay_same(a text, b text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	ix text;
+	differ boolean;
+BEGIN
+	FOREACH ix IN ARRAY ARRAY['', '_flip', '_by_status', '_vip'] LOOP
+		EXECUTE format('SELECT EXISTS ((SELECT * FROM %1$I EXCEPT ALL SELECT * FROM %2$I)
+								UNION ALL (SELECT * FROM %2$I EXCEPT ALL SELECT * FROM %1$I))',
+					   a || ix, b || ix) INTO differ;
+		IF differ THEN
+			RETURN false;
+		END IF;
+	END LOOP;
+	RETURN true;
+END $$;
+SELECT pg_temp.pay_table('pay_local', 'local'), pg_temp.pay_table('pay_part', 'part'),
+	   pg_temp.pay_table('pay_api', 'citus');
+SELECT columns FROM adjlist_inverted_indexes WHERE indexrel = 'pay_api_flip'::regclass;
+SELECT count(*) AS triggers FROM pg_trigger WHERE tgrelid = 'pay_api'::regclass AND NOT tgisinternal;
+SELECT pg_temp.pay_writes('pay_local') AS local;
+SELECT pg_temp.pay_writes('pay_part') AS partitioned;
+SELECT pg_temp.pay_writes('pay_api') AS api;
+SELECT pk, sk, attrs, status FROM pay_api ORDER BY 1, 2;
+SELECT sk, pk, attrs, expires FROM pay_api_flip ORDER BY 1, 2;
+SELECT t, c.* FROM unnest(ARRAY['pay_local', 'pay_part', 'pay_api']) t, pg_temp.pay_check(t) c;
+SELECT t, pg_temp.pay_same('pay_local', t) AS same_as_local FROM unnest(ARRAY['pay_part', 'pay_api']) t;
+SELECT * FROM export_dynamodb('pay_api');
+SET allow_system_table_mods = on;
+DROP TABLE pg_catalog.pg_dist_partition;
+RESET allow_system_table_mods;
+
+-- a table with a column data that is not its payload column: the write
+-- API leaves data alone (a replacement resets it to its default, as any
+-- other column)
+CREATE TABLE pay_both (pk adjkey, sk adjkey, attrs jsonb, data jsonb DEFAULT '{"default": true}',
+	PRIMARY KEY (pk, sk));
+SELECT set_payload_column('pay_both', 'attrs');
+SELECT create_inverted_index('pay_both', include => '{attrs}');
+SELECT put_edge('pay_both', 'USER#a', 'FOLLOWS#USER#b', '{"v": 1}');
+SELECT put_edges('pay_both', '[{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"v": 2}},
+							   {"pk": "USER#d", "sk": "FOLLOWS#USER#b", "attrs": {"v": 3}}]');
+SELECT put_edge_if('pay_both', 'USER#a', 'FOLLOWS#USER#b', '{"v": 4}', '{"v": 1}') AS replaced;
+SELECT pk, attrs, data FROM pay_both ORDER BY 1;
+SELECT pk, attrs FROM pay_both_inverted ORDER BY 2;
+
+-- errors name their SQLSTATE
+CREATE FUNCTION pg_temp.err(q text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE q;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+-- a table with neither a column data nor a payload column: its items have
+-- no attributes, and data other than NULL is refused (42703)
+CREATE TABLE pay_none (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('pay_none');
+SELECT q AS call, pg_temp.err(q) AS outcome FROM (VALUES
+	($$SELECT put_edge('pay_none', 'USER#a', 'FOLLOWS#USER#b')$$),
+	($$SELECT put_edge('pay_none', 'USER#a', 'FOLLOWS#USER#b', '{"v": 1}')$$),
+	($$SELECT put_edges('pay_none', '[{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": null}]')$$),
+	($$SELECT put_edges('pay_none', '[{"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"v": 1}}]')$$),
+	($$SELECT put_edge_if_absent('pay_none', 'USER#d', 'FOLLOWS#USER#b', '{"v": 1}')$$),
+	($$SELECT put_edge_if('pay_none', 'USER#a', 'FOLLOWS#USER#b', NULL, '{}')$$),
+	($$SELECT delete_edge_if('pay_none', 'USER#a', 'FOLLOWS#USER#b', '{}')$$),
+	($$SELECT import_dynamodb('pay_none', '{"Item":{"pk":{"S":"USER#e"},"sk":{"S":"X"},"v":{"N":"1"}}}')$$),
+	($$SELECT import_dynamodb('pay_none', '{"Item":{"pk":{"S":"USER#e"},"sk":{"S":"X"}}}')$$)) v(q);
+SELECT pk, sk FROM pay_none ORDER BY 1, 2;
+SELECT pg_temp.drift('pay_none_inverted');
+
+-- put_edges spells the members as put_edge's parameters (pk, sk, data) or
+-- as the table's columns (its key columns, its payload column): first a
+-- column's name as it is, then a parameter's, then either in any case
+CREATE TABLE kd ("PK" adjkey, "SK" adjkey, data jsonb, PRIMARY KEY ("PK", "SK"));
+SELECT create_inverted_index('kd', partition_key => 'SK', sort_key => 'PK', include => '{data}');
+SELECT put_edges('kd', '[{"PK": "USER#a", "SK": "FOLLOWS#USER#b", "data": {"as": "columns"}},
+						 {"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"as": "parameters"}},
+						 {"Pk": "USER#d", "sK": "FOLLOWS#USER#b", "DATA": {"as": "any case"}}]');
+SELECT * FROM kd_inverted ORDER BY 1, 2;
+CREATE TABLE se (source adjkey, edge adjkey, attrs jsonb, PRIMARY KEY (source, edge));
+SELECT set_payload_column('se', 'attrs');
+SELECT create_inverted_index('se', partition_key => 'edge', sort_key => 'source', include => '{attrs}');
+SELECT put_edges('se', '[{"source": "USER#a", "edge": "FOLLOWS#USER#b", "attrs": {"as": "columns"}},
+						 {"pk": "USER#c", "sk": "FOLLOWS#USER#b", "data": {"as": "parameters"}},
+						 {"Source": "USER#d", "EDGE": "FOLLOWS#USER#b", "Attrs": {"as": "any case"}}]');
+SELECT * FROM se_inverted ORDER BY 1, 2;
+SELECT pg_temp.drift('kd_inverted'), pg_temp.drift('se_inverted');
+-- a table keyed by (sk, pk): "sk" is its partition key (a column's name
+-- first), "pk" its sort key, and "SK" could be either
+CREATE TABLE rev (sk adjkey, pk adjkey, PRIMARY KEY (sk, pk));
+SELECT create_inverted_index('rev', partition_key => 'pk', sort_key => 'sk');
+SELECT put_edges('rev', '[{"sk": "FOLLOWS#USER#b", "pk": "USER#a"}]');
+SELECT * FROM rev;
+SELECT q AS call, pg_temp.err(q) AS outcome FROM (VALUES
+	($$SELECT put_edges('se', '[{"source": "USER#x", "edge": "E", "weight": 1}]')$$),
+	($$SELECT put_edges('se', '[{"source": "USER#x", "edge": "E", "attrs": {}, "data": {}}]')$$),
+	($$SELECT put_edges('se', '[{"source": "USER#x", "pk": "USER#y", "edge": "E"}]')$$),
+	($$SELECT put_edges('se', '[{"edge": "E"}]')$$),
+	($$SELECT put_edges('kd', '[{"PK": "USER#x", "pk": "USER#y", "SK": "E"}]')$$),
+	($$SELECT put_edges('kd', '[{"PK": "USER#x", "SK": "E", "Payload": {}}]')$$),
+	($$SELECT put_edges('rev', '[{"SK": "E", "pk": "USER#x"}]')$$)) v(q);
+\set VERBOSITY default
+SELECT put_edges('se', '[{"source": "USER#x", "edge": "E", "weight": 1}]');
+SELECT put_edges('rev', '[{"SK": "E", "pk": "USER#x"}]');
+\set VERBOSITY terse

@@ -8,7 +8,8 @@
  *
  * An item is its two key attributes (named as the table's key columns,
  * strings: type S) and its other attributes, which live as plain JSON in
- * the jsonb column "data".  Import turns each typed value into plain JSON:
+ * the table's payload column ("data" unless set_payload_column() names
+ * another).  Import turns each typed value into plain JSON:
  * S and B (base64 text) into strings, N into a number that keeps its digits
  * (jsonb numbers are numeric: "1.50" stays 1.50), BOOL and NULL into true,
  * false and null, M into an object, L into an array, and the sets SS, NS
@@ -255,10 +256,11 @@ push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed
 /*
  * One line: {"Item": {attribute: typed value, ...}}.  Fills the keys (the
  * attributes named keynames[0] and [1], of type S) and the data (every
- * other attribute, as plain JSON; NULL when there is none).
+ * other attribute, as plain JSON; NULL when there is none), for the
+ * payload column (NULL: the table has none).
  */
 static void
-import_line(const char *line, const char **keynames, bool has_data,
+import_line(const char *line, const char **keynames, const char *payload,
 			struct varlena **keys, Jsonb **data)
 {
 	Jsonb	   *j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(line)));
@@ -286,12 +288,12 @@ import_line(const char *line, const char **keynames, bool has_data,
 			attr = value_string(&v);
 			if (strcmp(attr, keynames[0]) != 0 && strcmp(attr, keynames[1]) != 0)
 			{
-				if (!has_data)
+				if (payload == NULL)
 					ereport(ERROR,
 							(errcode(ERRCODE_UNDEFINED_COLUMN),
-							 errmsg("the item has an attribute \"%s\" but the table has no jsonb column \"data\"",
+							 errmsg("the item has an attribute \"%s\" but the table has no payload column",
 									attr),
-							 errdetail("Attributes other than the key are kept in the column \"data\".")));
+							 errdetail("Attributes other than the key are kept in a jsonb column, \"data\" unless set_payload_column() names another.")));
 				if (st == NULL)
 					(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
 				(void) pushJsonbValue(&st, WJB_KEY, &v);
@@ -371,7 +373,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	text	   *items;
 	ApiTable   *t;
 	const char *keynames[2];
-	bool		has_data;
+	const char *payload;
 	const char *p;
 	const char *end;
 	ImportBatch batch;
@@ -388,7 +390,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	t = adjlist_api_table(PG_GETARG_OID(0));
 	keynames[0] = adjlist_api_key_name(t, 0);
 	keynames[1] = adjlist_api_key_name(t, 1);
-	has_data = adjlist_api_has_data(t);
+	payload = adjlist_api_payload(t);
 	items = PG_GETARG_TEXT_PP(1);
 	p = VARDATA_ANY(items);
 	end = p + VARSIZE_ANY_EXHDR(items);
@@ -424,7 +426,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		pos.line = lineno;
 		old = MemoryContextSwitchTo(linecxt);
-		import_line(pnstrdup(s, e - s), keynames, has_data, keys, &data);
+		import_line(pnstrdup(s, e - s), keynames, payload, keys, &data);
 		MemoryContextSwitchTo(old);
 		if (batch.n == 0)
 			batch.first_line = lineno;

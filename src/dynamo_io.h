@@ -17,15 +17,16 @@ typedef struct ApiTable ApiTable;
 
 /*
  * The write API's view of relid: its indexes (the table may have none, then
- * its primary key must be two adjkey columns), its key columns and whether
- * it has a jsonb column "data".
+ * its primary key must be two adjkey columns), its key columns and its
+ * payload column (the jsonb column of an item's attributes: "data" unless
+ * set_payload_column() names another; NULL when the table has none).
  */
 extern ApiTable *adjlist_api_table(Oid relid);
 extern const char *adjlist_api_key_name(ApiTable *t, int i);	/* 0 pk, 1 sk */
-extern bool adjlist_api_has_data(ApiTable *t);
+extern const char *adjlist_api_payload(ApiTable *t);
 
 /*
- * put_edges() of arrays of keys (adjkey[]) and data (jsonb[]) in one
+ * put_edges() of arrays of keys (adjkey[]) and payloads (jsonb[]) in one
  * statement, indexes and counters included; the last of a repeated key
  * wins.  Returns the rows written.
  */
@@ -33,7 +34,7 @@ extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas);
 
 /*
  * graph_dynamo_query.c: the item key of a table (two adjkey key columns,
- * partition then sort), whether it has a jsonb column "data", and whether
+ * partition then sort), its payload column (quoted; NULL: none), and whether
  * it is a registered index table; an error when its key is not two
  * columns or the caller may read nothing of it.
  */

@@ -34,6 +34,14 @@
  * arrays, and the index rows and counter deltas likewise, one statement a
  * table (index_write.c), which Citus splits by shard.
  *
+ * An item's attributes go to the table's payload column: "data" unless
+ * set_payload_column() names another (table_options.c); a table with
+ * neither takes items without attributes only.  put_edges names the
+ * members of its elements as put_edge's parameters (pk, sk, data) or as
+ * the table's columns (its key columns, its payload column): a column's
+ * name as it is first, then a parameter's, then either in any case; an
+ * unknown or ambiguous member, or a part given twice, is an error.
+ *
  * Conditional writes (DynamoDB's ConditionExpression) say whether they
  * applied instead of raising ConditionalCheckFailed: put_edge_if_absent
  * (attribute_not_exists) is an INSERT ... ON CONFLICT DO NOTHING,
@@ -86,6 +94,7 @@
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "table_options.h"
 
 /*
  * The fourth field of adjlist's advisory lock tags: pg_advisory_lock() uses
@@ -117,14 +126,15 @@ struct ApiTable
 	const char *sk;
 	const char *pkname;			/* the same, as they are */
 	const char *skname;
-	bool		has_data;		/* a jsonb column "data" */
+	const char *payload;		/* the payload column, quoted, or NULL: none */
+	const char *payload_name;	/* its name as it is: "data" unless set */
 	bool		unique_key;		/* a unique index on (pk, sk): upsert */
 	char	  **cols;			/* every column any index needs, for RETURNING */
 	int			ncols;
 	char	   *returning;
 	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
 	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
-								 * but "data" */
+								 * but the payload column */
 	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
 
 	/* Where no trigger runs: what a replacement does to the index rows */
@@ -309,9 +319,16 @@ api_table_ex(Oid relid, bool need_index)
 	t->qname = adjlist_qualified_name(relid);
 	t->no_triggers = adjlist_is_citus_table(relid);
 
+	/* the item's attributes: the payload column (table_options.c) */
+	{
+		TableOptions *o = table_options(relid);
+
+		t->payload_name = o->payload;
+		t->payload = o->payload_attno != InvalidAttrNumber ? quote_identifier(o->payload) : NULL;
+	}
+
 	rel = table_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
-	t->has_data = false;
 	initStringInfo(&buf);
 	{
 		StringInfoData defaults;
@@ -321,17 +338,15 @@ api_table_ex(Oid relid, bool need_index)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, i);
 			const char *name = NameStr(att->attname);
-			bool		is_data = strcmp(name, "data") == 0 && att->atttypid == JSONBOID;
+			bool		is_payload = t->payload != NULL && strcmp(name, t->payload_name) == 0;
 
 			if (att->attisdropped || att->attgenerated)
 				continue;
-			if (is_data)
-				t->has_data = true;
 			if (strcmp(name, t->pkname) == 0 || strcmp(name, t->skname) == 0)
 				continue;
 			appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
 							 quote_identifier(name), quote_identifier(name));
-			if (!is_data)
+			if (!is_payload)
 				appendStringInfo(&defaults, ", %s = DEFAULT", quote_identifier(name));
 		}
 		t->default_list = defaults.data;
@@ -643,8 +658,39 @@ api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *cou
  * ----------------------------------------------------------------------
  */
 
+/* ", <payload column>" to follow the key in a target list, or "" */
+static const char *
+payload_target(ApiTable *t)
+{
+	return t->payload ? psprintf(", %s", t->payload) : "";
+}
+
+/* A table without its payload column given an item's attributes: 42703 */
+static void
+no_payload_column(ApiTable *t)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("table \"%s\" has no jsonb column \"%s\"", get_rel_name(t->relid),
+					t->payload_name),
+			 errdetail("An item's attributes are kept in its payload column (\"data\" unless set_payload_column() names another)."),
+			 errhint("Name the table's jsonb column of attributes with set_payload_column(), or give the item none (NULL).")));
+}
+
 /*
- * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (data) into the base
+ * Whether an upsert inserted its row (xmax 0), which the counters the
+ * write API keeps need (where no trigger runs); elsewhere the triggers
+ * count, and a constant spares a partitioned table, which cannot return a
+ * system column.
+ */
+static const char *
+inserted_flag(ApiTable *t)
+{
+	return t->no_triggers ? "(b.xmax OPERATOR(pg_catalog.=) 0)" : "true";
+}
+
+/*
+ * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (the payload) into the base
  * table (one with a unique key), returning what each index needs and
  * whether the row is new.
  */
@@ -656,15 +702,15 @@ upsert_sql(ApiTable *t)
 								  "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
 								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) WITH ORDINALITY AS u(k, s, d, o) "
 								  "ORDER BY u.k, u.s, u.o DESC",
-								  t->has_data ? ", u.d" : "", nsp, nsp);
-	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
+								  t->payload ? ", u.d" : "", nsp, nsp);
+	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, payload_target(t));
 
 	Assert(t->unique_key);
 	return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
-					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
+					"RETURNING %s, %s",
 					t->qname, target, source, t->pk, t->sk,
 					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
-					t->returning);
+					t->returning, inserted_flag(t));
 }
 
 /* The same for one item: $1 (pk), $2 (sk)[, $3 (data)], as VALUES */
@@ -673,11 +719,11 @@ upsert_one_sql(ApiTable *t)
 {
 	Assert(t->unique_key);
 	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO %s "
-					"RETURNING %s, (b.xmax OPERATOR(pg_catalog.=) 0)",
-					t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
-					t->has_data ? ", $3" : "", t->pk, t->sk,
+					"RETURNING %s, %s",
+					t->qname, t->pk, t->sk, payload_target(t),
+					t->payload ? ", $3" : "", t->pk, t->sk,
 					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
-					t->returning);
+					t->returning, inserted_flag(t));
 }
 
 static int
@@ -1019,8 +1065,8 @@ put_by_delete(ApiTable *t, PutItem *items, int n)
 	SPI_freetuptable(SPI_tuptable);
 	adjlist_plan_execute(adjlist_plan(psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
 											   "RETURNING %s",
-											   t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
-											   t->has_data ? ", u.d" : "", source, t->returning),
+											   t->qname, t->pk, t->sk, payload_target(t),
+											   t->payload ? ", u.d" : "", source, t->returning),
 									  3, types),
 						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
 	for (uint64 r = 0; r < SPI_processed; r++)
@@ -1069,13 +1115,13 @@ tracked_sql(ApiTable *t, TrackedSql *q)
 	q->read = psprintf("SELECT %s FROM %s b WHERE %s FOR UPDATE OF b",
 					   t->breturning, t->qname, where);
 	q->update = psprintf("UPDATE %s AS b SET %s WHERE %s RETURNING %s", t->qname,
-						 t->has_data ? psprintf("data = $3%s", t->default_list) :
+						 t->payload ? psprintf("%s = $3%s", t->payload, t->default_list) :
 						 t->default_list + (t->default_list[0] ? 2 : 0),
 						 where, t->returning);
 	q->insert = psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) "
 						 "ON CONFLICT (%s, %s) DO %s RETURNING %s",
-						 t->qname, t->pk, t->sk, t->has_data ? ", data" : "",
-						 t->has_data ? ", $3" : "", t->pk, t->sk,
+						 t->qname, t->pk, t->sk, payload_target(t),
+						 t->payload ? ", $3" : "", t->pk, t->sk,
 						 t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
 						 "NOTHING",
 						 t->returning);
@@ -1089,7 +1135,7 @@ put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
 	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
 	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
-	int			nargs = t->has_data ? 3 : 2;
+	int			nargs = t->payload ? 3 : 2;
 
 	for (int round = 0; round < 2; round++)
 	{
@@ -1200,7 +1246,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 		items[0].data};
 		char		nulls[3] = {' ', ' ', items[0].data_null ? 'n' : ' '};
 
-		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->has_data ? 3 : 2, types),
+		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->payload ? 3 : 2, types),
 							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
 	}
 	else
@@ -1328,10 +1374,8 @@ adjlist_put_edge(PG_FUNCTION_ARGS)
 
 	require_args(fcinfo, 3, "put_edge needs a table, a pk and an sk");
 	t = api_table(PG_GETARG_OID(0));
-	if (!PG_ARGISNULL(3) && !t->has_data)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
+	if (!PG_ARGISNULL(3) && t->payload == NULL)
+		no_payload_column(t);
 	{
 		PutArgs		a;
 
@@ -1345,35 +1389,102 @@ adjlist_put_edge(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* The value of a member of a JSON object, whatever the case of its name. */
-static JsonbValue *
-member_ci(Jsonb *obj, const char *name, JsonbValue *buf)
-{
-	JsonbIterator *it = JsonbIteratorInit(&obj->root);
-	JsonbValue	v;
-	JsonbIteratorToken tok;
-	bool		want = false;
-	JsonbValue *found = NULL;
+/*
+ * The members of an element of put_edges: the two parts of the item's key
+ * and its attributes.
+ */
+#define EDGE_PK		0
+#define EDGE_SK		1
+#define EDGE_DATA	2
+#define EDGE_ROLES	3
 
-	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
-	{
-		if (tok == WJB_KEY)
-			want = (v.val.string.len == (int) strlen(name) &&
-					pg_strncasecmp(v.val.string.val, name, v.val.string.len) == 0);
-		else if (tok == WJB_VALUE && want)
+static const char *const edge_role_what[EDGE_ROLES] = {"partition key", "sort key", "data"};
+
+/*
+ * The names a member of each role may have: the table's column (the key
+ * columns, the payload column) and put_edge's parameter (pk, sk, data).
+ */
+static void
+edge_role_names(ApiTable *t, const char *names[EDGE_ROLES][2])
+{
+	names[EDGE_PK][0] = t->pkname;
+	names[EDGE_PK][1] = "pk";
+	names[EDGE_SK][0] = t->skname;
+	names[EDGE_SK][1] = "sk";
+	names[EDGE_DATA][0] = t->payload_name;
+	names[EDGE_DATA][1] = "data";
+}
+
+static bool
+name_is(const char *name, int len, const char *s, bool anycase)
+{
+	return (int) strlen(s) == len &&
+		(anycase ? pg_strncasecmp(name, s, len) == 0 : memcmp(name, s, len) == 0);
+}
+
+/* "pk" or "source" (or "pk"): the names of a role, for messages */
+static char *
+edge_role_spelling(const char *names[EDGE_ROLES][2], int role)
+{
+	if (strcmp(names[role][0], names[role][1]) == 0)
+		return psprintf("\"%s\"", names[role][0]);
+	return psprintf("\"%s\" (or \"%s\")", names[role][0], names[role][1]);
+}
+
+/*
+ * The role of the member called name (len bytes) of element elem of
+ * put_edges.  First a column's name as it is, then a parameter's name as
+ * it is, then either in any ASCII case ("PK", "Sk", "Data", "SOURCE").  A
+ * name that matches none is refused (22023), and so is one that matches
+ * the names of two roles in another case: its role is not clear.
+ */
+static int
+edge_member_role(const char *names[EDGE_ROLES][2], const char *name, int len, int64 elem)
+{
+	static const char *const kind[2] = {"column", "parameter"};
+	int			found = -1;
+	int			fpass = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int r = 0; r < EDGE_ROLES; r++)
+			if (name_is(name, len, names[r][pass], false))
+				return r;
+	for (int r = 0; r < EDGE_ROLES; r++)
+		for (int pass = 0; pass < 2; pass++)
 		{
-			*buf = v;
-			found = buf;
-			want = false;
+			if (!name_is(name, len, names[r][pass], true))
+				continue;
+			if (found >= 0 && found != r)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("member \"%s\" of element %lld of edges is ambiguous",
+								pnstrdup(name, len), (long long) elem),
+						 errdetail("Ignoring case, it matches the %s \"%s\" (the %s) and the %s \"%s\" (the %s).",
+								   kind[fpass], names[found][fpass], edge_role_what[found],
+								   kind[pass], names[r][pass], edge_role_what[r]),
+						 errhint("Spell it exactly as one of them.")));
+			if (found < 0)
+				fpass = pass;
+			found = r;
 		}
-	}
+	if (found < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("element %lld of edges has an unknown member \"%s\"",
+						(long long) elem, pnstrdup(name, len)),
+				 errdetail("The members of an element are %s, %s and %s, in any case.",
+						   edge_role_spelling(names, EDGE_PK), edge_role_spelling(names, EDGE_SK),
+						   edge_role_spelling(names, EDGE_DATA))));
 	return found;
 }
 
 /*
  * put_edges(tbl regclass, edges jsonb) RETURNS bigint: put_edge for each
- * element of a JSON array of {"pk": ..., "sk": ..., "data": ...} (member
- * names in any case), in one statement; a key given twice: the last wins.
+ * element of a JSON array of {"pk": ..., "sk": ..., "data": ...}, in one
+ * statement; a key given twice: the last wins.  The members are named as
+ * put_edge's parameters or as the table's columns (key columns, payload
+ * column), in any case (edge_member_role()); an element naming a part
+ * twice ("pk" and "PK") is refused.
  */
 Datum
 adjlist_put_edges(PG_FUNCTION_ARGS)
@@ -1381,6 +1492,7 @@ adjlist_put_edges(PG_FUNCTION_ARGS)
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Jsonb	   *edges;
 	ApiTable   *t;
+	const char *names[EDGE_ROLES][2];
 	ArrayBuildState *pks;
 	ArrayBuildState *sks;
 	ArrayBuildState *datas;
@@ -1396,16 +1508,19 @@ adjlist_put_edges(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("edges must be a JSON array of {\"pk\": ..., \"sk\": ..., \"data\": ...}")));
 	t = api_table(PG_GETARG_OID(0));
+	edge_role_names(t, names);
 	pks = initArrayResult(cat->keytype, CurrentMemoryContext, false);
 	sks = initArrayResult(cat->keytype, CurrentMemoryContext, false);
 	datas = initArrayResult(JSONBOID, CurrentMemoryContext, false);
 	it = JsonbIteratorInit(&edges->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		Jsonb	   *obj;
-		JsonbValue	buf;
-		JsonbValue *k;
-		JsonbValue *s;
+		JsonbValue	member[EDGE_ROLES];
+		char	   *given[EDGE_ROLES] = {NULL, NULL, NULL};
+		JsonbIterator *mit;
+		JsonbValue	m;
+		JsonbIteratorToken mtok;
+		int			role = -1;
 		JsonbValue *d;
 
 		if (tok != WJB_ELEM)
@@ -1414,29 +1529,41 @@ adjlist_put_edges(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("element %lld of edges is not a JSON object", (long long) n + 1)));
-		obj = JsonbValueToJsonb(&v);
-		k = member_ci(obj, "pk", &buf);
-		if (k == NULL || k->type != jbvString)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("element %lld of edges has no string \"pk\"", (long long) n + 1)));
-		accumArrayResult(pks, PointerGetDatum(adjkey_from_server(k->val.string.val, k->val.string.len, NULL)),
-						 false, cat->keytype, CurrentMemoryContext);
-		s = member_ci(obj, "sk", &buf);
-		if (s == NULL || s->type != jbvString)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("element %lld of edges has no string \"sk\"", (long long) n + 1)));
-		accumArrayResult(sks, PointerGetDatum(adjkey_from_server(s->val.string.val, s->val.string.len, NULL)),
-						 false, cat->keytype, CurrentMemoryContext);
-		d = member_ci(obj, "data", &buf);
-		if (d != NULL && d->type != jbvNull && !t->has_data)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
-		accumArrayResult(datas, (d == NULL || d->type == jbvNull) ? (Datum) 0 :
-						 JsonbPGetDatum(JsonbValueToJsonb(d)),
-						 d == NULL || d->type == jbvNull, JSONBOID, CurrentMemoryContext);
+		mit = JsonbIteratorInit(v.val.binary.data);
+		while ((mtok = JsonbIteratorNext(&mit, &m, true)) != WJB_DONE)
+		{
+			if (mtok == WJB_KEY)
+			{
+				role = edge_member_role(names, m.val.string.val, m.val.string.len, n + 1);
+				if (given[role] != NULL)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("element %lld of edges gives its %s twice, as \"%s\" and \"%s\"",
+									(long long) n + 1, edge_role_what[role], given[role],
+									pnstrdup(m.val.string.val, m.val.string.len))));
+				given[role] = pnstrdup(m.val.string.val, m.val.string.len);
+			}
+			else if (mtok == WJB_VALUE)
+				member[role] = m;
+		}
+		for (role = EDGE_PK; role <= EDGE_SK; role++)
+		{
+			JsonbValue *k = given[role] ? &member[role] : NULL;
+
+			if (k == NULL || k->type != jbvString)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("element %lld of edges has no string \"%s\"", (long long) n + 1,
+								names[role][0])));
+			accumArrayResult(role == EDGE_PK ? pks : sks,
+							 PointerGetDatum(adjkey_from_server(k->val.string.val, k->val.string.len, NULL)),
+							 false, cat->keytype, CurrentMemoryContext);
+		}
+		d = given[EDGE_DATA] && member[EDGE_DATA].type != jbvNull ? &member[EDGE_DATA] : NULL;
+		if (d != NULL && t->payload == NULL)
+			no_payload_column(t);
+		accumArrayResult(datas, d == NULL ? (Datum) 0 : JsonbPGetDatum(JsonbValueToJsonb(d)),
+						 d == NULL, JSONBOID, CurrentMemoryContext);
 		n++;
 	}
 	if (n == 0)
@@ -1522,10 +1649,11 @@ cond_key_where(ApiTable *t)
  * means only "the item exists".
  */
 static char *
-cond_expected(int param)
+cond_expected(ApiTable *t, int param)
 {
-	return psprintf("COALESCE(b.data, '{}'::pg_catalog.jsonb) OPERATOR(pg_catalog.@>) $%d",
-					param);
+	Assert(t->payload != NULL);
+	return psprintf("COALESCE(b.%s, '{}'::pg_catalog.jsonb) OPERATOR(pg_catalog.@>) $%d",
+					t->payload, param);
 }
 
 static int64
@@ -1537,8 +1665,8 @@ put_absent_body(void *arg)
 	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
 	Datum		values[3] = {a->pk, a->sk, a->data};
 	char		nulls[3] = {' ', ' ', a->data_null ? 'n' : ' '};
-	const char *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
-	const char *vals = t->has_data ? "$1, $2, $3" : "$1, $2";
+	const char *target = psprintf("%s, %s%s", t->pk, t->sk, payload_target(t));
+	const char *vals = t->payload ? "$1, $2, $3" : "$1, $2";
 	char	   *sql;
 	SPITupleTable *tt;
 	uint64		n;
@@ -1553,7 +1681,7 @@ put_absent_body(void *arg)
 		sql = psprintf("INSERT INTO %s AS b (%s) SELECT %s WHERE NOT EXISTS "
 					   "(SELECT FROM %s b WHERE %s) RETURNING %s",
 					   t->qname, target, vals, t->qname, cond_key_where(t), t->returning);
-	adjlist_plan_execute(adjlist_plan(sql, t->has_data ? 3 : 2, types), values, nulls, false, 0,
+	adjlist_plan_execute(adjlist_plan(sql, t->payload ? 3 : 2, types), values, nulls, false, 0,
 						 SPI_OK_INSERT_RETURNING);
 	tt = SPI_tuptable;
 	n = SPI_processed;
@@ -1589,7 +1717,7 @@ put_if_body(void *arg)
 		 * removed (one key: Citus runs the FOR UPDATE on its shard).
 		 */
 		char	   *sql = psprintf("SELECT %s, %s FROM %s b WHERE %s FOR UPDATE OF b",
-								   t->returning, cond_expected(4), t->qname, cond_key_where(t));
+								   t->returning, cond_expected(t, 4), t->qname, cond_key_where(t));
 		bool		isnull;
 		Datum		ok;
 
@@ -1600,12 +1728,12 @@ put_if_body(void *arg)
 		ok = SPI_getbinval(oldtt->vals[0], oldtt->tupdesc, t->ncols + 1, &isnull);
 		if (isnull || !DatumGetBool(ok))
 			return 0;
-		update = psprintf("UPDATE %s AS b SET data = $3%s WHERE %s RETURNING %s",
-						  t->qname, t->default_list, cond_key_where(t), t->returning);
+		update = psprintf("UPDATE %s AS b SET %s = $3%s WHERE %s RETURNING %s",
+						  t->qname, t->payload, t->default_list, cond_key_where(t), t->returning);
 	}
 	else
-		update = psprintf("UPDATE %s AS b SET data = $3%s WHERE %s AND %s RETURNING %s",
-						  t->qname, t->default_list, cond_key_where(t), cond_expected(4),
+		update = psprintf("UPDATE %s AS b SET %s = $3%s WHERE %s AND %s RETURNING %s",
+						  t->qname, t->payload, t->default_list, cond_key_where(t), cond_expected(t, 4),
 						  t->returning);
 	adjlist_plan_execute(adjlist_plan(update, 4, types), values, nulls, false, 0,
 						 SPI_OK_UPDATE_RETURNING);
@@ -1644,7 +1772,7 @@ delete_if_body(void *arg)
 	Datum		values[3] = {a->pk, a->sk, JsonbPGetDatum(a->expected)};
 
 	cond_lock_key(a);
-	return delete_rows(a->t, psprintf("%s AND %s", cond_key_where(a->t), cond_expected(3)),
+	return delete_rows(a->t, psprintf("%s AND %s", cond_key_where(a->t), cond_expected(a->t, 3)),
 					   3, types, values);
 }
 
@@ -1665,10 +1793,8 @@ expected_arg(FunctionCallInfo fcinfo, int n, ApiTable *t)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the expected value of a conditional write must be a JSON object"),
 				 errdetail("The condition is that the item's data contains it (@>).")));
-	if (!t->has_data)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
+	if (t->payload == NULL)
+		no_payload_column(t);
 	return e;
 }
 
@@ -1683,10 +1809,8 @@ cond_args(FunctionCallInfo fcinfo, CondArgs *a, const char *what, bool with_data
 	a->data_null = true;
 	if (with_data && !PG_ARGISNULL(3))
 	{
-		if (!a->t->has_data)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(a->t->relid))));
+		if (a->t->payload == NULL)
+			no_payload_column(a->t);
 		a->data = PG_GETARG_DATUM(3);
 		a->data_null = false;
 	}
@@ -1753,10 +1877,10 @@ adjlist_api_key_name(ApiTable *t, int i)
 	return i == 0 ? t->pkname : t->skname;
 }
 
-bool
-adjlist_api_has_data(ApiTable *t)
+const char *
+adjlist_api_payload(ApiTable *t)
 {
-	return t->has_data;
+	return t->payload ? t->payload_name : NULL;
 }
 
 int64

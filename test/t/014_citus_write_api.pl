@@ -21,6 +21,12 @@
 #        then each index table distributed by its partition key)
 #   mvn  no primary key (base_key => '{pk,sk}': a put deletes and inserts),
 #        by status (counters) and the flip
+#   mvp  as mv, but its attributes in the payload column attrs
+#        (set_payload_column; no column data) and an expiry column
+#        (set_ttl): by status (include attrs, counters), a sparse index
+#        whose predicate reads attrs (counters), the flip (include attrs,
+#        counters, write shards); its put_edges spell the members "PK",
+#        "SK" and "attrs"
 # A seeded stream of put_edge, put_edges (with keys given twice), put_edge_if,
 # put_edge_if_absent, delete_edge, delete_edge_if, delete_node and
 # transactions of several of them runs on both servers; the calls must
@@ -73,6 +79,9 @@ sub plain { return $plain->safe_psql('postgres', @_); }
 my $columns = q{pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb,
 	status adjkey GENERATED ALWAYS AS (adjkey('STATUS#' || (data->>'status'))) STORED,
 	bill adjkey GENERATED ALWAYS AS (CASE WHEN sk ^@ 'BILL#' THEN sk END) STORED};
+my $pcolumns = q{pk adjkey NOT NULL, sk adjkey NOT NULL, attrs jsonb,
+	expires timestamptz DEFAULT '2100-01-01 00:00+00',
+	status adjkey GENERATED ALWAYS AS (adjkey('STATUS#' || (attrs->>'status'))) STORED};
 my %T = (
 	mv => {
 		key     => ', PRIMARY KEY (pk, sk)',
@@ -104,6 +113,19 @@ my %T = (
 			mvn_flip => q{include => '{data}', counters => 1},
 		},
 	},
+	mvp => {
+		columns => $pcolumns,
+		setup   => "SELECT set_payload_column('mvp', 'attrs'); SELECT set_ttl('mvp', 'expires');\n",
+		spell   => [qw(PK SK attrs)],
+		key     => ', PRIMARY KEY (pk, sk)',
+		order   => 'after',
+		indexes => {
+			mvp_by_status =>
+			  q{partition_key => 'status', sort_key => 'pk', include => '{attrs}', counters => 1},
+			mvp_v1   => q{predicate => $$attrs @> '{"v": 1}'$$, counters => 1},
+			mvp_flip => q{include => '{attrs}', counters => 1, write_shards => 2},
+		},
+	},
 );
 my @TN = sort keys %T;
 
@@ -117,7 +139,8 @@ sub index_sql
 
 for my $t (@TN)
 {
-	my $create = "CREATE TABLE $t ($columns$T{$t}{key});\n";
+	my $create = "CREATE TABLE $t (" . ($T{$t}{columns} // $columns) . "$T{$t}{key});\n"
+	  . ($T{$t}{setup} // '');
 	plain($create . index_sql($t));
 	if ($T{$t}{order} eq 'after')
 	{
@@ -137,14 +160,14 @@ for my $t (@TN)
 	}
 }
 is(citus(q{SELECT count(*) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-	WHERE c.relname IN ('mv', 'mvb', 'mvn') AND NOT t.tgisinternal}), '0',
+	WHERE c.relname IN ('mv', 'mvb', 'mvn', 'mvp') AND NOT t.tgisinternal}), '0',
 	'no trigger on the Citus tables: the write API keeps their indexes');
 is(plain(q{SELECT count(DISTINCT tgrelid) FROM pg_trigger
-	WHERE tgrelid IN ('mv'::regclass, 'mvb'::regclass, 'mvn'::regclass)}), '3',
+	WHERE tgrelid IN ('mv'::regclass, 'mvb'::regclass, 'mvn'::regclass, 'mvp'::regclass)}), '4',
 	'the plain tables have their sync triggers: the reference');
 my @distributed = split /\n/, citus(q{SELECT logicalrelid::text FROM pg_dist_partition
 	WHERE logicalrelid::text ~ '^mv' AND logicalrelid::text !~ '_degree$' ORDER BY 1});
-is(scalar(@distributed), 3 + scalar(map { keys %{ $T{$_}{indexes} } } @TN),
+is(scalar(@distributed), 4 + scalar(map { keys %{ $T{$_}{indexes} } } @TN),
 	'every base and index table is distributed') or diag "distributed: @distributed";
 
 # ---------------------------------------------------------------------
@@ -182,13 +205,14 @@ sub one_op
 	if ($r < 0.50)
 	{
 		my @items;
+		my ($kp, $ks, $kd) = @{ $T{$t}{spell} // [qw(pk sk data)] };
 		for (1 .. 1 + int(rnd() * 6))
 		{
 			# a key given again (the last one wins) a third of the time
 			my $k = (@items && rnd() < 0.33) ? $items[ int(rnd() * @items) ]{key} : [ pick(@pks), pick(@sks) ];
 			my $d = data_json();
-			push @items, { key => $k, json => sprintf('{"pk": "%s", "sk": "%s"%s}',
-					$k->[0], $k->[1], defined $d ? ", \"data\": $d" : '') };
+			push @items, { key => $k, json => sprintf('{"%s": "%s", "%s": "%s"%s}',
+					$kp, $k->[0], $ks, $k->[1], defined $d ? ", \"$kd\": $d" : '') };
 		}
 		return "SELECT put_edges('$t', '[" . join(', ', map { $_->{json} } @items) . "]')";
 	}
@@ -300,6 +324,15 @@ for my $t (@TN)
 	is($same * $BATCH, $STEPS, "$t: $STEPS steps gave the same answers on Citus and on the plain server");
 }
 check_tables('at the end', @TN);
+my $attrs = citus(q{SELECT count(*) FROM mvp WHERE attrs IS NOT NULL});
+ok($attrs > 0, "mvp: the write API wrote the payload column attrs on Citus ($attrs items)");
+# (the index table is distributed by status: compared as two ordered lists)
+my $proj = q{SELECT count(*) || E'\n' || coalesce(string_agg(format('%s %s %s %s', pk, sk, attrs, expires),
+	E'\n' ORDER BY pk, sk), '') FROM };
+my $ixrows = citus($proj . 'mvp_by_status');
+isnt((split /\n/, $ixrows)[0], '0', 'mvp_by_status has rows');
+is($ixrows, citus($proj . 'mvp WHERE status IS NOT NULL'),
+	'mvp_by_status projects attrs and expires as the base rows hold them');
 
 # ---------------------------------------------------------------------
 # What a put costs: remote commands of one put_edge replacing an item
