@@ -60,6 +60,9 @@ cat >>"$dir/data/postgresql.conf" <<CONF
 # test/discard_caches.sh
 debug_discard_caches = $discard
 log_line_prefix = '%m [%p] %a: '
+# a suite runs for minutes here: autovacuum would vacuum and analyze its
+# tables mid-suite and change the plans its EXPLAINs pin
+autovacuum = off
 CONF
 as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -w reload >/dev/null
 set +e
