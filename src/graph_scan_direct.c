@@ -361,6 +361,90 @@ hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req, bool f
 	return go_on && !(req->limit > 0 && *n >= req->limit);
 }
 
+/*
+ * A write-sharded index: the node's partition is spread over part#0 ..
+ * part#N-1, each in sort-key order.  Buffer the head of each shard and
+ * hand over the smallest head each time: one ordered stream.  A chunk is a
+ * little more than the shard's share of the limit, so a first page reads
+ * about twice the rows it returns.
+ */
+static int64
+direct_scan_sharded(DirectReader *r, const GraphScan *req, const char *part, int partlen,
+					Oid relid, Oid indexid, bool index_only, AttrNumber data_att,
+					bool from_base, GraphEdgeCallback cb, void *arg)
+{
+	int			nshards = r->g->inv_shards;
+	bool		reverse = req->reverse;
+	int64		n = 0;
+	GraphEdge	edge;
+	MemoryContext callercxt;
+	ShardMerge	m;
+	binaryheap *heap;
+	Datum		partdatum = key_datum(part, partlen);
+	Datum		start;
+	int			chunk;
+	DirectScan *ds = &r->dirs[1];
+
+	chunk = 1000;
+	if (req->limit > 0 && req->limit < chunk)
+		chunk = (int) Min(req->limit, Max(4, 2 * req->limit / nshards + 1));
+	if (req->after != NULL)
+		start = key_datum(req->after, req->afterlen);
+	else if (req->backward)
+		start = PointerGetDatum(adjkey_upper_sentinel());
+	else
+		start = key_datum("", 0);	/* below every key */
+
+	m.bufs = palloc0(sizeof(ShardBuf) * nshards);
+	m.sign = req->backward ? -1 : 1;
+	heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
+	direct_scan_prepare(r, ds, relid, indexid, 2, index_only, data_att);
+
+	callercxt = MemoryContextSwitchTo(r->cxt);
+	for (int i = 0; i < nshards; i++)
+	{
+		ShardBuf   *b = &m.bufs[i];
+
+		b->shardkey = PointerGetDatum(write_shard_key(part, partlen, i));
+		b->cxt = AllocSetContextCreate(callercxt, "adjlist shard buffer",
+									   ALLOCSET_SMALL_SIZES);
+		shard_refill(r, ds, b, start, req, chunk);
+		if (b->n > 0)
+			binaryheap_add_unordered(heap, Int32GetDatum(i));
+	}
+	binaryheap_build(heap);
+	while (!binaryheap_empty(heap))
+	{
+		int			i = DatumGetInt32(binaryheap_first(heap));
+		ShardBuf   *b = &m.bufs[i];
+
+		direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
+		edge.data = b->data[b->pos];
+		edge.data_isnull = b->data_isnull[b->pos];
+		if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
+			break;
+		if (++b->pos == b->n && !b->done)
+		{
+			/* the next chunk, after this one's last key */
+			Datum		last = PointerGetDatum(PG_DETOAST_DATUM_COPY(b->keys[b->n - 1]));
+
+			shard_refill(r, ds, b, last, req, chunk);
+			pfree(DatumGetPointer(last));
+		}
+		if (b->pos < b->n)
+			binaryheap_replace_first(heap, Int32GetDatum(i));
+		else
+			(void) binaryheap_remove_first(heap);
+	}
+	if (r->dirs[2].slot != NULL)
+		ExecClearTuple(r->dirs[2].slot);	/* its buffer pin */
+	for (int i = 0; i < nshards; i++)
+		MemoryContextDelete(m.bufs[i].cxt);
+	binaryheap_free(heap);
+	MemoryContextSwitchTo(callercxt);
+	return n;
+}
+
 int64
 direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen,
 			GraphEdgeCallback cb, void *arg)
@@ -442,80 +526,7 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 		MemoryContextSwitchTo(callercxt);
 		return n;
 	}
-	else
-	{
-		/*
-		 * A write-sharded index: the node's partition is spread over
-		 * part#0 .. part#N-1, each in sort-key order.  Buffer the head of
-		 * each shard and hand over the smallest head each time: one ordered
-		 * stream.  A chunk is a little more than the shard's share of the
-		 * limit, so a first page reads about twice the rows it returns.
-		 */
-		ShardMerge	m;
-		binaryheap *heap;
-		Datum		partdatum = key_datum(part, partlen);
-		Datum		start;
-		int			chunk;
-		DirectScan *ds = &r->dirs[1];
-
-		chunk = 1000;
-		if (req->limit > 0 && req->limit < chunk)
-			chunk = (int) Min(req->limit, Max(4, 2 * req->limit / nshards + 1));
-		if (req->after != NULL)
-			start = key_datum(req->after, req->afterlen);
-		else if (req->backward)
-			start = PointerGetDatum(adjkey_upper_sentinel());
-		else
-			start = key_datum("", 0);	/* below every key */
-
-		m.bufs = palloc0(sizeof(ShardBuf) * nshards);
-		m.sign = req->backward ? -1 : 1;
-		heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
-		direct_scan_prepare(r, ds, relid, indexid, 2, index_only, data_att);
-
-		callercxt = MemoryContextSwitchTo(r->cxt);
-		for (int i = 0; i < nshards; i++)
-		{
-			ShardBuf   *b = &m.bufs[i];
-
-			b->shardkey = PointerGetDatum(write_shard_key(part, partlen, i));
-			b->cxt = AllocSetContextCreate(callercxt, "adjlist shard buffer",
-										   ALLOCSET_SMALL_SIZES);
-			shard_refill(r, ds, b, start, req, chunk);
-			if (b->n > 0)
-				binaryheap_add_unordered(heap, Int32GetDatum(i));
-		}
-		binaryheap_build(heap);
-		while (!binaryheap_empty(heap))
-		{
-			int			i = DatumGetInt32(binaryheap_first(heap));
-			ShardBuf   *b = &m.bufs[i];
-
-			direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
-			edge.data = b->data[b->pos];
-			edge.data_isnull = b->data_isnull[b->pos];
-			if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
-				break;
-			if (++b->pos == b->n && !b->done)
-			{
-				/* the next chunk, after this one's last key */
-				Datum		last = PointerGetDatum(PG_DETOAST_DATUM_COPY(b->keys[b->n - 1]));
-
-				shard_refill(r, ds, b, last, req, chunk);
-				pfree(DatumGetPointer(last));
-			}
-			if (b->pos < b->n)
-				binaryheap_replace_first(heap, Int32GetDatum(i));
-			else
-				(void) binaryheap_remove_first(heap);
-		}
-		if (r->dirs[2].slot != NULL)
-			ExecClearTuple(r->dirs[2].slot);	/* its buffer pin */
-		for (int i = 0; i < nshards; i++)
-			MemoryContextDelete(m.bufs[i].cxt);
-		binaryheap_free(heap);
-		MemoryContextSwitchTo(callercxt);
-		return n;
-	}
+	return direct_scan_sharded(r, req, part, partlen, relid, indexid, index_only,
+							   data_att, from_base, cb, arg);
 }
 
