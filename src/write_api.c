@@ -251,27 +251,15 @@ api_replacement_moves(ApiTable *t, Relation rel)
 }
 
 /*
- * What the write API needs to know about relid.  need_index: refuse a table
- * without an inverted index (the write API exists to keep them); without
- * it (import_dynamodb) such a table is keyed by its primary key, which must
- * be two adjkey columns.
+ * The key columns the write API writes by: the registered key of the
+ * table's indexes, or a primary key of two adjkey columns (a table with no
+ * index yet, for import_dynamodb).
  */
-static ApiTable *
-api_table_ex(Oid relid, bool need_index)
+static void
+api_key_columns(ApiTable *t, Oid relid)
 {
-	ApiTable   *t = palloc0(sizeof(ApiTable));
-	StringInfoData buf;
 	Relation	rel;
-	TupleDesc	desc;
 
-	t->relid = relid;
-	t->ti = registry_lookup(relid);
-	if ((t->ti->nindexes == 0 && need_index) ||
-		(t->ti->nindexes > 0 && t->ti->baserel != relid))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
-				 errhint("The write API keeps the inverted indexes of a table; create one first.")));
 	if (t->ti->nindexes > 0)
 	{
 		const IndexDef *first = &t->ti->indexes[0];
@@ -314,6 +302,81 @@ api_table_ex(Oid relid, bool need_index)
 							get_rel_name(relid)),
 					 errhint("Give it PRIMARY KEY (pk, sk), or create an inverted index first.")));
 	}
+}
+
+/*
+ * The SET lists of an upsert (every column but the key from EXCLUDED; every
+ * column but the key and the payload back to its default), and whether a
+ * unique index on exactly the key (either order) makes ON CONFLICT usable.
+ */
+static void
+api_set_lists(ApiTable *t, Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData buf;
+	StringInfoData defaults;
+	List	   *indexes = RelationGetIndexList(rel);
+	ListCell   *lc;
+	AttrNumber	a1 = get_attnum(t->relid, t->pkname);
+	AttrNumber	a2 = get_attnum(t->relid, t->skname);
+
+	initStringInfo(&buf);
+	initStringInfo(&defaults);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		const char *name = NameStr(att->attname);
+		bool		is_payload = t->payload != NULL && strcmp(name, t->payload_name) == 0;
+
+		if (att->attisdropped || att->attgenerated)
+			continue;
+		if (strcmp(name, t->pkname) == 0 || strcmp(name, t->skname) == 0)
+			continue;
+		appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
+						 quote_identifier(name), quote_identifier(name));
+		if (!is_payload)
+			appendStringInfo(&defaults, ", %s = DEFAULT", quote_identifier(name));
+	}
+	t->default_list = defaults.data;
+	t->set_list = buf.data;
+
+	foreach(lc, indexes)
+	{
+		Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
+		Form_pg_index f = ind->rd_index;
+
+		if (f->indisunique && f->indimmediate && f->indisvalid && f->indnkeyatts == 2 &&
+			RelationGetIndexPredicate(ind) == NIL &&
+			((f->indkey.values[0] == a1 && f->indkey.values[1] == a2) ||
+			 (f->indkey.values[0] == a2 && f->indkey.values[1] == a1)))
+			t->unique_key = true;
+		index_close(ind, AccessShareLock);
+	}
+	list_free(indexes);
+}
+
+/*
+ * What the write API needs to know about relid.  need_index: refuse a table
+ * without an inverted index (the write API exists to keep them); without
+ * it (import_dynamodb) such a table is keyed by its primary key, which must
+ * be two adjkey columns.
+ */
+static ApiTable *
+api_table_ex(Oid relid, bool need_index)
+{
+	ApiTable   *t = palloc0(sizeof(ApiTable));
+	StringInfoData buf;
+	Relation	rel;
+
+	t->relid = relid;
+	t->ti = registry_lookup(relid);
+	if ((t->ti->nindexes == 0 && need_index) ||
+		(t->ti->nindexes > 0 && t->ti->baserel != relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
+				 errhint("The write API keeps the inverted indexes of a table; create one first.")));
+	api_key_columns(t, relid);
 	t->pk = quote_identifier(t->pkname);
 	t->sk = quote_identifier(t->skname);
 	t->qname = adjlist_qualified_name(relid);
@@ -328,50 +391,7 @@ api_table_ex(Oid relid, bool need_index)
 	}
 
 	rel = table_open(relid, AccessShareLock);
-	desc = RelationGetDescr(rel);
-	initStringInfo(&buf);
-	{
-		StringInfoData defaults;
-
-		initStringInfo(&defaults);
-		for (int i = 0; i < desc->natts; i++)
-		{
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-			const char *name = NameStr(att->attname);
-			bool		is_payload = t->payload != NULL && strcmp(name, t->payload_name) == 0;
-
-			if (att->attisdropped || att->attgenerated)
-				continue;
-			if (strcmp(name, t->pkname) == 0 || strcmp(name, t->skname) == 0)
-				continue;
-			appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
-							 quote_identifier(name), quote_identifier(name));
-			if (!is_payload)
-				appendStringInfo(&defaults, ", %s = DEFAULT", quote_identifier(name));
-		}
-		t->default_list = defaults.data;
-	}
-	t->set_list = buf.data;
-	{
-		List	   *indexes = RelationGetIndexList(rel);
-		ListCell   *lc;
-		AttrNumber	a1 = get_attnum(relid, t->pkname);
-		AttrNumber	a2 = get_attnum(relid, t->skname);
-
-		foreach(lc, indexes)
-		{
-			Relation	ind = index_open(lfirst_oid(lc), AccessShareLock);
-			Form_pg_index f = ind->rd_index;
-
-			if (f->indisunique && f->indimmediate && f->indisvalid && f->indnkeyatts == 2 &&
-				RelationGetIndexPredicate(ind) == NIL &&
-				((f->indkey.values[0] == a1 && f->indkey.values[1] == a2) ||
-				 (f->indkey.values[0] == a2 && f->indkey.values[1] == a1)))
-				t->unique_key = true;
-			index_close(ind, AccessShareLock);
-		}
-		list_free(indexes);
-	}
+	api_set_lists(t, rel);
 
 	/* RETURNING every column an index needs, and the key */
 	t->cols = palloc(sizeof(char *) * MaxTupleAttributeNumber);
