@@ -180,3 +180,5 @@ SELECT count(*) AS nodes,
 	   count(*) FILTER (WHERE pg_temp.query_paged(s, true)
 						<> ARRAY(SELECT sk FROM neighbors('rg', s, 'E#', backward => true))) AS wrong_backward
 FROM starts;
+-- (the next suites make tables of their own names)
+DROP TABLE starts;

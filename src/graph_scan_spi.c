@@ -581,6 +581,68 @@ emit_level(HTAB *map, const char **parts, const int *lens, int pkcol, int skcol,
 	}
 }
 
+/*
+ * In-edges of a level confirmed against the base table (row-level
+ * security, or a filter on data the index does not have): the candidates
+ * the index gave (in SPI_tuptable), mapped back to their logical sort key,
+ * and the base rows with those keys that the caller can see (and whose
+ * data passes), read as the caller.
+ */
+static void
+level_confirmed(GraphTable *g, const GraphScan *tmpl, const char **parts, const int *lens,
+				int n, HTAB *map, GraphEdgeCallback cb, void *arg)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	StringInfoData sql;
+	SPITupleTable *cands = SPI_tuptable;
+	uint64		ncands = SPI_processed;
+	Datum	   *cpk = palloc(sizeof(Datum) * Max(ncands, 1));
+	Datum	   *csk = palloc(sizeof(Datum) * Max(ncands, 1));
+	Params		q = {0};
+	HTAB	   *logical = origin_map(n);
+	uint64		m = 0;
+
+	if (ncands == 0)
+		return;
+	for (uint64 i = 0; i < ncands; i++)
+	{
+		bool		pnull;
+		bool		snull;
+		Datum		sd = SPI_getbinval(cands->vals[i], cands->tupdesc, 2, &snull);
+		Datum		pd = SPI_getbinval(cands->vals[i], cands->tupdesc, 1, &pnull);
+		struct varlena *sv;
+		int			o;
+
+		if (pnull || snull)
+			continue;
+		sv = DatumGetAdjkeyPP(sd);
+		o = origin_of(map, ADJKEY_DATA(sv), ADJKEY_LEN(sv));
+		if (o < 0)
+			continue;
+		cpk[m] = pd;
+		csk[m] = key_datum(parts[o], lens[o]);	/* the logical sort key */
+		m++;
+	}
+	if (m == 0)
+		return;
+	for (int i = 0; i < n; i++)
+		origin_add(logical, parts[i], lens[i], i);
+	initStringInfo(&sql);
+	/* one candidate per (pk, sk), however many index rows have it */
+	appendStringInfo(&sql, "SELECT b.%s, b.%s FROM %s b JOIN (SELECT DISTINCT u.pk, u.sk FROM ROWS FROM "
+					 "(pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[])) "
+					 "AS u(pk, sk)) c ON b.%s OPERATOR(%s.=) c.pk AND b.%s OPERATOR(%s.=) c.sk",
+					 g->pk_name, g->sk_name, g->base_name, g->op_schema, g->op_schema,
+					 g->pk_name, g->op_schema, g->sk_name, g->op_schema);
+	param(&q, cat->keyarraytype, key_array(cpk, m));
+	param(&q, cat->keyarraytype, key_array(csk, m));
+	if (tmpl->conv->filter != NULL)
+		appendStringInfo(&sql, " WHERE b.%s OPERATOR(pg_catalog.@>) $%d", g->data_name,
+						 param(&q, JSONBOID, PointerGetDatum(tmpl->conv->filter)));
+	run(sql.data, &q, InvalidOid);
+	emit_level(logical, parts, lens, 1, 2, 2, true, cb, arg);
+}
+
 /* One chunk of a level: parts[0..n) are partitions (forward: the nodes). */
 static void
 level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int *lens, int n,
@@ -642,59 +704,7 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 		emit_level(map, parts, lens, 1, 0, 2, true, cb, arg);
 		return;
 	}
-	/*
-	 * Row-level security, or a filter on data the index does not have: the
-	 * candidates' base rows the caller can see (whose data passes)
-	 */
-	{
-		SPITupleTable *cands = SPI_tuptable;
-		uint64		ncands = SPI_processed;
-		Datum	   *cpk = palloc(sizeof(Datum) * Max(ncands, 1));
-		Datum	   *csk = palloc(sizeof(Datum) * Max(ncands, 1));
-		Params		q = {0};
-		HTAB	   *logical = origin_map(n);
-		uint64		m = 0;
-
-		if (ncands == 0)
-			return;
-		for (uint64 i = 0; i < ncands; i++)
-		{
-			bool		pnull;
-			bool		snull;
-			Datum		sd = SPI_getbinval(cands->vals[i], cands->tupdesc, 2, &snull);
-			Datum		pd = SPI_getbinval(cands->vals[i], cands->tupdesc, 1, &pnull);
-			struct varlena *sv;
-			int			o;
-
-			if (pnull || snull)
-				continue;
-			sv = DatumGetAdjkeyPP(sd);
-			o = origin_of(map, ADJKEY_DATA(sv), ADJKEY_LEN(sv));
-			if (o < 0)
-				continue;
-			cpk[m] = pd;
-			csk[m] = key_datum(parts[o], lens[o]);	/* the logical sort key */
-			m++;
-		}
-		if (m == 0)
-			return;
-		for (int i = 0; i < n; i++)
-			origin_add(logical, parts[i], lens[i], i);
-		resetStringInfo(&sql);
-		/* one candidate per (pk, sk), however many index rows have it */
-		appendStringInfo(&sql, "SELECT b.%s, b.%s FROM %s b JOIN (SELECT DISTINCT u.pk, u.sk FROM ROWS FROM "
-						 "(pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[])) "
-						 "AS u(pk, sk)) c ON b.%s OPERATOR(%s.=) c.pk AND b.%s OPERATOR(%s.=) c.sk",
-						 g->pk_name, g->sk_name, g->base_name, g->op_schema, g->op_schema,
-						 g->pk_name, g->op_schema, g->sk_name, g->op_schema);
-		param(&q, cat->keyarraytype, key_array(cpk, m));
-		param(&q, cat->keyarraytype, key_array(csk, m));
-		if (tmpl->conv->filter != NULL)
-			appendStringInfo(&sql, " WHERE b.%s OPERATOR(pg_catalog.@>) $%d", g->data_name,
-							 param(&q, JSONBOID, PointerGetDatum(tmpl->conv->filter)));
-		run(sql.data, &q, InvalidOid);
-		emit_level(logical, parts, lens, 1, 2, 2, true, cb, arg);
-	}
+	level_confirmed(g, tmpl, parts, lens, n, map, cb, arg);
 }
 
 /* Edges of a chunk that does not start at node 0: origins shifted back. */
