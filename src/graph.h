@@ -157,6 +157,12 @@ extern Jsonb *graph_filter_arg(FunctionCallInfo fcinfo, int argno);
 extern bool graph_args_null(FunctionCallInfo fcinfo, int n);
 extern bool graph_data_contains(Datum data, bool isnull, Jsonb *filter,
 								MemoryContext scratch);
+extern const char *graph_scan_partition(const GraphScan *req, int *len);
+
+/* graph_dynamo_query.c: exclusive start keys, the cursor of paged calls */
+extern void graph_start_key_check_object(Jsonb *esk);
+extern char *graph_start_key_member(Jsonb *esk, const char *name, bool required);
+extern void graph_invalid_start_key(const char *detail) pg_attribute_noreturn();
 
 /* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;

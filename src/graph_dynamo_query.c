@@ -211,9 +211,28 @@ typedef struct QueryArgs
 	Jsonb	   *esk;
 } QueryArgs;
 
-/* The value of member name of a JSON object, as text; NULL if absent. */
-static char *
-esk_value(Jsonb *esk, const char *name, bool *isnull)
+/*
+ * Exclusive start keys, the cursors of every paged function (query(),
+ * query_count_page(), neighbors(), reverse_neighbors()): a JSON object of
+ * the last row's key columns, as DynamoDB's LastEvaluatedKey.  These are
+ * the rules they share.
+ */
+
+/* Anything but a JSON object is not a key. */
+void
+graph_start_key_check_object(Jsonb *esk)
+{
+	if (!JB_ROOT_IS_OBJECT(esk))
+		graph_invalid_start_key("The exclusive start key must be a JSON object of key columns.");
+}
+
+/*
+ * The value of key column name in an exclusive start key, as text (a JSON
+ * string's own text, any other value's JSON text).  Absent: NULL, or an
+ * error when the column is required; null: an invalid start key.
+ */
+char *
+graph_start_key_member(Jsonb *esk, const char *name, bool required)
 {
 	JsonbValue	k;
 	JsonbValue *v;
@@ -222,18 +241,28 @@ esk_value(Jsonb *esk, const char *name, bool *isnull)
 	k.val.string.val = (char *) name;
 	k.val.string.len = strlen(name);
 	v = findJsonbValueFromContainer(&esk->root, JB_FOBJECT, &k);
-	*isnull = (v == NULL || v->type == jbvNull);
 	if (v == NULL)
+	{
+		if (required)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("exclusive_start_key lacks the key column \"%s\"", name),
+					 errhint("Pass the key of the last row of the previous page.")));
 		return NULL;
+	}
 	if (v->type == jbvNull)
-		return pstrdup("");
+		graph_invalid_start_key(psprintf("Key column \"%s\" is null.", name));
 	if (v->type == jbvString)
 		return pnstrdup(v->val.string.val, v->val.string.len);
-	return JsonbToCString(NULL, v->type == jbvBinary ? v->val.binary.data : NULL, 0);
+	{
+		Jsonb	   *j = JsonbValueToJsonb(v);
+
+		return JsonbToCString(NULL, &j->root, VARSIZE(j));
+	}
 }
 
-static void
-invalid_start_key(const char *detail)
+void
+graph_invalid_start_key(const char *detail)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -276,40 +305,28 @@ satisfies(const QueryArgs *a, struct varlena *k)
 static void
 check_start_key(QueryTable *q, QueryArgs *a)
 {
-	bool		isnull;
 	char	   *v;
 
-	if (!JB_ROOT_IS_OBJECT(a->esk))
-		invalid_start_key("The exclusive start key must be a JSON object of key columns.");
+	graph_start_key_check_object(a->esk);
 	/* the partition, when given, must be the one queried */
-	v = esk_value(a->esk, q->cols[0], &isnull);
+	v = graph_start_key_member(a->esk, q->cols[0], false);
 	if (v != NULL)
 	{
-		struct varlena *k;
+		struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
 
-		if (isnull)
-			invalid_start_key(psprintf("Key column \"%s\" is null.", q->cols[0]));
-		k = adjkey_from_server(v, strlen(v), NULL);
 		if (adjkey_cmp_bytes(ADJKEY_DATA(k), ADJKEY_LEN(k), ADJKEY_DATA(a->partition),
 							 ADJKEY_LEN(a->partition)) != 0)
-			invalid_start_key("It belongs to another partition than the one queried.");
+			graph_invalid_start_key("It belongs to another partition than the one queried.");
 	}
 	for (int i = 1; i < q->ncols; i++)
 	{
-		v = esk_value(a->esk, q->cols[i], &isnull);
-		if (v == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("exclusive_start_key lacks the key column \"%s\"", q->cols[i]),
-					 errhint("Pass the key of the last row of the previous page.")));
-		if (isnull)
-			invalid_start_key(psprintf("Key column \"%s\" is null.", q->cols[i]));
+		v = graph_start_key_member(a->esk, q->cols[i], true);
 		if (i == 1)
 		{
 			struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
 
 			if (!satisfies(a, k))
-				invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
+				graph_invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
 		}
 	}
 }

@@ -14,10 +14,12 @@
  * Each takes an edge_filter (its last argument): only edges whose data
  * contains it count, tested by the scan before the limit counts an edge.
  *
- * Pagination is keyset pagination: "after" is the last edge key of the
- * previous page (sk for out-edges, the source pk for in-edges), exclusive,
- * so pages are stable, gap-free and duplicate-free under concurrent
- * inserts, as DynamoDB's ExclusiveStartKey.
+ * Pagination is keyset pagination: exclusive_start_key is the key of the
+ * previous page's last row, {"<pk column>": pk, "<sk column>": sk} of the
+ * base-table edge, as query() takes it (DynamoDB's ExclusiveStartKey); the
+ * scan resumes after its sk (out-edges) or its source pk (in-edges),
+ * exclusive, so pages are stable, gap-free and duplicate-free under
+ * concurrent inserts.  "after", that sk or pk alone, is its alias.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +29,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
@@ -77,9 +80,53 @@ emit_edge(void *arg, const GraphEdge *edge)
 }
 
 /*
+ * The exclusive start key of neighbors() or reverse_neighbors(): the key of
+ * a row the same call returned, {"<pk column>": pk, "<sk column>": sk} of
+ * the base-table edge.  Forward, pk must be the node and sk an edge of the
+ * call (it has the edge prefix): the scan resumes after sk.  In reverse, sk
+ * must be the key of the edges to the node: the scan resumes after pk, the
+ * source.  Anything else is DynamoDB's "provided starting key is invalid".
+ */
+static struct varlena *
+neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
+{
+	char	   *pkv;
+	char	   *skv;
+	struct varlena *pk;
+	struct varlena *sk;
+
+	graph_start_key_check_object(esk);
+	pkv = graph_start_key_member(esk, get_attname(g->baserel, g->base_pk, false), true);
+	skv = graph_start_key_member(esk, get_attname(g->baserel, g->base_sk, false), true);
+	pk = adjkey_from_server(pkv, strlen(pkv), NULL);
+	sk = adjkey_from_server(skv, strlen(skv), NULL);
+	if (!req->reverse)
+	{
+		const EdgeConvention *conv = req->conv;
+
+		if (adjkey_cmp_bytes(ADJKEY_DATA(pk), ADJKEY_LEN(pk), req->node, req->nodelen) != 0)
+			graph_invalid_start_key("It belongs to another partition than the node's.");
+		if (ADJKEY_LEN(sk) < conv->eplen ||
+			memcmp(ADJKEY_DATA(sk), conv->edge_prefix, conv->eplen) != 0)
+			graph_invalid_start_key("Its sort key does not have the edge prefix.");
+		return sk;
+	}
+	else
+	{
+		int			partlen;
+		const char *part = graph_scan_partition(req, &partlen);
+
+		if (part == NULL ||
+			adjkey_cmp_bytes(ADJKEY_DATA(sk), ADJKEY_LEN(sk), part, partlen) != 0)
+			graph_invalid_start_key("Its sort key is not that of an edge to the node.");
+		return pk;
+	}
+}
+
+/*
  * neighbors(tbl, node, edge_prefix, lim, after, backward, target_prefix,
- *			 sk_is_target, edge_filter) and reverse_neighbors(...): the same
- * arguments.
+ *			 sk_is_target, edge_filter, exclusive_start_key) and
+ * reverse_neighbors(...): the same arguments.
  */
 static Datum
 neighbors_common(FunctionCallInfo fcinfo, bool reverse)
@@ -91,8 +138,15 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	EmitState	st;
 	struct varlena *node;
 	struct varlena *after = NULL;
+	/* (a catalog of 0.1 or 0.2, not updated yet, passes fewer arguments) */
+	bool		has_esk = PG_NARGS() > 9 && !PG_ARGISNULL(9);
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (!PG_ARGISNULL(4) && has_esk)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("after and exclusive_start_key cannot both be given"),
+				 errhint("after is an alias of exclusive_start_key: pass the key of the last row.")));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		return (Datum) 0;
 
@@ -109,8 +163,6 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	req.node = ADJKEY_DATA(node);
 	req.nodelen = ADJKEY_LEN(node);
 	req.conv = &conv;
-	req.after = after ? ADJKEY_DATA(after) : NULL;
-	req.afterlen = after ? ADJKEY_LEN(after) : 0;
 	req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
 	req.limit = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
 	req.want_data = true;
@@ -124,6 +176,10 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	if (conv.filter != NULL)
 		graph_check_data(g, reverse ? "reverse_neighbors() with an edge_filter"
 						 : "neighbors() with an edge_filter");
+	if (has_esk)
+		after = neighbors_start_key(g, &req, PG_GETARG_JSONB_P(9));
+	req.after = after ? ADJKEY_DATA(after) : NULL;
+	req.afterlen = after ? ADJKEY_LEN(after) : 0;
 
 	st.ts = rsinfo->setResult;
 	st.desc = rsinfo->setDesc;

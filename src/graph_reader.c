@@ -191,8 +191,8 @@ graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
  * reverse, the sort key an edge to the node has (edge prefix + node
  * without the target prefix).  NULL when no edge can point at the node.
  */
-static const char *
-scan_partition(const GraphScan *req, int *len)
+const char *
+graph_scan_partition(const GraphScan *req, int *len)
 {
 	const EdgeConvention *conv = req->conv;
 	char	   *buf;
@@ -273,7 +273,7 @@ int64
 graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 {
 	int			partlen;
-	const char *part = scan_partition(req, &partlen);
+	const char *part = graph_scan_partition(req, &partlen);
 
 	if (part == NULL)
 		return 0;
@@ -380,7 +380,7 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 
 			req.node = nodes[i];
 			req.nodelen = lens[i];
-			parts[m] = scan_partition(&req, &plens[m]);
+			parts[m] = graph_scan_partition(&req, &plens[m]);
 			if (parts[m] != NULL)
 				map[m++] = i;
 		}

@@ -571,8 +571,8 @@ old_grants="
 	REVOKE EXECUTE ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean) FROM PUBLIC;
 	GRANT EXECUTE ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean) TO pg_monitor WITH GRANT OPTION;"
 new_grants="
-	REVOKE EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) FROM PUBLIC;
-	GRANT EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) TO pg_monitor;
+	REVOKE EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) TO pg_monitor;
 	REVOKE EXECUTE ON FUNCTION shortest_path(regclass, adjkey, adjkey, text, integer, text, text, boolean, jsonb) FROM PUBLIC;
 	GRANT EXECUTE ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean, jsonb) TO pg_monitor WITH GRANT OPTION;"
 step "A: REVOKE and GRANT on neighbors, shortest_path and walk_ranked of the $FROM_VERSION catalog" \
@@ -593,7 +593,7 @@ is "A: extversion is $TO_VERSION" "$(val "$DB_A" "SELECT extversion FROM pg_exte
 is "A (updated): the privileges carried over to the signatures with an edge_filter, no old signature left" \
 	"$(val "$DB_A" "SELECT string_agg(p.oid::regprocedure::text || ' ' || coalesce(p.proacl::text, 'default'), ' | ' ORDER BY p.oid::regprocedure::text)
 	                FROM pg_proc p WHERE p.proname IN ('neighbors', 'shortest_path', 'walk_ranked', 'degree')")" \
-	"degree(regclass,adjkey,text,text,text,boolean,jsonb) default | neighbors(regclass,adjkey,text,bigint,adjkey,boolean,text,boolean,jsonb) {postgres=X/postgres,pg_monitor=X/postgres} | shortest_path(regclass,adjkey,adjkey,text,integer,text,text,boolean,jsonb) {postgres=X/postgres} | walk_ranked(regclass,adjkey,text[],text[],boolean,bigint,text,boolean,jsonb) {=X/postgres,postgres=X/postgres,pg_monitor=X*/postgres}"
+	"degree(regclass,adjkey,text,text,text,boolean,jsonb) default | neighbors(regclass,adjkey,text,bigint,adjkey,boolean,text,boolean,jsonb,jsonb) {postgres=X/postgres,pg_monitor=X/postgres} | shortest_path(regclass,adjkey,adjkey,text,integer,text,text,boolean,jsonb) {postgres=X/postgres} | walk_ranked(regclass,adjkey,text[],text[],boolean,bigint,text,boolean,jsonb) {=X/postgres,postgres=X/postgres,pg_monitor=X*/postgres}"
 step "A: queries after the update" run_to "$DB_A" a1.out queries.sql
 same_files "A: the same results before and after the update" a0.out a1.out
 exact "A (updated): every index is still exact" "$DB_A" \

@@ -23,30 +23,33 @@ COMMENT ON FUNCTION adjlist_graph_rows(internal) IS
 -- came last in 0.3, so positional calls of 0.2 keep their meaning; the
 -- update script drops the 0.2 signatures first (and carries their
 -- privileges over), since CREATE OR REPLACE cannot change arguments.
+-- neighbors and reverse_neighbors end with exclusive_start_key, their
+-- cursor: the last row's key as jsonb, as query() takes it (after, the
+-- last sk or source alone, is its alias).
 
 CREATE OR REPLACE FUNCTION neighbors(
 	tbl regclass, node adjkey, edge_prefix text,
 	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
-	edge_filter jsonb DEFAULT NULL)
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_neighbors'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) IS
-	'out-edges of a node in sort-key order, with keyset pagination (after = last sk); only those whose data contains edge_filter';
+COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'out-edges of a node in sort-key order, with keyset pagination (exclusive_start_key = the last row''s key {pk, sk}; after = its sk, an alias); only those whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION reverse_neighbors(
 	tbl regclass, node adjkey, edge_prefix text,
 	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
-	edge_filter jsonb DEFAULT NULL)
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors'
 	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
 	SUPPORT adjlist_graph_rows;
-COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb) IS
-	'in-edges of a node through the inverted index, in source order, with keyset pagination (after = last source); only those whose data contains edge_filter';
+COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'in-edges of a node through the inverted index, in source order, with keyset pagination (exclusive_start_key = the last row''s key {pk, sk}; after = its pk, the source, an alias); only those whose data contains edge_filter';
 
 CREATE OR REPLACE FUNCTION degree(
 	tbl regclass, node adjkey, edge_prefix text, direction text DEFAULT 'out',

@@ -23,7 +23,8 @@ DROP FUNCTION adjlist_require_read_committed(text);
 -- Functions made again, whose privileges the last part gives back: the
 -- bounds of begins_with ranges are bytea now (bounds.sql makes them again,
 -- with the same arguments), and the graph functions take an edge_filter
--- jsonb as their last argument (graph.sql; CREATE OR REPLACE cannot add an
+-- jsonb as their last argument, neighbors and reverse_neighbors then an
+-- exclusive_start_key jsonb (graph.sql; CREATE OR REPLACE cannot add an
 -- argument, it would make an overload).  The setting maps each function
 -- as it will be (regprocedure text) to the privileges it had.
 SELECT pg_catalog.set_config('adjlist_update.acl',
@@ -37,12 +38,19 @@ SELECT pg_catalog.set_config('adjlist_update.acl',
 					  AND p.proacl IS NOT NULL
 					UNION ALL
 					SELECT pg_catalog.regexp_replace(p.oid::pg_catalog.regprocedure::pg_catalog.text,
-													 '\)$', ',jsonb)'),
+													 '\)$', ',jsonb,jsonb)'),
 						   p.proacl::pg_catalog.text
 					FROM pg_catalog.pg_proc p
 					WHERE p.oid IN (
 							'neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean)'::pg_catalog.regprocedure,
-							'reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean)'::pg_catalog.regprocedure,
+							'reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean)'::pg_catalog.regprocedure)
+					  AND p.proacl IS NOT NULL
+					UNION ALL
+					SELECT pg_catalog.regexp_replace(p.oid::pg_catalog.regprocedure::pg_catalog.text,
+													 '\)$', ',jsonb)'),
+						   p.proacl::pg_catalog.text
+					FROM pg_catalog.pg_proc p
+					WHERE p.oid IN (
 							'degree(regclass, adjkey, text, text, text, boolean)'::pg_catalog.regprocedure,
 							'has_edge(regclass, adjkey, adjkey, text, text, boolean)'::pg_catalog.regprocedure,
 							'traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean)'::pg_catalog.regprocedure,
