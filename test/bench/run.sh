@@ -49,7 +49,7 @@
 # compares it with the targets of issue 13 / DESIGN section 7.
 #
 # Knobs (environment): BENCH_QUICK (0), NEDGES (1000000; quick 100000),
-# SEED (42), ROUNDS (3; quick 1), PGB_TIME (2; quick 1), LAT_ROUNDS (3;
+# SEED (42), ROUNDS (5; quick 1), PGB_TIME (1), LAT_ROUNDS (5;
 # quick 1), PGR_STARTS (2; 0 skips pgRouting), WRITE_TXNS (3000; quick
 # 300), BATCH (1000; quick 200), BATCHES (5; quick 2), COPY_ROUNDS (3;
 # quick 1), BENCH_10M (0), BENCH_PARTS ("short lat writes": the parts to
@@ -66,9 +66,9 @@ if [ "$BENCH_QUICK" = 1 ]; then
 fi
 NEDGES=${NEDGES:-1000000}
 SEED=${SEED:-42}
-ROUNDS=${ROUNDS:-3}
-PGB_TIME=${PGB_TIME:-2}
-LAT_ROUNDS=${LAT_ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
+PGB_TIME=${PGB_TIME:-1}
+LAT_ROUNDS=${LAT_ROUNDS:-5}
 PGR_STARTS=${PGR_STARTS:-2}
 WRITE_TXNS=${WRITE_TXNS:-3000}
 BATCH=${BATCH:-1000}
@@ -89,6 +89,15 @@ T_START=$(date +%s)
 WORK=$(mktemp -d)
 chmod 755 "$WORK"
 cleanup() {
+	local rc=$?
+	if [ "$rc" != 0 ] && [ -f "$(cluster_dir bench)/server.log" ]; then
+		echo "--- last lines of $(cluster_dir bench)/server.log" >&2
+		tail -n 8 "$(cluster_dir bench)/server.log" >&2
+		if [ -n "${SO_STAMP:-}" ] && [ "$(so_stamp)" != "$SO_STAMP" ]; then
+			echo "run.sh: note: $SO was reinstalled during the run (another build on this machine?):" \
+				"a server that maps the old file can crash" >&2
+		fi
+	fi
 	cluster_stop bench
 	if [ -n "${BENCH_RAW:-}" ]; then mkdir -p "$BENCH_RAW" && cp -r "$WORK"/. "$BENCH_RAW"/; fi
 	rm -rf "$WORK"
@@ -100,9 +109,14 @@ elapsed() { echo "$(( $(date +%s) - T_START ))s"; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 part() { [[ " $BENCH_PARTS " == *" $1 "* ]]; }
 
+# other builds on this machine may reinstall the library during the run
+SO="$("$PG_CONFIG" --pkglibdir)/adjlist.so"
+so_stamp() { stat -c '%y' "$SO" 2>/dev/null | cut -d. -f1; }
+SO_STAMP=$(so_stamp)
+
 ensure_base_packages
 ensure_packages postgresql-$PGVER-pgrouting || log "pgRouting not installed: its baselines are skipped"
-[ "$BENCH_BUILD" = 1 ] && build_install
+if [ "$BENCH_BUILD" = 1 ]; then build_install; fi
 cluster_start bench "$PORT"
 CDIR=$(cluster_dir bench)
 LOAD_START=$(loadavg)
@@ -186,8 +200,6 @@ HAS_PGR=$(q "SELECT count(*) FROM pg_extension WHERE extname = 'pgrouting'")
 PGVERSION=$(q "SELECT current_setting('server_version')")
 ADJ_VERSION=$(q "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")
 PGR_VERSION=$([ "$HAS_PGR" = 1 ] && q "SELECT pgr_version()" || echo "not installed")
-SO="$("$PG_CONFIG" --pkglibdir)/adjlist.so"
-SO_STAMP=$(stat -c '%y' "$SO" 2>/dev/null | cut -d. -f1)
 COMMIT=$(git -C "$REPO" log -1 --format=%h 2>/dev/null || echo unknown)
 
 id_of() { q "SELECT id FROM bench_nodes WHERE role = '$1' ORDER BY ord LIMIT 1"; }
@@ -251,34 +263,47 @@ pgb() {
 # modes of a side: adjlist runs as a client would (auto), SQL both ways
 modes_of() { case $1 in adjlist|pgr) echo auto;; *) echo "custom generic";; esac; }
 
+# in_order ROUND WORDS...: the words, reversed in even rounds (so that
+# no side always runs first)
+in_order() { local r=$1; shift; if [ $((r % 2)) = 1 ]; then echo "$@"; else printf '%s\n' "$@" | tac | tr '\n' ' '; fi; }
+
 run_cases() { # DB CASES...: ROUNDS interleaved rounds of every side and mode
-	local db=$1 c side mode r tps; shift
+	local db=$1 c side mode r tps sm; shift
 	for r in $(seq 1 "$ROUNDS"); do
 		for c in "$@"; do
-			for side in ${C_SIDES[$c]}; do
-				for mode in $(modes_of "$side"); do
-					# shellcheck disable=SC2086
-					tps=$(pgb "$db" "$WORK/pgb.$c.$side.sql" "$mode" "$PGB_TIME" ${C_DARGS[$c]})
-					TPS[$c:$side:$mode]="${TPS[$c:$side:$mode]:-} $tps"
-					printf '  round %d %-12s %-8s %-8s %10.1f tps\n' "$r" "$c" "$side" "$mode" "$tps" >&2
-				done
+			for sm in $(in_order "$r" $(for side in ${C_SIDES[$c]}; do for mode in $(modes_of "$side"); do echo "$side:$mode"; done; done)); do
+				side=${sm%%:*}; mode=${sm#*:}
+				# shellcheck disable=SC2086
+				tps=$(pgb "$db" "$WORK/pgb.$c.$side.sql" "$mode" "$PGB_TIME" ${C_DARGS[$c]})
+				TPS[$c:$side:$mode]="${TPS[$c:$side:$mode]:-} $tps"
+				printf '  round %d %-12s %-8s %-8s %10.1f tps\n' "$r" "$c" "$side" "$mode" "$tps" >&2
 			done
 		done
 	done
 }
 
-# case_result CASE: "adjlist-ms best-sql-ms best-side:mode" (ms = 1000 / median tps)
+# paired_ratio "A-VALUES" "B-VALUES": the median over rounds of B[r] / A[r]
+paired_ratio() {
+	paste -d' ' <(tr ' ' '\n' <<<"$1" | grep -v '^$') <(tr ' ' '\n' <<<"$2" | grep -v '^$') |
+		awk '{ if ($1 > 0) print $2 / $1 }' | median
+}
+
+# case_result CASE [SIDES]: "adjlist-ms best-sql-ms ratio best-side:mode": ms
+# = 1000 / median tps; the SQL side is the side and mode of the highest
+# median tps; the ratio is the median over rounds of the ratio of tps
+# within a round (sides measured a few seconds apart, so a change of the
+# machine's load between rounds cancels out)
 case_result() {
 	local c=$1 side mode t best="" bestt=0 a
 	a=$(med "${TPS[$c:adjlist:auto]}")
-	for side in ${C_SIDES[$c]}; do
+	for side in ${2:-${C_SIDES[$c]}}; do
 		[ "$side" = adjlist ] && continue
 		for mode in custom generic; do
 			t=$(med "${TPS[$c:$side:$mode]:-}")
 			if [ "$t" != nan ] && awk -v a="$t" -v b="$bestt" 'BEGIN { exit !(a > b) }'; then best="$side:$mode"; bestt=$t; fi
 		done
 	done
-	echo "$(div 1000 "$a") $(div 1000 "$bestt") $best"
+	echo "$(div 1000 "$a") $(div 1000 "$bestt") $(paired_ratio "${TPS[$c:$best]}" "${TPS[$c:adjlist:auto]}") $best"
 }
 
 # The read cases.  Variables: node / nid (key / id), a, b / aid, bid.
@@ -529,6 +554,14 @@ lat_ms() {
 	done
 	echo "$best"
 }
+# lat_pratio FILE W VARIANT ORD: the median over rounds of VARIANT's time
+# (the faster plan mode of the round) / adjlist's time in the same round
+lat_pratio() {
+	awk -v w="$2" -v v="$3" -v o="$4" '{ split($1, t, ":"); if (t[1] != w || t[4] != o) next
+		if (t[2] == "adjlist") a[t[5]] = $2
+		else if (t[2] == v && (!(t[5] in s) || $2 < s[t[5]])) s[t[5]] = $2 }
+		END { for (r in s) if (r in a && a[r] > 0) print s[r] / a[r] }' "$1" | median
+}
 lat_answer() { awk -v p="$2:adjlist:auto:$3:" 'index($1, p) == 1 { print $3; exit }' "$1"; }
 
 # lat_row_data FILE W VARIANT NSTARTS: "adjlist-median sql-median median-ratio min max n" over the starts that ran VARIANT
@@ -537,7 +570,7 @@ lat_row_data() {
 	for ord in $(seq 1 "$n"); do
 		s=$(lat_ms "$f" "$w" "$v" "$ord"); [ "$s" = nan ] && continue
 		a=$(lat_ms "$f" "$w" adjlist "$ord")
-		as="$as $a"; ss="$ss $s"; rs="$rs $(div "$s" "$a")"
+		as="$as $a"; ss="$ss $s"; rs="$rs $(lat_pratio "$f" "$w" "$v" "$ord")"
 	done
 	echo "$(med "$as") $(med "$ss") $(med "$rs") $(tr ' ' '\n' <<<"$rs" | grep -v '^$' | sort -g | head -n 1) $(tr ' ' '\n' <<<"$rs" | grep -v '^$' | sort -g | tail -n 1) $(wc -w <<<"$rs")"
 }
@@ -599,12 +632,14 @@ if part writes; then
 	CSV="$CDIR/edges.csv"
 	log "write tables [at $(elapsed)]"
 	psql_on "$DB" -v csv="$CSV" -f "$DIR/writes.sql"
-	HAS_CONC=$(q "SELECT count(*) FROM pg_proc WHERE proname = 'create_inverted_index' AND 'concurrently' = ANY (proargnames)")
+	# the non-blocking build: a procedure (CALL) or a function argument, when this build has one
+	CONC_KIND=$(q "SELECT prokind FROM pg_proc WHERE proname = 'create_inverted_index' AND 'concurrently' = ANY (proargnames) ORDER BY prokind DESC LIMIT 1")
+	HAS_CONC=0; [ -n "$CONC_KIND" ] && HAS_CONC=1
 
 	# 1. COPY of the FOLLOWS# edges: adjlist inverted index vs a second btree
 	log "COPY $NEDGES edges: $COPY_ROUNDS rounds [at $(elapsed)]"
 	for r in $(seq 1 "$COPY_ROUNDS"); do
-		for v in w_adj w_b; do
+		for v in $(in_order "$r" w_adj w_b); do
 			q "TRUNCATE $v" >/dev/null; q CHECKPOINT >/dev/null
 			ms=$(timed "$DB" "COPY $v (pk, sk, data) FROM '$CSV' WITH (FORMAT csv);")
 			wt_add "copy:$v" "$ms"
@@ -621,12 +656,18 @@ if part writes; then
 	log "create_inverted_index on $NEDGES rows: $COPY_ROUNDS rounds [at $(elapsed)]"
 	CII_VARIANTS="adjlist hand"; [ "$HAS_CONC" = 1 ] && CII_VARIANTS="adjlist hand concurrently"
 	for r in $(seq 1 "$COPY_ROUNDS"); do
-		for v in $CII_VARIANTS; do
+		# shellcheck disable=SC2086
+		for v in $(in_order "$r" $CII_VARIANTS); do
 			q "SELECT drop_inverted_index(oid::regclass) FROM pg_class WHERE relname = 'w_cii_inverted'" >/dev/null
 			q "DROP TABLE IF EXISTS h_cii" >/dev/null; q CHECKPOINT >/dev/null
 			case $v in
 				adjlist) ms=$(timed "$DB" "SELECT create_inverted_index('w_cii');");;
-				concurrently) ms=$(timed "$DB" "SELECT create_inverted_index('w_cii', concurrently => true);");;
+				concurrently)
+				if [ "$CONC_KIND" = p ]; then
+					ms=$(timed "$DB" "CALL create_inverted_index('w_cii', concurrently => true);")
+				else
+					ms=$(timed "$DB" "SELECT create_inverted_index('w_cii', concurrently => true);")
+				fi;;
 				hand) ms=$(timed "$DB" 'CREATE TABLE h_cii AS SELECT sk, pk FROM w_cii \; ALTER TABLE h_cii ADD PRIMARY KEY (sk, pk);');;
 			esac
 			[ "$(wc -l <<<"$ms")" = 1 ] || die "create_inverted_index $v: timing not found"
@@ -695,25 +736,25 @@ if part writes; then
 	for r in $(seq 1 "$ROUNDS"); do
 		for op in ins put; do
 			declare -A OFFS=()
-			for side in adjlist sql; do
-				for mode in $(modes_of "$side"); do
-					off=$((off + 1000000)); OFFS[$side:$mode]=$off
-					tps=$(pgb "$DB" "$WORK/w.${op}_$side.sql" "$mode" "-t$WRITE_TXNS" -D n=0 -D off=$off -D pre=w)
-					TPS[$op:$side:$mode]="${TPS[$op:$side:$mode]:-} $tps"
-					printf '  round %d %-4s %-8s %-8s %10.1f tps\n' "$r" "$op" "$side" "$mode" "$tps" >&2
-				done
+			for sm in $(in_order "$r" adjlist:auto sql:custom sql:generic); do
+				side=${sm%%:*}; mode=${sm#*:}
+				off=$((off + 1000000)); OFFS[$sm]=$off
+				tps=$(pgb "$DB" "$WORK/w.${op}_$side.sql" "$mode" "-t$WRITE_TXNS" -D n=0 -D off=$off -D pre=w)
+				TPS[$op:$sm]="${TPS[$op:$sm]:-} $tps"
+				printf '  round %d %-4s %-8s %-8s %10.1f tps\n' "$r" "$op" "$side" "$mode" "$tps" >&2
 			done
 			for side in adjlist sql; do
 				count_is "SELECT count(*) FROM $(pre_range "${W_BASE[${op}_$side]}" w)" \
 					$(( WRITE_TXNS * $(wc -w <<<"$(modes_of "$side")") )) "rows after ${op}_$side"
 			done
 			u=${W_UNDO[$op]}
+			for sm in $(in_order "$r" adjlist:auto sql:custom sql:generic); do
+				side=${sm%%:*}; mode=${sm#*:}
+				tps=$(pgb "$DB" "$WORK/w.${u}_$side.sql" "$mode" "-t$WRITE_TXNS" -D n=0 -D off="${OFFS[$sm]}" -D pre=w)
+				TPS[$u:$sm]="${TPS[$u:$sm]:-} $tps"
+				printf '  round %d %-4s %-8s %-8s %10.1f tps\n' "$r" "$u" "$side" "$mode" "$tps" >&2
+			done
 			for side in adjlist sql; do
-				for mode in $(modes_of "$side"); do
-					tps=$(pgb "$DB" "$WORK/w.${u}_$side.sql" "$mode" "-t$WRITE_TXNS" -D n=0 -D off="${OFFS[$side:$mode]}" -D pre=w)
-					TPS[$u:$side:$mode]="${TPS[$u:$side:$mode]:-} $tps"
-					printf '  round %d %-4s %-8s %-8s %10.1f tps\n' "$r" "$u" "$side" "$mode" "$tps" >&2
-				done
 				count_is "SELECT count(*) FROM $(pre_range "${W_BASE[${op}_$side]}" w)" 0 "rows left after ${u}_$side"
 			done
 		done
@@ -735,7 +776,7 @@ if part writes; then
 	}
 	log "put_edges vs multi-row INSERT: $BATCHES batches of $BATCH edges [at $(elapsed)]"
 	for j in $(seq 0 "$BATCHES"); do	# batch 0: check, untimed
-		for side in adjlist sql; do
+		for side in $(in_order "$j" adjlist sql); do
 			if [ "$side" = adjlist ]; then
 				stmt="SELECT put_edges('w_adj', '$(batch_json "$j")');"
 			else
@@ -791,7 +832,8 @@ LOAD_END=$(loadavg)
 UPTIME_END=$(uptime)
 ROWS=""
 row() { # LABEL ADJ-MS SQL-MS SQL-WHAT RATIO MIN-RATIO TARGET-TEXT
-	ROWS="$ROWS| $1 | $(fmt_ms "$2") | $(fmt_ms "$3")${4:+ ($4)} | $(fmt_ratio "$5") | $7 | $(meets "$5" "$6") |"$'\n'
+	local met=—; [ "$6" = - ] || met=$(meets "$5" "$6")
+	ROWS="$ROWS| $1 | $(fmt_ms "$2") | $(fmt_ms "$3")${4:+ ($4)} | $(fmt_ratio "$5") | $7 | $met |"$'\n'
 }
 side_name() { # side:mode -> words
 	local s=${1%%:*} m=${1#*:}
@@ -799,8 +841,8 @@ side_name() { # side:mode -> words
 	echo "$s, $m plan"
 }
 part short && for c in "${CASES[@]}"; do
-	read -r a s best <<<"$(case_result "$c")"
-	row "${C_LABEL[$c]} (${C_ROWS[$c]} rows)" "$a" "$s" "$(side_name "$best")" "$(div "$s" "$a")" "${C_MIN[$c]}" "${C_TARGET[$c]}"
+	read -r a s r best <<<"$(case_result "$c")"
+	row "${C_LABEL[$c]} (${C_ROWS[$c]} rows)" "$a" "$s" "$(side_name "$best")" "$r" "${C_MIN[$c]}" "${C_TARGET[$c]}"
 done
 lat_rows() { # W LABEL INT-MIN TEXT-MIN
 	local w=$1 label=$2 f="$WORK/lat.$DB.txt" ty v what min n
@@ -825,14 +867,9 @@ fi
 
 # writes: per-row times from tps (ms per transaction) and statement times
 write_row() { # OP LABEL MIN TARGET
-	local a s best bestt=0 mode t
-	a=$(div 1000 "$(med "${TPS[$1:adjlist:auto]}")")
-	for mode in custom generic; do
-		t=$(med "${TPS[$1:sql:$mode]}")
-		if awk -v a="$t" -v b="$bestt" 'BEGIN { exit !(a > b) }'; then best=$mode; bestt=$t; fi
-	done
-	s=$(div 1000 "$bestt")
-	row "$2" "$a" "$s" "$best plan" "$(div "$s" "$a")" "$3" "$4"
+	local a s r best
+	read -r a s r best <<<"$(case_result "$1" sql)"
+	row "$2" "$a" "$s" "${best#sql:} plan" "$r" "$3" "$4"
 }
 if part writes; then
 	write_row put "put_edge, one new edge (1 client)" 0.909 "within 1.1× latency"
@@ -840,14 +877,14 @@ if part writes; then
 	write_row ins "single-row INSERT with an inverted index vs a second btree (sk, pk)" 0.95 "≥ 0.95× throughput"
 	write_row del "single-row DELETE with an inverted index vs a second btree (sk, pk)" 0.95 "≥ 0.95× throughput"
 	a=$(med "${WT[puts:adjlist]}"); s=$(med "${WT[puts:sql]}")
-	row "put_edges, $BATCH edges a call ($BATCHES calls)" "$a" "$s" "multi-row INSERT into both tables" "$(div "$s" "$a")" 0.9 "≥ 0.9× throughput"
+	row "put_edges, $BATCH edges a call ($BATCHES calls)" "$a" "$s" "multi-row INSERT into both tables" "$(paired_ratio "${WT[puts:adjlist]}" "${WT[puts:sql]}")" 0.9 "≥ 0.9× throughput"
 	a=$(med "${WT[copy:w_adj]}"); s=$(med "${WT[copy:w_b]}")
-	row "COPY $(human "$NEDGES") edges with an inverted index vs a second btree" "$a" "$s" "" "$(div "$s" "$a")" 0.909 "≤ 1.1× the time"
+	row "COPY $(human "$NEDGES") edges with an inverted index vs a second btree" "$a" "$s" "" "$(paired_ratio "${WT[copy:w_adj]}" "${WT[copy:w_b]}")" 0.909 "≤ 1.1× the time"
 	a=$(med "${WT[cii:adjlist]}"); s=$(med "${WT[cii:hand]}")
-	row "create_inverted_index on $(human "$NEDGES") rows" "$a" "$s" "CREATE TABLE AS + ADD PRIMARY KEY" "$(div "$s" "$a")" 0.909 "≤ 1.1× the time"
+	row "create_inverted_index on $(human "$NEDGES") rows" "$a" "$s" "CREATE TABLE AS + ADD PRIMARY KEY" "$(paired_ratio "${WT[cii:adjlist]}" "${WT[cii:hand]}")" 0.909 "≤ 1.1× the time"
 	if [ "$HAS_CONC" = 1 ]; then
 		a=$(med "${WT[cii:concurrently]}")
-		row "create_inverted_index(concurrently => true) on $(human "$NEDGES") rows" "$a" "$s" "CREATE TABLE AS + ADD PRIMARY KEY" "$(div "$s" "$a")" 0 "(non-blocking; informational)"
+		row "create_inverted_index(concurrently => true) on $(human "$NEDGES") rows" "$a" "$s" "CREATE TABLE AS + ADD PRIMARY KEY" "$(paired_ratio "${WT[cii:concurrently]}" "${WT[cii:hand]}")" - "non-blocking (no target for its time)"
 	else
 		ROWS="$ROWS| create_inverted_index(concurrently => true) | not in this build | | | non-blocking, with progress | **no** |"$'\n'
 fi
@@ -891,17 +928,21 @@ ${ROWS%$'\n'}
 ${SCALE_TABLE:+
 ${SCALE_TABLE%$'\n'}
 }
-Reproduce: \`$CMD\` (adjlist $ADJ_VERSION at commit $COMMIT, library installed $SO_STAMP; $(( TOTAL / 60 )) min $(( TOTAL % 60 )) s).
-Ratio = hand-written SQL time / adjlist time: above 1 adjlist is faster. Graph: $GRAPH${GRAPH10:+; 10M run: $GRAPH10}.
+Reproduce: \`$CMD\` (adjlist $ADJ_VERSION, library installed $SO_STAMP; run.sh at $COMMIT; $(( TOTAL / 60 )) min $(( TOTAL % 60 )) s).
+Ratio = hand-written SQL time / adjlist time (above 1 adjlist is faster), the median over rounds of the ratio within a round
+(both sides measured seconds apart, so that changes of the machine's load between rounds cancel out); times are medians.
+Graph: $GRAPH${GRAPH10:+; $(human "$N10") run: $GRAPH10}.
 Hand-written SQL: text keys under \`COLLATE "C"\` (primary key (pk, sk) and a btree (sk, pk)), and for traversals and joins an
 integer copy (bigint src, dst; btrees both ways); the SQL time is the fastest of its formulations and of plan_cache_mode
-force_custom_plan / force_generic_plan. Short calls: pgbench -M prepared, 1 client, median of $ROUNDS interleaved ${PGB_TIME} s runs,
-time per call = 1 / tps (client round trip included). Traversals: psql \\timing of prepared statements, median of $LAT_ROUNDS rounds
-per start, then the median over starts; pgRouting $PGR_VERSION (edges loaded by every call), once per start.
-Writes: pgbench -t $WRITE_TXNS, 1 client, synchronous_commit off; COPY and create_inverted_index: median of $COPY_ROUNDS.
+force_custom_plan / force_generic_plan. Short calls: pgbench -M prepared, 1 client, $ROUNDS interleaved rounds of ${PGB_TIME} s runs,
+time per call = 1 / tps (client round trip included). Traversals: psql \\timing of prepared statements, $LAT_ROUNDS rounds per
+start after a checking round that picks the faster SQL formulation; per start the median, then the median over the starts;
+pgRouting $PGR_VERSION (edges loaded by every call), once per start.
+Writes: pgbench -t $WRITE_TXNS, 1 client, $ROUNDS rounds, synchronous_commit off; COPY and create_inverted_index: $COPY_ROUNDS rounds.
 Every pair returned the same rows (count and checksum) before it was timed; verify_inverted_index found no drift after the writes.
 PostgreSQL $PGVERSION, $(nproc) CPUs, fsync off, shared_buffers $SHARED_BUFFERS (prewarmed), jit off, no parallel workers.
-Machine load (other jobs share it): at start "$UPTIME_START"; at end "$UPTIME_END".
+Machine load (other jobs share it): at start "$UPTIME_START"; at end "$UPTIME_END".$( [ "$(so_stamp)" = "$SO_STAMP" ] ||
+	printf '\n**Warning**: %s was reinstalled during the run: the servers may have run two builds.' "$SO")
 MD
 )
 RAW="Raw numbers (tps per round; ms per start):"
