@@ -4,9 +4,10 @@
 # side in one run on a seeded R-MAT graph; prints the table (markdown) and
 # writes it to $BENCH_OUT.  Not a test: ratios are reported, never asserted.
 #
-#   bash test/bench/run.sh                 # 1M edges, about 25 minutes on 2 cores
-#   BENCH_QUICK=1 bash test/bench/run.sh   # 100k edges, short runs (development)
-#   BENCH_10M=1 bash test/bench/run.sh     # ... and the reads again on 10M edges
+#   bash test/bench/run.sh                 # 1M edges, 20-25 minutes on 2 busy cores
+#   BENCH_QUICK=1 bash test/bench/run.sh   # 100k edges, short runs (development, 3 min)
+#   BENCH_10M=1 bash test/bench/run.sh     # then the adjlist reads again on 10M
+#                                          # edges: 15-30 minutes more, so not by default
 #
 # It uses the adjlist installed for $PG_CONFIG (make install first, or
 # BENCH_BUILD=1), starts its own cluster (bench, port 55560, run as the
@@ -27,25 +28,41 @@
 #             ways; pgr_edges for pgRouting
 # Write benchmarks use their own tables (run/writes.sql).
 #
+# Workloads (issue 13's table): neighbors and reverse_neighbors (median
+# node, biggest hub; with data, and keys only against an index-only scan),
+# common_neighbors (against an integer and a text join), people_you_may_know
+# (walk_ranked; against a GROUP BY of a two-hop join), query() (against the
+# same rows by hand), 3- and 4-hop reachable_count and shortest_path
+# (against recursive CTEs on the integer and on the text copy, and
+# pgRouting), put_edge / delete_edge (against one statement writing both
+# tables), put_edges (against a multi-row INSERT into both), single-row
+# INSERT and DELETE and COPY (against a second btree on (sk, pk)),
+# create_inverted_index (against CREATE TABLE AS + ADD PRIMARY KEY; and
+# CALL create_inverted_index(concurrently => true) where the build has it).
+#
 # Method.  Every pair is first run once each side and must return the same
 # rows (count and a checksum of the rows' text; integer answers mapped to
-# keys): a mismatch aborts.  Then interleaved rounds:
+# keys): a mismatch aborts.  Then interleaved rounds, the order of the
+# sides reversed every other round:
 #   - short calls: pgbench -M prepared, 1 client, PGB_TIME s a run, ROUNDS
 #     rounds of (adjlist, each SQL side under plan_cache_mode
 #     force_custom_plan and force_generic_plan); time per call = 1 / tps;
-#     per side the median over rounds, and the SQL side is the fastest of
-#     its formulations and plan modes;
-#   - traversals and paths: one psql session, prepared statements timed
-#     with \timing, LAT_ROUNDS rounds after an untimed checking round,
-#     8 starts (median node, biggest out-hub, 6 by hash); per start the
-#     median over rounds (SQL: the faster plan mode), then the median over
-#     starts of the times and of the per-start ratios; pgRouting once per
-#     start on the first PGR_STARTS starts;
+#     per side the median over rounds; the SQL side is the side and mode of
+#     the best median;
+#   - traversals and paths: psql sessions of prepared statements timed with
+#     \timing; 8 starts (median node, biggest out-hub, 6 by hash), each
+#     with a shortest-path target at distance 3 or 4; a checking round runs
+#     two SQL formulations on each copy (see lat_sql) in both plan modes
+#     and keeps the faster formulation; then LAT_ROUNDS rounds; per start
+#     the median, then the median over the starts; pgRouting once per start
+#     on the first PGR_STARTS starts;
 #   - writes: pgbench -t WRITE_TXNS single-row transactions (keys unique
-#     per run, every insert deleted again by the delete runs); put_edges
-#     and multi-row INSERTs of BATCH edges, BATCHES times; COPY and
-#     create_inverted_index COPY_ROUNDS times; all interleaved.
-# Ratio = SQL time / adjlist time: > 1 means adjlist is faster.  "met?"
+#     per run, every insert deleted again by the delete runs), ROUNDS
+#     rounds; put_edges and multi-row INSERTs of BATCH edges, BATCHES
+#     times; COPY and create_inverted_index COPY_ROUNDS times.
+# Ratio = SQL time / adjlist time (> 1: adjlist is faster), the median over
+# rounds of the ratio within a round: the machine is shared, and its load
+# changes between rounds more than between two runs seconds apart.  "met?"
 # compares it with the targets of issue 13 / DESIGN section 7.
 #
 # Knobs (environment): BENCH_QUICK (0), NEDGES (1000000; quick 100000),
@@ -112,11 +129,11 @@ part() { [[ " $BENCH_PARTS " == *" $1 "* ]]; }
 # other builds on this machine may reinstall the library during the run
 SO="$("$PG_CONFIG" --pkglibdir)/adjlist.so"
 so_stamp() { stat -c '%y' "$SO" 2>/dev/null | cut -d. -f1; }
-SO_STAMP=$(so_stamp)
 
 ensure_base_packages
 ensure_packages postgresql-$PGVER-pgrouting || log "pgRouting not installed: its baselines are skipped"
 if [ "$BENCH_BUILD" = 1 ]; then build_install; fi
+SO_STAMP=$(so_stamp)
 cluster_start bench "$PORT"
 CDIR=$(cluster_dir bench)
 LOAD_START=$(loadavg)
