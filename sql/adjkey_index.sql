@@ -29,7 +29,7 @@ INSERT INTO social VALUES
 SELECT begins_with('FOLLOWS#USER#bob'::adjkey, 'FOLLOWS#') AS fn_text,
 	   begins_with('FOLLOWS#USER#bob'::adjkey, 'FOLLOWS#'::adjkey) AS fn_key,
 	   'FOLLOWS#USER#bob'::adjkey ^@ 'FOLLOWS#'::text AS op_text,
-	   'FOLLOWS#USER#bob'::adjkey ^@ 'FOLLOWS#' AS op_key,
+	   'FOLLOWS#USER#bob'::adjkey ^@ 'FOLLOWS#'::adjkey AS op_key,
 	   'FOLLOWS#USER#bob'::adjkey ^@ 'FRIEND#' AS op_no,
 	   'USER'::adjkey ^@ 'USER#' AS longer_prefix,
 	   'USER'::adjkey ^@ 'USER' AS equal_prefix,

@@ -41,7 +41,8 @@ SELECT adjkey('INVOICE#1'), text('INVOICE#1'::adjkey);
 CREATE TABLE io_text (t text);
 INSERT INTO io_text SELECT pk FROM io_items;
 SELECT t FROM io_text ORDER BY t;
--- no implicit cast to text: comparing with text must be explicit
+-- no implicit cast to text, but adjkey compares with text by its bytes
+-- (the cross-type operators, sql/adjkey_text.sql)
 SELECT 'a'::adjkey < 'b'::text;
 SELECT 'a'::adjkey < 'b'::text::adjkey;
 -- not collatable: ordering never depends on a collation

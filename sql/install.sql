@@ -95,6 +95,13 @@ INSERT INTO arr VALUES (1, ARRAY['USER#1', 'USER#2']::"Graph Ext".adjkey[]);
 DROP EXTENSION adjlist;
 \set VERBOSITY default
 SELECT count(*) AS rows_before FROM e;
+-- a table partitioned by an adjkey column cannot change that column's type:
+-- refused, nothing done
+CREATE TABLE hashed (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE hashed_0 PARTITION OF hashed FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+SELECT * FROM "Graph Ext".adjlist_uninstall() ORDER BY 1, 2;
+SELECT count(*) AS indexes_kept FROM "Graph Ext".adjlist_inverted_indexes;
+DROP TABLE hashed;
 SELECT * FROM "Graph Ext".adjlist_uninstall() ORDER BY 1, 2;
 DROP EXTENSION adjlist;
 SELECT count(*) AS rows_after FROM e;

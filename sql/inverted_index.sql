@@ -90,6 +90,14 @@ WITH gone AS (DELETE FROM net WHERE pk = 'USER#ivan' RETURNING pk, sk)
 INSERT INTO net SELECT 'USER#jack', sk, NULL FROM gone;
 SELECT pk FROM net_inverted WHERE pk IN ('USER#ivan', 'USER#jack');
 SELECT pg_temp.drift('net_inverted');
+-- one statement that deletes a key and inserts it again: the INSERT's
+-- trigger fires before the DELETE's, and the key stays indexed
+WITH gone AS (DELETE FROM net WHERE pk = 'USER#jack' RETURNING pk, sk)
+INSERT INTO net SELECT pk, sk, '{"again": true}' FROM gone;
+WITH moved AS (UPDATE net SET sk = 'FOLLOWS#USER#erin' WHERE pk = 'USER#jack' RETURNING pk)
+INSERT INTO net SELECT 'USER#jack', 'FOLLOWS#USER#bob', '{"back": true}' FROM moved;
+SELECT sk, pk FROM net_inverted WHERE pk = 'USER#jack' ORDER BY 1;
+SELECT pg_temp.drift('net_inverted');
 
 -- savepoints and rollbacks: the index rolls back with the table
 BEGIN;

@@ -223,7 +223,7 @@ INSERT INTO adjsec_util.samples VALUES
 	('sk', 'adjkey', '''FOLLOWS#USER#b'''), ('partition_key', 'adjkey', '''FOLLOWS#USER#b'''),
 	('key', 'adjkey', '''FOLLOWS#USER#b'''), ('b', 'adjkey', '''USER#b'''),
 	('to_node', 'adjkey', '''USER#b'''), ('pk', 'adjkey', '''USER#z'''),
-	(NULL, 'adjkey', '''USER#a'''),
+	(NULL, 'adjkey', '''USER#a'''), (NULL, 'adjkey_prefix', '''USER#'''),
 	('edge_prefix', 'text', '''FOLLOWS#'''), ('edge', 'text', '''FOLLOWS'''),
 	('direction', 'text', '''out'''), ('format', 'text', '''dot'''),
 	('target_prefix', 'text', ''''''), (NULL, 'text', '''USER#'''),
@@ -233,6 +233,9 @@ INSERT INTO adjsec_util.samples VALUES
 	('depth', 'integer', '1'), ('max_depth', 'integer', '2'), ('shards', 'integer', '4'),
 	(NULL, 'integer', '1'), (NULL, 'bigint', '10'), (NULL, 'boolean', 'false'),
 	('edges', 'jsonb', '''[{"pk": "USER#z", "sk": "FOLLOWS#USER#a"}]'''),
+	('keys', 'jsonb', '''[{"pk": "USER#a", "sk": "FOLLOWS#USER#b"}]'''),
+	('items', 'text', '''{"Item": {"pk": {"S": "USER#z"}, "sk": {"S": "FOLLOWS#USER#a"}}}'''),
+	('col', 'name', 'NULL'),
 	(NULL, 'jsonb', '''{}'''), (NULL, 'bytea', '''\x55534552'''),
 	(NULL, 'cstring', '''USER#a''::cstring');
 CREATE TABLE adjsec_util.extra_args (fn name, extra text);
@@ -269,7 +272,9 @@ BEGIN
 	END LOOP;
 	args := args || ARRAY(SELECT e.extra FROM adjsec_util.extra_args e WHERE e.fn = p.proname);
 	call := format('%s(%s)', f::oid::regproc, array_to_string(args, ', '));
-	IF p.prokind = 'a' THEN
+	IF p.prokind = 'p' THEN
+		RETURN 'CALL ' || call;
+	ELSIF p.prokind = 'a' THEN
 		RETURN format('SELECT %s(x) FROM (VALUES (%s)) v(x)', p.proname, args[1]);
 	ELSIF p.prorettype = 'record'::regtype AND p.proallargtypes IS NULL THEN
 		-- SETOF record: the columns of the sample index table
@@ -290,11 +295,11 @@ JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.de
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'adjlist';
 
 SELECT f AS function,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_owner', s) ELSE s END AS owner,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_reader', s) END AS reader,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_writer', s) END AS writer,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_temp', s) END AS temp,
-	   CASE WHEN s LIKE 'SELECT %' THEN adjsec_util.try('regress_adjsec_nobody', s) END AS nobody
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_owner', s) ELSE s END AS owner,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_reader', s) END AS reader,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_writer', s) END AS writer,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_temp', s) END AS temp,
+	   CASE WHEN s ~ '^(SELECT|CALL) ' THEN adjsec_util.try('regress_adjsec_nobody', s) END AS nobody
 FROM (SELECT f, adjsec_util.call_sql(f) AS s FROM adjsec_util.extension_functions) c
 ORDER BY f::text COLLATE "C";
 
@@ -1201,7 +1206,9 @@ BEGIN
 			args := args || (CASE WHEN p.provariadic <> 0 AND i = p.pronargs - 1 AND i <> k THEN '' ELSE '' END || v);
 		END LOOP;
 		call := format('%s(%s)', f::oid::regproc, array_to_string(args, ', '));
-		IF p.prokind = 'a' THEN
+		IF p.prokind = 'p' THEN
+			call := 'CALL ' || call;
+		ELSIF p.prokind = 'a' THEN
 			call := format('SELECT %s(x) FROM (VALUES (%s)) v(x)', p.proname, args[1]);
 		ELSIF p.proretset THEN
 			call := 'SELECT count(*) FROM ' || call;

@@ -19,12 +19,24 @@
  * Comparison functions free detoasted copies: btree calls them in long loops
  * in a memory context that is not reset per call.
  *
+ * Keys and text.  The cross-type functions at the end compare a key (or
+ * bytea: any varlena of raw bytes) with text, and text with text, by the
+ * same memcmp over the text's UTF-8 form, never by a collation; they back
+ * the adjkey/text operators of adjkey's btree and hash families (see
+ * src/sql/text_ops.sql).  Text that could not be a key (empty, too long)
+ * simply compares by its bytes: a comparison never raises an error.  In
+ * UTF8 and SQL_ASCII databases the text's bytes are used as they are (in
+ * SQL_ASCII, where text need not be UTF-8, checking would make comparisons
+ * fail); in other encodings they are converted to UTF-8 first, and the
+ * text hash functions hash the same bytes, so that equal values hash alike.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "common/hashfn.h"
 #include "lib/hyperloglog.h"
+#include "mb/pg_wchar.h"
 #include "port/pg_bswap.h"
 #include "utils/sortsupport.h"
 
@@ -252,5 +264,142 @@ adjkey_hash_extended(PG_FUNCTION_ARGS)
 	result = hash_any_extended((const unsigned char *) ADJKEY_DATA(key),
 							   ADJKEY_LEN(key), PG_GETARG_INT64(1));
 	PG_FREE_IF_COPY(key, 0);
+	PG_RETURN_DATUM(result);
+}
+
+/* ----------------------------------------------------------------------
+ * Keys and text
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The UTF-8 bytes by which a text value compares with keys (see the file
+ * header).  The result points into t when no conversion is needed, else to
+ * a palloc'd copy.
+ */
+const char *
+adjkey_text_bytes(text *t, int *len)
+{
+	const char *s = VARDATA_ANY(t);
+	int			slen = VARSIZE_ANY_EXHDR(t);
+	int			enc = GetDatabaseEncoding();
+	const char *utf8;
+
+	if (enc == PG_UTF8 || enc == PG_SQL_ASCII)
+	{
+		*len = slen;
+		return s;
+	}
+	utf8 = pg_server_to_any(s, slen, PG_UTF8);
+	*len = (utf8 == s) ? slen : (int) strlen(utf8);
+	return utf8;
+}
+
+/* One argument of a cross-type comparison: raw bytes or text. */
+typedef struct CmpArg
+{
+	struct varlena *value;		/* detoasted argument */
+	const char *bytes;			/* its bytes as compared */
+	int			len;
+} CmpArg;
+
+static void
+cmp_arg_get(CmpArg *arg, Datum d, bool is_text)
+{
+	arg->value = DatumGetAdjkeyPP(d);
+	if (is_text)
+		arg->bytes = adjkey_text_bytes((text *) arg->value, &arg->len);
+	else
+	{
+		arg->bytes = ADJKEY_DATA(arg->value);
+		arg->len = ADJKEY_LEN(arg->value);
+	}
+}
+
+static void
+cmp_arg_free(CmpArg *arg, Datum d)
+{
+	if (arg->bytes != ADJKEY_DATA(arg->value))
+		pfree((void *) arg->bytes);
+	if ((Pointer) arg->value != DatumGetPointer(d))
+		pfree(arg->value);
+}
+
+/* Compare the two arguments of fcinfo, each raw bytes or text. */
+static int
+cmp_mixed_args(FunctionCallInfo fcinfo, bool ltext, bool rtext)
+{
+	CmpArg		a;
+	CmpArg		b;
+	int			r;
+
+	cmp_arg_get(&a, PG_GETARG_DATUM(0), ltext);
+	cmp_arg_get(&b, PG_GETARG_DATUM(1), rtext);
+	r = adjkey_cmp_bytes(a.bytes, a.len, b.bytes, b.len);
+	cmp_arg_free(&a, PG_GETARG_DATUM(0));
+	cmp_arg_free(&b, PG_GETARG_DATUM(1));
+	return r;
+}
+
+/*
+ * The seven functions of one pair of argument kinds: raw bytes (adjkey or
+ * bytea) with text, text with raw bytes, text with text.
+ */
+#define ADJKEY_MIXED_CMP_FUNCS(name, ltext, rtext) \
+PG_FUNCTION_INFO_V1(adjkey_##name##_eq); \
+Datum adjkey_##name##_eq(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) == 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_ne); \
+Datum adjkey_##name##_ne(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) != 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_lt); \
+Datum adjkey_##name##_lt(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) < 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_le); \
+Datum adjkey_##name##_le(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) <= 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_gt); \
+Datum adjkey_##name##_gt(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) > 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_ge); \
+Datum adjkey_##name##_ge(PG_FUNCTION_ARGS) \
+{ PG_RETURN_BOOL(cmp_mixed_args(fcinfo, ltext, rtext) >= 0); } \
+PG_FUNCTION_INFO_V1(adjkey_##name##_cmp); \
+Datum adjkey_##name##_cmp(PG_FUNCTION_ARGS) \
+{ \
+	int			r = cmp_mixed_args(fcinfo, ltext, rtext); \
+	PG_RETURN_INT32((r > 0) - (r < 0)); \
+}
+
+ADJKEY_MIXED_CMP_FUNCS(raw_text, false, true)
+ADJKEY_MIXED_CMP_FUNCS(text_raw, true, false)
+ADJKEY_MIXED_CMP_FUNCS(text_text, true, true)
+
+/* Hashes of text compatible with adjkey_hash: the same UTF-8 bytes. */
+PG_FUNCTION_INFO_V1(adjkey_text_hash);
+PG_FUNCTION_INFO_V1(adjkey_text_hash_extended);
+
+Datum
+adjkey_text_hash(PG_FUNCTION_ARGS)
+{
+	CmpArg		t;
+	Datum		result;
+
+	cmp_arg_get(&t, PG_GETARG_DATUM(0), true);
+	result = hash_any((const unsigned char *) t.bytes, t.len);
+	cmp_arg_free(&t, PG_GETARG_DATUM(0));
+	PG_RETURN_DATUM(result);
+}
+
+Datum
+adjkey_text_hash_extended(PG_FUNCTION_ARGS)
+{
+	CmpArg		t;
+	Datum		result;
+
+	cmp_arg_get(&t, PG_GETARG_DATUM(0), true);
+	result = hash_any_extended((const unsigned char *) t.bytes, t.len,
+							   PG_GETARG_INT64(1));
+	cmp_arg_free(&t, PG_GETARG_DATUM(0));
 	PG_RETURN_DATUM(result);
 }

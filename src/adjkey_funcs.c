@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * adjkey_funcs.c
- *	  begins_with, the bounds of a begins_with range, and the component
- *	  helpers (make_key, key_parts, key_part, key_prefix, key_tail, key_nparts).
+ *	  begins_with, the bounds of a begins_with range, LIKE on keys, and the
+ *	  component helpers (make_key, key_parts, key_part, key_prefix, key_tail,
+ *	  key_nparts).
  *
  * Components.  A key's components are separated by '#'.  make_key() escapes
  * a '#' inside a part as '\#' and a backslash as '\\', so a user id that
@@ -23,6 +24,18 @@
  * The bounds are bytea, compared with keys byte-wise by the cross-type
  * operators of adjkey's btree family, so a sentinel need not be a key.
  *
+ * LIKE.  "key LIKE pattern" matches the key's UTF-8 bytes against the
+ * pattern's (converted as adjkey_text_bytes() does for comparisons), with
+ * no collation: '%' matches any run of characters, '_' one character, and
+ * a backslash makes the next character literal (LIKE ... ESCAPE is
+ * rewritten to this by the parser).  A pattern ending in an unescaped
+ * backslash is an error, raised before matching, so it does not depend on
+ * the key.  Every special character is ASCII and no byte of a multi-byte
+ * UTF-8 character is, so the pattern is scanned byte by byte; only '_' and
+ * the backtracking of '%' step over whole characters of the key.  The
+ * literal prefix of a pattern (the characters before its first wildcard)
+ * bounds an index range exactly like a begins_with prefix.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -41,6 +54,10 @@ PG_FUNCTION_INFO_V1(adjkey_begins_with_key);
 PG_FUNCTION_INFO_V1(adjkey_prefix_lower);
 PG_FUNCTION_INFO_V1(adjkey_prefix_upper);
 PG_FUNCTION_INFO_V1(adjkey_prefix_upper_key);
+PG_FUNCTION_INFO_V1(adjkey_like);
+PG_FUNCTION_INFO_V1(adjkey_notlike);
+PG_FUNCTION_INFO_V1(adjkey_like_lower);
+PG_FUNCTION_INFO_V1(adjkey_like_upper);
 PG_FUNCTION_INFO_V1(adjkey_make_key);
 PG_FUNCTION_INFO_V1(adjkey_key_parts);
 PG_FUNCTION_INFO_V1(adjkey_key_part);
@@ -183,6 +200,197 @@ adjkey_prefix_upper_key(PG_FUNCTION_ARGS)
 	struct varlena *prefix = PG_GETARG_ADJKEY_PP(0);
 
 	PG_RETURN_DATUM(prefix_upper(ADJKEY_DATA(prefix), ADJKEY_LEN(prefix)));
+}
+
+/* ----------------------------------------------------------------------
+ * LIKE
+ * ----------------------------------------------------------------------
+ */
+
+#define LIKE_ESC	'\\'
+
+/* Reject a pattern that ends in an unescaped escape character. */
+static void
+like_check_pattern(const char *p, int plen)
+{
+	for (int i = 0; i < plen; i++)
+	{
+		if (p[i] != LIKE_ESC)
+			continue;
+		if (i + 1 >= plen)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_ESCAPE_SEQUENCE),
+					 errmsg("LIKE pattern must not end with escape character")));
+		i++;
+	}
+}
+
+/*
+ * Split a pattern into its literal prefix (unescaped, written to prefix,
+ * which has room for plen bytes) and the rest, and say what the rest is:
+ * nothing (the pattern matches one key), only '%' (it matches the keys
+ * that begin with the prefix), or anything else.  Never raises an error: a
+ * pattern ending in an unescaped backslash is ADJKEY_LIKE_BAD.
+ */
+AdjkeyLikeKind
+adjkey_like_prefix(const char *p, int plen, char *prefix, int *prefixlen)
+{
+	AdjkeyLikeKind kind = ADJKEY_LIKE_PREFIX;
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < plen; i++)
+	{
+		if (p[i] == '%' || p[i] == '_')
+			break;
+		if (p[i] == LIKE_ESC)
+		{
+			if (++i >= plen)
+				return ADJKEY_LIKE_BAD;
+		}
+		prefix[n++] = p[i];
+	}
+	*prefixlen = n;
+	if (i == plen)
+		return ADJKEY_LIKE_EXACT;
+	for (; i < plen; i++)
+	{
+		if (p[i] == LIKE_ESC)
+		{
+			if (++i >= plen)
+				return ADJKEY_LIKE_BAD;
+			kind = ADJKEY_LIKE_OTHER;
+		}
+		else if (p[i] != '%')
+			kind = ADJKEY_LIKE_OTHER;
+	}
+	return kind;
+}
+
+/* The length of the character at k[s], within klen. */
+static inline int
+key_char_len(const char *k, int s, int klen)
+{
+	int			n = pg_utf_mblen((const unsigned char *) k + s);
+
+	return Min(n, klen - s);
+}
+
+/*
+ * Does k match the (checked) pattern p?  Backtracking is only ever to the
+ * last '%' seen, which is enough for '%' and '_' (a '%' further back could
+ * absorb no more than the last one can); the work is at most
+ * klen * plen steps.
+ */
+static bool
+like_match(const char *k, int klen, const char *p, int plen)
+{
+	int			s = 0;			/* position in the key */
+	int			i = 0;			/* position in the pattern */
+	int			star_i = -1;	/* pattern position after the last '%' */
+	int			star_s = 0;		/* key position that '%' resumes from */
+
+	while (s < klen)
+	{
+		if (i < plen && p[i] == '%')
+		{
+			star_i = ++i;
+			star_s = s;
+			continue;
+		}
+		if (i < plen && p[i] == '_')
+		{
+			s += key_char_len(k, s, klen);
+			i++;
+			continue;
+		}
+		if (i < plen)
+		{
+			int			li = (p[i] == LIKE_ESC) ? i + 1 : i;
+
+			if (p[li] == k[s])
+			{
+				s++;
+				i = li + 1;
+				continue;
+			}
+		}
+		if (star_i < 0)
+			return false;
+		/* let the last '%' absorb one more character and retry */
+		star_s += key_char_len(k, star_s, klen);
+		s = star_s;
+		i = star_i;
+	}
+	while (i < plen && p[i] == '%')
+		i++;
+	return i == plen;
+}
+
+static bool
+like_args(FunctionCallInfo fcinfo)
+{
+	struct varlena *key = PG_GETARG_ADJKEY_PP(0);
+	text	   *pattern = PG_GETARG_TEXT_PP(1);
+	const char *p;
+	int			plen;
+
+	p = adjkey_text_bytes(pattern, &plen);
+	like_check_pattern(p, plen);
+	return like_match(ADJKEY_DATA(key), ADJKEY_LEN(key), p, plen);
+}
+
+Datum
+adjkey_like(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(like_args(fcinfo));
+}
+
+Datum
+adjkey_notlike(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!like_args(fcinfo));
+}
+
+/* The literal prefix of a pattern as UTF-8 bytes; errors if it is bad. */
+static char *
+like_pattern_prefix(text *pattern, int *len)
+{
+	const char *p;
+	int			plen;
+	char	   *prefix;
+
+	p = adjkey_text_bytes(pattern, &plen);
+	prefix = palloc(plen + 4);	/* room for its successor too */
+	if (adjkey_like_prefix(p, plen, prefix, len) == ADJKEY_LIKE_BAD)
+		like_check_pattern(p, plen);	/* raises the error */
+	return prefix;
+}
+
+/*
+ * The inclusive lower bound (bytea) of the keys a pattern can match: its
+ * literal prefix, empty when it starts with a wildcard.
+ */
+Datum
+adjkey_like_lower(PG_FUNCTION_ARGS)
+{
+	int			len;
+	char	   *prefix = like_pattern_prefix(PG_GETARG_TEXT_PP(0), &len);
+	bytea	   *res = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(res, VARHDRSZ + len);
+	memcpy(VARDATA(res), prefix, len);
+	PG_RETURN_BYTEA_P(res);
+}
+
+/* The exclusive upper bound (bytea) of the keys a pattern can match. */
+Datum
+adjkey_like_upper(PG_FUNCTION_ARGS)
+{
+	int			len;
+	char	   *prefix = like_pattern_prefix(PG_GETARG_TEXT_PP(0), &len);
+
+	PG_RETURN_DATUM(prefix_upper(prefix, len));
 }
 
 /* ----------------------------------------------------------------------

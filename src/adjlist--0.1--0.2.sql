@@ -63,7 +63,12 @@ CREATE OR REPLACE FUNCTION adjlist_index_select(idx regclass, base_alias text DE
 	GROUP BY r.baserel, r.columns, r.write_shards
 $$;
 
--- create_inverted_index gains write_shards
+-- create_inverted_index gains write_shards (its privileges are carried
+-- over to the new signature below)
+SELECT pg_catalog.set_config('adjlist_update.acl',
+	coalesce((SELECT p.proacl::text FROM pg_catalog.pg_proc p
+			  WHERE p.oid = 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text)'::regprocedure), ''),
+	true);
 DROP FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text);
 CREATE FUNCTION create_inverted_index(
 	tbl regclass,
@@ -339,6 +344,21 @@ BEGIN
 END $$;
 COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept in sync by triggers';
+DO $$
+DECLARE
+	acl text := pg_catalog.current_setting('adjlist_update.acl');
+	f regprocedure := 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer)'::regprocedure;
+	a record;
+BEGIN
+	IF acl <> '' THEN
+		EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+		FOR a IN SELECT * FROM pg_catalog.aclexplode(acl::pg_catalog.aclitem[]) LOOP
+			EXECUTE pg_catalog.format('GRANT %s ON FUNCTION %s TO %s%s', a.privilege_type, f,
+				CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END,
+				CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+		END LOOP;
+	END IF;
+END $$;
 
 -- query() and query_count() (through the SQL they run) merge the shards of a
 -- write-sharded index

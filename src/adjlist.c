@@ -15,15 +15,20 @@
  *						reads or writes adjlist_inverted_indexes
  *	plan_cache.c		saved SPI plans, keyed by statement and role
  *	index_rule.c		what index rows and counter deltas a base row gives
+ *	index_predicate.c	the predicate of a sparse index
  *	base_scan.c			reading a base table (or one member) as its owner
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
- *	index_admin.c		create/drop an inverted index, its triggers
+ *	index_admin.c		an index's triggers, partitions' rows, drop
+ *	index_create.c		create_inverted_index() in one transaction
+ *	index_build.c		create_inverted_index(..., concurrently => true)
  *	index_check.c		verify, rebuild, counters, index rows
  *	index_guard.c		event triggers: DDL on indexed tables
  *	index_restore.c		registry rows pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C
- *	write_api.c			put_edge, put_edges, delete_edge, delete_node
+ *	write_api.c			put_edge, put_edges, delete_edge, delete_node, and
+ *						the conditional writes
+ *	dynamo_io.c			DynamoDB JSON import and export
  *	write_shard.c		write-sharded partition keys
  *	graph_meta.c		what a table's graph looks like to the readers
  *	graph_reader.c		reading the edges of a node or a level
@@ -31,22 +36,30 @@
  *	graph_scan_spi.c	the SQL path of the reader
  *	graph_nodes.c		node sets and expansion for multi-hop calls
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
- *	graph_dynamo_query.c query(), query_count(), explain_query()
+ *	graph_dynamo_query.c query(), query_count(), query_count_page(),
+ *						explain_query()
+ *	graph_batch_get.c	batch_get()
  *	graph_traverse.c	traverse, reachable_count, shortest_path
  *	graph_rank.c		common_neighbors, walk_ranked
  *	graph_export.c		DOT and Mermaid export
+ *	graph_estimate.c	the planner's row estimates of the graph functions
+ *	table_options.c		a table's payload and expiry columns, sweep_expired()
+ *	uninstall.c			adjlist_uninstall()
  *
  * The includes form layers, each using only those above it:
  *
  *	1. the key type: adjlist.h (adjkey_*.c, write_shard.c), compat.h
  *	2. where adjlist's objects are: catalog.h; saved plans: plan_cache.h
  *	3. the registry of inverted indexes: registry.h
- *	4. index rules and the one writer: index_rule.h, index_write.h
- *	5. what keeps indexes exact: index_sync.c, index_admin.h, index_check.h,
- *	   index_guard.c, index_restore.c, index_update.c, write_api.c
+ *	4. index rules and the one writer: index_rule.h, index_predicate.h,
+ *	   index_write.h
+ *	5. what keeps indexes exact: index_sync.c, index_admin.h (index_admin.c,
+ *	   index_create.c, index_build.c), index_check.h, index_guard.c,
+ *	   index_restore.c, index_update.c, write_api.c, dynamo_io.h
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
- *	7. graph algorithms: graph_query.c, graph_dynamo_query.c, graph_nodes.c,
- *	   graph_traverse.c, graph_rank.c, graph_export.c
+ *	7. graph algorithms: graph_query.c, graph_dynamo_query.c,
+ *	   graph_batch_get.c, graph_nodes.c, graph_traverse.c, graph_rank.c,
+ *	   graph_export.c, graph_estimate.c
  *
  * The SQL objects are created by adjlist--<version>.sql, which the
  * Makefile assembles from src/sql/.
@@ -65,6 +78,7 @@
 #include "catalog.h"
 #include "graph.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_MODULE_MAGIC;
 
@@ -94,6 +108,4 @@ _PG_init(void)
 	MarkGUCPrefixReserved("adjlist");
 
 	adjlist_catalog_init();
-	registry_init();
-	graph_meta_init();
 }

@@ -103,6 +103,7 @@ extern const char *adjkey_text_to_utf8(text *t, int *outlen);
 
 /* adjkey_cmp.c */
 extern int	adjkey_cmp_datums(Datum a, Datum b);
+extern const char *adjkey_text_bytes(text *t, int *len);
 
 /* adjkey_funcs.c */
 extern int	adjkey_prefix_successor(const char *p, int len, char *out);
@@ -110,6 +111,18 @@ extern struct varlena *adjkey_upper_sentinel(void);
 extern int	adjkey_next_separator(const char *s, int len, int from);
 extern int	adjkey_first_part_len(const char *s, int len);
 extern const char *adjkey_edge_prefix(text *prefix, int *len);
+
+/* What follows the literal prefix of a LIKE pattern */
+typedef enum AdjkeyLikeKind
+{
+	ADJKEY_LIKE_EXACT,			/* nothing: the pattern is one key */
+	ADJKEY_LIKE_PREFIX,			/* only '%': the keys beginning with it */
+	ADJKEY_LIKE_OTHER,			/* anything else */
+	ADJKEY_LIKE_BAD				/* ends in an unescaped escape character */
+} AdjkeyLikeKind;
+
+extern AdjkeyLikeKind adjkey_like_prefix(const char *p, int plen,
+										 char *prefix, int *prefixlen);
 
 /* write_shard.c: write sharding of index partitions */
 #define WRITE_SHARDS_MAX		256

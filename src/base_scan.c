@@ -25,6 +25,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 
 #define BASE_SCAN_BATCH 1000
@@ -34,8 +35,8 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 {
 	StringInfoData sql;
 	Portal		portal;
-	Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-	bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist base row",
 												 ALLOCSET_DEFAULT_SIZES);
 
@@ -43,7 +44,10 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
-	appendStringInfo(&sql, " FROM %s", adjlist_qualified_name(relid));
+	/* a sparse index's rows only (the caller pinned search_path) */
+	appendStringInfo(&sql, ", true FROM %s", adjlist_qualified_name(relid));
+	if (ix->predicate != NULL)
+		appendStringInfo(&sql, " WHERE %s", index_predicate_sql(ix->predicate));
 	/* a read-only cursor reads with the active snapshot */
 	if (latest)
 		PushActiveSnapshot(GetLatestSnapshot());
@@ -68,7 +72,7 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 			MemoryContext old = MemoryContextSwitchTo(rowcxt);
 
 			CHECK_FOR_INTERRUPTS();
-			for (int i = 0; i < ix->ncols; i++)
+			for (int i = 0; i < INDEX_BASE_LEN(ix); i++)
 				base[i] = SPI_getbinval(tup, tt->tupdesc, i + 1, &basenull[i]);
 			cb(arg, base, basenull);
 			MemoryContextSwitchTo(old);

@@ -45,6 +45,9 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "graph.h"
+#include "registry.h"
+#include "table_options.h"
 
 /*
  * The catalog lives in static storage, rebuilt in place: callers keep
@@ -63,17 +66,31 @@ static bool stale = false;
  * must stay known to them.  A dropped extension is noticed at the next use
  * (its registry table is gone).
  */
+/*
+ * The one relcache callback of the library: core has room for only ten in a
+ * backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several, so every
+ * cache of adjlist is told from here rather than registering its own.
+ */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
 {
 	if (cat != NULL && (!OidIsValid(relid) || relid == cat->registry))
 		stale = true;
+	registry_relcache_invalidate(relid);
+	table_options_relcache_invalidate(relid);
+	graph_meta_relcache_invalidate(relid);
 }
 
 Oid
 adjlist_registry_oid_if_loaded(void)
 {
 	return cat ? cat->registry : InvalidOid;
+}
+
+Oid
+adjlist_options_oid_if_loaded(void)
+{
+	return cat ? cat->options : InvalidOid;
 }
 
 void
@@ -181,8 +198,30 @@ adjlist_catalog(void)
 	}
 	c->registry_has_write_shards =
 		(get_attnum(c->registry, "write_shards") != InvalidAttrNumber);
+	c->options = get_relname_relid("adjlist_table_options", c->namespace);
 	cat = c;
 	return c;
+}
+
+AdjlistDirection
+adjlist_parse_direction(text *t, bool both_ok)
+{
+	char	   *s = text_to_cstring(t);
+
+	if (strcmp(s, "out") == 0)
+		return ADJLIST_OUT;
+	if (strcmp(s, "in") == 0)
+		return ADJLIST_IN;
+	if (both_ok && strcmp(s, "both") == 0)
+		return ADJLIST_BOTH;
+	if (both_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("direction must be \"out\", \"in\" or \"both\", not \"%s\"", s)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("direction must be \"out\" or \"in\", not \"%s\"", s)));
+	return ADJLIST_OUT;			/* keep the compiler quiet */
 }
 
 Oid

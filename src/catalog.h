@@ -35,6 +35,8 @@ typedef struct AdjlistCatalog
 	Oid			registry;		/* adjlist_inverted_indexes */
 	Oid			registry_owner;
 	bool		registry_has_write_shards;	/* false for a 0.1 catalog */
+	Oid			options;		/* adjlist_table_options, or InvalidOid before
+								 * 0.3 (every table then has the defaults) */
 	bool		legacy;			/* the SQL objects of 0.1 or 0.2, not yet
 								 * updated: triggers keep only the indexes
 								 * in trigger mode, as those versions did */
@@ -43,7 +45,22 @@ typedef struct AdjlistCatalog
 extern const AdjlistCatalog *adjlist_catalog(void);
 /* The registry's OID if the catalog is loaded, else InvalidOid (no lookups). */
 extern Oid	adjlist_registry_oid_if_loaded(void);
+/* The same for the table options (table_options.c). */
+extern Oid	adjlist_options_oid_if_loaded(void);
 extern void adjlist_catalog_init(void);
+
+/*
+ * A direction argument: "out", "in" (and "both" when both_ok); anything
+ * else is an error (22023).  The one parser of every function's direction.
+ */
+typedef enum AdjlistDirection
+{
+	ADJLIST_OUT = 1,
+	ADJLIST_IN = 2,
+	ADJLIST_BOTH = 3
+} AdjlistDirection;
+
+extern AdjlistDirection adjlist_parse_direction(struct varlena *t, bool both_ok);
 
 /* The primary key index of a relation, deferrable or not; InvalidOid if none. */
 extern Oid	adjlist_primary_key_index(struct RelationData *rel);

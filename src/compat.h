@@ -99,6 +99,18 @@ adjlist_local_xid(void)
 }
 
 /*
+ * MERGE into a partitioned table from 16 on puts the last row the statement
+ * inserted into a partition into the UPDATE's NEW transition table in place
+ * of the updated row, unless the partition has a BEFORE INSERT row trigger:
+ * a base table then gets a do-nothing one (index_admin.c).
+ */
+#if PG_VERSION_NUM >= 160000
+#define ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER true
+#else
+#define ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER false
+#endif
+
+/*
  * ExecSimpleRelationUpdate() hands index maintenance an "update" flag whose
  * meaning did not change; nothing to wrap.  table_tuple_update() and
  * friends are used only through the executor helpers.

@@ -35,6 +35,9 @@ typedef struct GraphTable
 
 	/* the inverted index (partition key = sk, sort key = pk), if any */
 	Oid			inv_rel;
+	bool		inv_gone;		/* dropped while this was being built */
+	bool		inv_ready;		/* false while built concurrently: readers
+								 * that need it refuse it */
 	Oid			inv_owner;
 	char		inv_relkind;
 	bool		inv_direct;
@@ -78,7 +81,7 @@ typedef struct GraphEdge
 /* Return false to stop the scan. */
 typedef bool (*GraphEdgeCallback) (void *arg, const GraphEdge *edge);
 
-/* How edge keys map to node keys (DESIGN.md section 1). */
+/* How edge keys map to node keys (README, "Edges and nodes"). */
 typedef struct EdgeConvention
 {
 	const char *edge_prefix;	/* the prefix of an edge's sort key */
@@ -105,7 +108,8 @@ typedef struct GraphScan
 /* graph_meta.c */
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
 extern void graph_require_some_select(Oid relid);
-extern void graph_meta_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void graph_meta_relcache_invalidate(Oid relid);
 
 /* graph_reader.c */
 typedef struct GraphReader GraphReader;
@@ -131,7 +135,7 @@ extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 /* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;
 
-typedef enum Direction
+typedef enum Direction			/* the values of catalog.h's AdjlistDirection */
 {
 	DIR_OUT = 1,
 	DIR_IN = 2,

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * graph_dynamo_query.c
- *	  query() and query_count(): DynamoDB's Query on a table or an inverted
- *	  index.
+ *	  query(), query_count() and query_count_page(): DynamoDB's Query on a
+ *	  table or an inverted index; batch_get(): its BatchGetItem.
  *
  * One partition (partition key equality), an optional sort-key condition
  * (=, <, <=, >, >=, between, begins_with), forward or backward, a limit,
@@ -21,6 +21,12 @@
  * As DynamoDB does, an exclusive start key must come from the partition
  * and the condition of the query, and a limit must be positive: anything
  * else is an error ("the provided starting key is invalid").
+ *
+ * query_count_page() is Select COUNT with a page: the rows query() would
+ * return, counted, and the last one's key (LastEvaluatedKey) when the limit
+ * stopped the page.  batch_get() reads up to 100 items by key in one
+ * statement (a join of the keys, in request order, with the table), as the
+ * caller, like every read here.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,13 +52,16 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "dynamo_io.h"
 #include "graph.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count);
 PG_FUNCTION_INFO_V1(adjlist_explain_query);
+PG_FUNCTION_INFO_V1(adjlist_query_count_page);
 
 typedef enum SortOp
 {
@@ -68,6 +77,9 @@ typedef struct QueryTable
 	char	  **cols;
 	Oid		   *types;
 	int			shards;			/* write shards of a registered index table */
+	bool		is_index;		/* a registered index table */
+	char	   *live;			/* the items that have not expired, as SQL
+								 * over t (table_options.c), or NULL */
 } QueryTable;
 
 static QueryTable *
@@ -83,6 +95,8 @@ query_table(Oid relid)
 	rel = table_open(relid, AccessShareLock);
 	pk = adjlist_primary_key_index(rel);
 	ix = registry_index(relid, false);
+	if (ix != NULL && !ix->ready)
+		registry_not_ready(relid);
 
 	q->relid = relid;
 	q->qname = adjlist_qualified_name(relid);
@@ -113,6 +127,20 @@ query_table(Oid relid)
 		for (int i = 0; i < q->ncols; i++)
 			q->types[i] = get_atttype(relid, get_attnum(relid, ix->colnames[i]));
 	}
+	else
+	{
+		/* a base table without one, keyed by the key it was registered with */
+		TableIndexes *ti = registry_lookup_unchecked(relid);
+
+		if (ti->nindexes > 0 && ti->baserel == relid)
+		{
+			q->ncols = ti->indexes[0].nbasekey;
+			q->cols = ti->indexes[0].base_key;
+			q->types = palloc(sizeof(Oid) * q->ncols);
+			for (int i = 0; i < q->ncols; i++)
+				q->types[i] = get_atttype(relid, get_attnum(relid, q->cols[i]));
+		}
+	}
 	table_close(rel, AccessShareLock);
 	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
 		ereport(ERROR,
@@ -121,6 +149,21 @@ query_table(Oid relid)
 						get_rel_name(relid)),
 				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
 	q->shards = ix ? ix->write_shards : 0;
+	q->is_index = ix != NULL;
+	{
+		/* time to live: the base table's expiry column, in it or its index */
+		TableOptions *o = table_options(ix ? ix->baserel : relid);
+
+		if (o->ttl != NULL)
+		{
+			if (ix != NULL && get_attnum(relid, o->ttl) <= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("inverted index \"%s\" does not project the expiry column \"%s\"",
+								get_rel_name(relid), o->ttl)));
+			q->live = table_options_live_sql(o, "t");
+		}
+	}
 	return q;
 }
 
@@ -338,6 +381,9 @@ append_condition(StringInfo sql, QueryTable *q, SortOp op)
 						 s, nsp, s, nsp);
 	else if (op == SORT_BEGINS)
 		appendStringInfo(sql, " AND t.%s OPERATOR(%s.^@) $4", s, nsp);
+	/* expired items are not read */
+	if (q->live != NULL)
+		appendStringInfo(sql, " AND %s", q->live);
 }
 
 /* Rows strictly after the start key ($5) in the scan's order. */
@@ -446,8 +492,9 @@ query_sql(QueryTable *q, const QueryArgs *a, bool count_only)
 	}
 }
 
+/* Run sql, a statement of query_sql()'s parameters, for a call's arguments. */
 static int
-run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
+run_query_sql(QueryTable *q, QueryArgs *a, const char *sql, bool explain)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			types[7] = {cat->keytype, cat->keytype, cat->keytype, TEXTOID, JSONBOID,
@@ -493,10 +540,15 @@ run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
 		nulls[6] = ' ';
 	}
 	if (explain)
-		return SPI_execute_with_args(psprintf("EXPLAIN (COSTS OFF) %s", query_sql(q, a, count_only)),
+		return SPI_execute_with_args(psprintf("EXPLAIN (COSTS OFF) %s", sql),
 									 7, types, values, nulls, false, 0);
-	return adjlist_plan_execute(adjlist_plan(query_sql(q, a, count_only), 7, types),
-								values, nulls, true, 0, SPI_OK_SELECT);
+	return adjlist_plan_execute(adjlist_plan(sql, 7, types), values, nulls, true, 0, SPI_OK_SELECT);
+}
+
+static int
+run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
+{
+	return run_query_sql(q, a, query_sql(q, a, count_only), explain);
 }
 
 /*
@@ -598,4 +650,161 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 	}
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------------
+ * query_count_page: Select COUNT with Limit, ExclusiveStartKey and
+ * ScanIndexForward, and the LastEvaluatedKey out
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The statement of a counted page with a limit ($6): how many rows the page
+ * has and the key of its last one, or no row for an empty page.  The rows
+ * are those query() returns for the same arguments, read by the same index
+ * range in the same order; a streaming row_number() numbers them and a
+ * top-1 sort of the numbers finds the last, so no row but that one is
+ * turned into JSON.
+ */
+static char *
+count_page_sql(QueryTable *q, const QueryArgs *a)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	const char *p = quote_identifier(q->cols[0]);
+	StringInfoData where;
+	StringInfoData order;
+	StringInfoData cols;
+	StringInfoData key;
+	StringInfoData source;
+
+	initStringInfo(&where);
+	append_condition(&where, q, a->op);
+	if (a->esk != NULL)
+		append_keyset(&where, q, a->backward);
+	initStringInfo(&order);
+	append_order(&order, q, a->backward);
+	initStringInfo(&cols);
+	initStringInfo(&key);
+	for (int i = 0; i < q->ncols; i++)
+	{
+		appendStringInfo(&cols, ", t.%s AS k%d", quote_identifier(q->cols[i]), i);
+		appendStringInfo(&key, "%s%s, %s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
+						 i == 0 && q->shards > 0 ? "$1" : psprintf("s.k%d", i));
+	}
+	initStringInfo(&source);
+	if (q->shards == 0)
+		appendStringInfo(&source, "%s t WHERE t.%s OPERATOR(%s.=) $1%s", q->qname, p, nsp, where.data);
+	else
+	{
+		/* a write-sharded index: one ordered branch per stored partition key */
+		appendStringInfoChar(&source, '(');
+		for (int s = 1; s <= q->shards; s++)
+			appendStringInfo(&source, "%s(SELECT * FROM %s t WHERE t.%s OPERATOR(%s.=) ($7)[%d]%s%s LIMIT $6)",
+							 s > 1 ? " UNION ALL " : "", q->qname, p, nsp, s, where.data, order.data);
+		appendStringInfoString(&source, ") t");
+	}
+	return psprintf("SELECT s.n, pg_catalog.jsonb_build_object(%s) FROM "
+					"(SELECT w.* FROM (SELECT pg_catalog.row_number() OVER (%s) AS n%s FROM %s%s LIMIT $6) w "
+					"ORDER BY w.n DESC LIMIT 1) s",
+					key.data, order.data, cols.data, source.data, order.data);
+}
+
+/*
+ * query_count_page(tbl, partition_value, sort_op, sort_value, sort_value2,
+ *					backward, lim, exclusive_start_key)
+ *	RETURNS TABLE (count bigint, last_evaluated_key jsonb)
+ *
+ * DynamoDB's Query with Select COUNT, one page: the number of items of the
+ * page query() would return for the same arguments, and the key to start
+ * the next page from.  As in DynamoDB, that key is given whenever the limit
+ * stopped the page (even when no item follows: the next page is then
+ * empty), and is null when the range ended first.
+ */
+Datum
+adjlist_query_count_page(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	QueryTable *q;
+	QueryArgs	a;
+	Datum		values[2] = {Int64GetDatum(0), (Datum) 0};
+	bool		nulls[2] = {false, true};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+	{
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		return (Datum) 0;
+	}
+	q = query_table(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, true);
+	if (a.esk != NULL)
+		check_start_key(q, &a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (!a.has_limit)
+	{
+		bool		isnull;
+
+		run_query(q, &a, true, false);
+		values[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	}
+	else
+	{
+		run_query_sql(q, &a, count_page_sql(q, &a), false);
+		if (SPI_processed > 0)
+		{
+			bool		isnull;
+			int64		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
+														SPI_tuptable->tupdesc, 1, &isnull));
+
+			values[0] = Int64GetDatum(n);
+			if (n >= a.limit)
+			{
+				Datum		k = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+											  &nulls[1]);
+
+				/* out of SPI's memory, which SPI_finish() frees */
+				if (!nulls[1])
+					values[1] = SPI_datumTransfer(k, false, -1);
+			}
+		}
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	SPI_finish();
+	return (Datum) 0;
+}
+
+/* ----------------------------------------------------------------------
+ * The item key of a table (batch_get, export_dynamodb)
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The item key of a table that batch_get and export_dynamodb read: exactly
+ * two adjkey key columns (partition, sort); its payload column, quoted
+ * (NULL when the table has no jsonb column of that name); and the items
+ * that have not expired, as SQL over t.  Checks the caller may read the
+ * table at all.
+ */
+void
+adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, char **live)
+{
+	QueryTable *q = query_table(relid);
+	TableOptions *o = table_options(relid);
+
+	if (q->ncols != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("table \"%s\" is not keyed by two adjkey columns", get_rel_name(relid)),
+				 errdetail("An item is read by its partition and sort key; this table's key has %d columns.",
+						   q->ncols)));
+	keycols[0] = q->cols[0];
+	keycols[1] = q->cols[1];
+	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
+	*is_index = q->is_index;
+	*live = q->live ? q->live : "true";
 }

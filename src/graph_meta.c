@@ -31,6 +31,7 @@
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -58,8 +59,8 @@ typedef struct GraphCacheEntry
 
 static HTAB *graph_cache = NULL;
 
-static void
-graph_relcache_callback(Datum arg, Oid relid)
+void
+graph_meta_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	GraphCacheEntry *e;
@@ -78,10 +79,17 @@ graph_relcache_callback(Datum arg, Oid relid)
 	}
 }
 
-void
-graph_meta_init(void)
+/* Forget what is known of relid's graph: it is built again at next use. */
+static void
+graph_meta_forget(Oid relid)
 {
-	CacheRegisterRelcacheCallback(graph_relcache_callback, (Datum) 0);
+	GraphCacheEntry *e;
+
+	if (graph_cache == NULL)
+		return;
+	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
+	if (e != NULL)
+		e->valid = false;
 }
 
 static Oid
@@ -137,11 +145,21 @@ jsonb_column(Oid relid, const char *name)
 static void
 build_inverted(GraphTable *g, const IndexDef *ix)
 {
-	Relation	inv = table_open(ix->indexrel, AccessShareLock);
+	Relation	inv;
 	AttrNumber	a1 = InvalidAttrNumber;
 	AttrNumber	a2 = InvalidAttrNumber;
 
+	/* a concurrent drop_inverted_index() may have dropped it while we waited */
+	LockRelationOid(ix->indexrel, AccessShareLock);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(ix->indexrel)))
+	{
+		g->inv_gone = true;
+		return;
+	}
+	inv = table_open(ix->indexrel, NoLock);
+
 	g->inv_rel = ix->indexrel;
+	g->inv_ready = ix->ready;
 	g->inv_xmin = ix->xmin;
 	g->inv_shards = ix->write_shards;
 	g->inv_relkind = inv->rd_rel->relkind;
@@ -309,13 +327,12 @@ graph_require_some_select(Oid relid)
 		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(relkind), get_rel_name(relid));
 }
 
-GraphTable *
-graph_table_get(Oid relid, bool need_inverted)
+static GraphTable *
+graph_table_lookup(Oid relid, bool need_inverted)
 {
 	GraphCacheEntry *e;
 	GraphTable *g;
 
-	graph_require_some_select(relid);
 	e = cache_entry(relid);
 
 	if (!e->valid)
@@ -352,6 +369,48 @@ graph_table_get(Oid relid, bool need_inverted)
 		!TransactionIdIsCurrentTransactionId(g->inv_xmin) &&
 		XidInMVCCSnapshot(g->inv_xmin, GetActiveSnapshot()))
 		g->inv_rel = InvalidOid;	/* created after this snapshot */
+	return g;
+}
+
+/*
+ * The graph of relid, read by a caller who may SELECT some of it.  The
+ * inverted index is locked before it is trusted: a reader that waited for
+ * a concurrent drop_inverted_index() finds out, after the lock, that the
+ * index is gone, and looks again (another index may serve).
+ */
+GraphTable *
+graph_table_get(Oid relid, bool need_inverted)
+{
+	GraphTable *g;
+
+	graph_require_some_select(relid);
+	for (int attempt = 0;; attempt++)
+	{
+		g = graph_table_lookup(relid, need_inverted);
+		if (g->inv_gone)
+		{
+			graph_meta_forget(relid);
+			if (attempt >= 3)
+				elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
+			continue;
+		}
+		if (!OidIsValid(g->inv_rel))
+			break;
+		LockRelationOid(g->inv_rel, AccessShareLock);
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
+			registry_index(g->inv_rel, false) != NULL)
+			break;
+		UnlockRelationOid(g->inv_rel, AccessShareLock);
+		graph_meta_forget(relid);
+		if (attempt >= 3)
+			elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
+	}
+	if (OidIsValid(g->inv_rel) && !g->inv_ready)
+	{
+		if (need_inverted)
+			registry_not_ready(g->inv_rel);
+		g->inv_rel = InvalidOid;
+	}
 	if (need_inverted && !OidIsValid(g->inv_rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

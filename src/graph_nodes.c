@@ -31,6 +31,7 @@
 #include "utils/memutils.h"
 
 #include "adjlist.h"
+#include "catalog.h"
 #include "graph.h"
 
 int			adjlist_max_visited = 1000000;
@@ -110,7 +111,8 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 	if (set->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s visited more than %d nodes", set->what, adjlist_max_visited),
+				 errmsg("graph search visited more than %d nodes", adjlist_max_visited),
+				 errdetail("The call of %s() reached adjlist.max_visited.", set->what),
 				 errhint("Raise adjlist.max_visited, or lower max_depth or the limit.")));
 	if ((set->n & 1023) == 1023)
 		graph_charge(set->charged, set->what);
@@ -136,26 +138,11 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
  * ----------------------------------------------------------------------
  */
 
-/* "out", "in" (and "both" when both_ok); anything else is an error. */
+/* "out", "in" (and "both" when both_ok): catalog.c's one parser. */
 Direction
 graph_parse_direction(text *t, bool both_ok)
 {
-	char	   *s = text_to_cstring(t);
-
-	if (strcmp(s, "out") == 0)
-		return DIR_OUT;
-	if (strcmp(s, "in") == 0)
-		return DIR_IN;
-	if (both_ok && strcmp(s, "both") == 0)
-		return DIR_BOTH;
-	if (both_ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("direction must be \"out\", \"in\" or \"both\", not \"%s\"", s)));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("direction must be \"out\" or \"in\", not \"%s\"", s)));
-	return DIR_OUT;				/* keep the compiler quiet */
+	return (Direction) adjlist_parse_direction(t, both_ok);
 }
 
 Direction

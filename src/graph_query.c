@@ -42,7 +42,6 @@ typedef struct EmitState
 	const EdgeConvention *conv;
 	bool		reverse;
 	MemoryContext rowcxt;
-	char	   *buf;
 } EmitState;
 
 static bool
@@ -122,7 +121,6 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	st.desc = rsinfo->setDesc;
 	st.conv = &conv;
 	st.reverse = reverse;
-	st.buf = NULL;
 	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
 									  ALLOCSET_SMALL_SIZES);
 	graph_scan(g, &req, emit_edge, &st);

@@ -89,7 +89,8 @@ keylist_collect(void *arg, const char *nb, int nblen, int origin, bool reverse,
 	if (k->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("common_neighbors visited more than %d nodes", adjlist_max_visited),
+				 errmsg("graph search visited more than %d nodes", adjlist_max_visited),
+				 errdetail("The call of common_neighbors() reached adjlist.max_visited."),
 				 errhint("Raise adjlist.max_visited.")));
 	if (k->n >= k->cap)
 	{
@@ -240,7 +241,7 @@ walk_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
 	if (pg_add_s64_overflow(node->score, st->from->byid[origin]->score, &node->score))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("walk_ranked counted more walks than a bigint holds")));
+				 errmsg("ranked walk counted more walks than a bigint holds")));
 	return true;
 }
 

@@ -325,6 +325,7 @@ graph_charge(MemoryContext cxt, const char *what)
 	if ((int64) (used / 1024) > limit_kb)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s needs more than " INT64_FORMAT " kB of memory", what, limit_kb),
+				 errmsg("graph search needs more than " INT64_FORMAT " kB of memory", limit_kb),
+				 errdetail("The call of %s() reached adjlist.max_memory.", what),
 				 errhint("Raise adjlist.max_memory (it defaults to maintenance_work_mem), or lower max_depth or the limit.")));
 }

@@ -27,7 +27,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
+#include "utils/typcache.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -49,7 +51,13 @@ PG_FUNCTION_INFO_V1(adjlist_edge_count);
 static IndexDef *
 owned_index(Oid indexrel)
 {
-	IndexDef   *ix = registry_index(indexrel, true);
+	IndexDef   *ix;
+
+	/* a call that waited for a concurrent drop finds the index gone */
+	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)))
+		LockRelationOid(indexrel, AccessShareLock);
+	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)) ?
+		registry_index(indexrel, true) : NULL;
 
 	if (ix == NULL)
 	{
@@ -168,71 +176,78 @@ adjlist_index_counts(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------------
  */
 
-/* "ext.adjlist_index_rows(oid) AS er(c1 t1, ...)": select er AS r */
+/*
+ * The rows where the index and its definition differ:
+ *
+ *	problem text, key jsonb, expected jsonb, actual jsonb,
+ *	e_c1 .. e_cn (the expected row), a_c1 .. a_cn (the row in the index)
+ *
+ * Rows are compared column by column in their text form (1.0 and 1.00
+ * differ), or, typed, with their types' equality where they have one (a
+ * build's validation, where the index's values are copies of the table's).  No anonymous record is built: on Citus the index table's rows
+ * are first gathered on the coordinator (the materialized CTE), and no
+ * record type travels between nodes.
+ */
 static char *
-expected_rows_sql(const IndexDef *ix)
+diff_rows_sql(const IndexDef *ix, bool by_type)
 {
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "%s.adjlist_index_rows(%u::pg_catalog.oid::pg_catalog.regclass) AS er(",
-					 adjlist_catalog()->nspname, ix->indexrel);
-	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%s%s %s", i ? ", " : "", quote_identifier(ix->colnames[i]),
-						 format_type_be_qualified(ix->coltypes[i]));
-	appendStringInfoChar(&buf, ')');
-	return buf.data;
-}
-
-/* "(SELECT c1, c2, ... FROM idx) ar": select ar AS r */
-static char *
-actual_rows_sql(const IndexDef *ix)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "(SELECT ");
-	for (int i = 0; i < ix->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
-	appendStringInfo(&buf, " FROM %s) ar", adjlist_qualified_name(ix->indexrel));
-	return buf.data;
-}
-
-/* "(e.r).k1 OPERATOR(=) (a.r).k1 AND ..." over the key columns */
-static char *
-key_match_sql(const IndexDef *ix, const char *l, const char *r)
-{
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	for (int i = 0; i < ix->nkeys; i++)
-		appendStringInfo(&buf, "%s(%s.r).%s %s (%s.r).%s", i ? " AND " : "",
-						 l, quote_identifier(ix->colnames[i]),
-						 adjlist_equality_sql(ix->coltypes[i]),
-						 r, quote_identifier(ix->colnames[i]));
-	return buf.data;
-}
-
-/* The rows where the index and its definition differ. */
-static char *
-diff_rows_sql(const IndexDef *ix)
-{
+	StringInfoData cols;
+	StringInfoData ecols;
 	StringInfoData key;
+	StringInfoData exp;
+	StringInfoData act;
+	StringInfoData on;
+	StringInfoData differ;
+	StringInfoData typed;
 
+	initStringInfo(&cols);
+	initStringInfo(&ecols);
 	initStringInfo(&key);
-	for (int i = 0; i < ix->nkeys; i++)
-		appendStringInfo(&key, "%s%s, COALESCE((e.r).%s, (a.r).%s)",
-						 i ? ", " : "", quote_literal_cstr(ix->colnames[i]),
-						 quote_identifier(ix->colnames[i]), quote_identifier(ix->colnames[i]));
-	return psprintf("SELECT CASE WHEN a.m IS NULL THEN 'missing' WHEN e.m IS NULL THEN 'extra' "
-					"ELSE 'stale' END::pg_catalog.text, pg_catalog.jsonb_build_object(%s), "
-					"pg_catalog.to_jsonb(e.r), pg_catalog.to_jsonb(a.r) "
-					"FROM (SELECT er AS r, 1 AS m FROM %s) e "
-					"FULL JOIN (SELECT ar AS r, 1 AS m FROM %s) a ON %s "
-					"WHERE a.m IS NULL OR e.m IS NULL "
-					"OR (e.r)::pg_catalog.text OPERATOR(pg_catalog.<>) (a.r)::pg_catalog.text",
-					key.data, expected_rows_sql(ix), actual_rows_sql(ix),
-					key_match_sql(ix, "e", "a"));
+	initStringInfo(&exp);
+	initStringInfo(&act);
+	initStringInfo(&on);
+	initStringInfo(&differ);
+	initStringInfo(&typed);
+	for (int i = 0; i < ix->ncols; i++)
+	{
+		const char *c = quote_identifier(ix->colnames[i]);
+		const char *lit = quote_literal_cstr(ix->colnames[i]);
+
+		appendStringInfo(&cols, "%s%s", i ? ", " : "", c);
+		appendStringInfo(&ecols, "%s%s %s", i ? ", " : "", c,
+						 format_type_be_qualified(ix->coltypes[i]));
+		appendStringInfo(&exp, "%s%s, e.%s", i ? ", " : "", lit, c);
+		appendStringInfo(&act, "%s%s, a.%s", i ? ", " : "", lit, c);
+		if (by_type && i >= ix->nkeys &&
+			OidIsValid(lookup_type_cache(ix->coltypes[i], TYPECACHE_EQ_OPR)->eq_opr))
+			appendStringInfo(&differ, " OR (e.%s IS NULL) OPERATOR(pg_catalog.<>) (a.%s IS NULL)"
+							 " OR NOT (e.%s %s a.%s)", c, c, c,
+							 adjlist_equality_sql(ix->coltypes[i]), c);
+		else
+			appendStringInfo(&differ, " OR e.%s::pg_catalog.text IS DISTINCT FROM a.%s::pg_catalog.text", c, c);
+		appendStringInfo(&typed, ", e.%s", c);
+		if (i < ix->nkeys)
+		{
+			appendStringInfo(&key, "%s%s, COALESCE(e.%s, a.%s)", i ? ", " : "", lit, c, c);
+			appendStringInfo(&on, "%se.%s %s a.%s", i ? " AND " : "", c,
+							 adjlist_equality_sql(ix->coltypes[i]), c);
+		}
+	}
+	for (int i = 0; i < ix->ncols; i++)
+		appendStringInfo(&typed, ", a.%s", quote_identifier(ix->colnames[i]));
+	return psprintf("WITH a AS %s(SELECT %s, true AS adjlist_present FROM %s), "
+					"e AS (SELECT *, true AS adjlist_present FROM %s.adjlist_index_rows("
+					"%u::pg_catalog.oid::pg_catalog.regclass) AS er(%s)) "
+					"SELECT CASE WHEN a.adjlist_present IS NULL THEN 'missing' "
+					"WHEN e.adjlist_present IS NULL THEN 'extra' ELSE 'stale' END::pg_catalog.text, "
+					"pg_catalog.jsonb_build_object(%s), "
+					"CASE WHEN e.adjlist_present THEN pg_catalog.jsonb_build_object(%s) END, "
+					"CASE WHEN a.adjlist_present THEN pg_catalog.jsonb_build_object(%s) END%s "
+					"FROM e FULL JOIN a ON %s "
+					"WHERE a.adjlist_present IS NULL OR e.adjlist_present IS NULL%s",
+					by_type ? "" : "MATERIALIZED ", cols.data, adjlist_qualified_name(ix->indexrel),
+					adjlist_catalog()->nspname, ix->indexrel, ecols.data,
+					key.data, exp.data, act.data, typed.data, on.data, differ.data);
 }
 
 /* The counter groups whose sum differs from a recount. */
@@ -295,9 +310,9 @@ adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	if (SPI_execute(diff_rows_sql(ix), true, 0) != SPI_OK_SELECT)
+	if (SPI_execute(diff_rows_sql(ix, false), true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "verify query failed");
-	copy_result(rsinfo);
+	copy_result(rsinfo);		/* the first four columns */
 	if (OidIsValid(ix->counterrel))
 	{
 		if (SPI_execute(diff_counts_sql(ix), true, 0) != SPI_OK_SELECT)
@@ -307,6 +322,65 @@ adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
 	adjlist_unbecome(&role);
 	SPI_finish();
 	return (Datum) 0;
+}
+
+/*
+ * The rows where the index differs from its base table, counted with the
+ * transaction's snapshot (a concurrent build's validation: writers go on,
+ * and one snapshot sees each of their transactions whole or not at all).
+ */
+int64
+index_count_differences(const IndexDef *ix)
+{
+	AdjlistRoleSwitch role;
+	int64		n;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
+	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM (%s) d", diff_rows_sql(ix, true)),
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "validation query failed");
+	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
+									&(bool){false}));
+	adjlist_unbecome(&role);
+	SPI_finish();
+	return n;
+}
+
+/*
+ * Make the counters of the index add up to the counts of its base table:
+ * one delta row per group that is off, computed with one snapshot, so that
+ * writers that commit later (whose own deltas are right) keep them right.
+ */
+void
+index_correct_counters(const IndexDef *ix)
+{
+	AdjlistRoleSwitch role;
+
+	if (!OidIsValid(ix->counterrel))
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
+	index_execute_sql(psprintf("WITH e AS (SELECT node, edge, direction, pg_catalog.sum(n)::pg_catalog.int8 AS n "
+							   "FROM %1$s.adjlist_index_counts(%2$u::pg_catalog.oid::pg_catalog.regclass) "
+							   "GROUP BY 1, 2, 3), "
+							   "a AS (SELECT node, edge, direction, pg_catalog.sum(n)::pg_catalog.int8 AS n "
+							   "FROM %3$s GROUP BY 1, 2, 3) "
+							   "INSERT INTO %3$s (node, edge, direction, n) "
+							   "SELECT COALESCE(e.node, a.node), COALESCE(e.edge, a.edge), "
+							   "COALESCE(e.direction, a.direction), "
+							   "COALESCE(e.n, 0) OPERATOR(pg_catalog.-) COALESCE(a.n, 0) "
+							   "FROM e FULL JOIN a ON e.node OPERATOR(%1$s.=) a.node "
+							   "AND e.edge OPERATOR(pg_catalog.=) a.edge COLLATE pg_catalog.\"C\" "
+							   "AND e.direction OPERATOR(pg_catalog.=) a.direction "
+							   "WHERE COALESCE(e.n, 0) OPERATOR(pg_catalog.<>) COALESCE(a.n, 0)",
+							   adjlist_catalog()->nspname, ix->indexrel,
+							   adjlist_qualified_name(ix->counterrel)),
+					  false, SPI_OK_INSERT);
+	adjlist_unbecome(&role);
+	SPI_finish();
 }
 
 /*
@@ -323,9 +397,23 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 	if (IsolationUsesXactSnapshot())
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-				 errmsg("rebuild_inverted_index must run in a READ COMMITTED transaction"),
+				 errmsg("an inverted index can be rebuilt only in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
+	if (!ix->ready)
+	{
+		int64		problems;
+
+		/*
+		 * A concurrent build that failed: its triggers may not be there
+		 * yet; with them, and the table locked, the rebuild completes it.
+		 */
+		LockRelationOid(ix->baserel, ShareRowExclusiveLock);
+		install_triggers(ix->baserel);
+		problems = index_rebuild(ix);
+		registry_set_ready(ix->indexrel);
+		PG_RETURN_INT64(problems);
+	}
 	PG_RETURN_INT64(index_rebuild(ix));
 }
 
@@ -334,34 +422,50 @@ index_rebuild(const IndexDef *ix)
 {
 	AdjlistRoleSwitch role;
 	int64		problems = 0;
-	char	   *qidx;
-	char	   *exact;
+	SPITupleTable *tt;
+	IndexWriter *w = NULL;
+	Datum	   *values = palloc(sizeof(Datum) * ix->ncols);
+	bool	   *nulls = palloc(sizeof(bool) * ix->ncols);
 
 	LockRelationOid(ix->baserel, ShareRowExclusiveLock);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	qidx = adjlist_qualified_name(ix->indexrel);
-	if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FROM (%s) d", diff_rows_sql(ix)),
-					true, 0) != SPI_OK_SELECT)
+
+	/* the rows that drifted, mended through the one writer */
+	if (SPI_execute(diff_rows_sql(ix, false), false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "rebuild query failed");
-	problems = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-										   &(bool){false}));
-	exact = psprintf("%s AND (e.r)::pg_catalog.text OPERATOR(pg_catalog.=) (a.r)::pg_catalog.text",
-					 key_match_sql(ix, "e", "a"));
-	if (problems > 0)
+	tt = SPI_tuptable;
+	problems = (int64) SPI_processed;
+	/* (the writer's own statements replace SPI_tuptable and SPI_processed) */
+	for (uint64 r = 0; r < (uint64) problems; r++)
 	{
-		/* index rows that are not exactly an expected row */
-		index_execute_sql(psprintf("DELETE FROM %s t WHERE NOT EXISTS (SELECT 1 FROM "
-								   "(SELECT er AS r FROM %s) e, (SELECT t AS r) a WHERE %s)",
-								   qidx, expected_rows_sql(ix), exact),
-						  false, SPI_OK_DELETE);
-		/* expected rows that are not in the index */
-		index_execute_sql(psprintf("INSERT INTO %s SELECT (e.r).* FROM (SELECT er AS r FROM %s) e "
-								   "WHERE NOT EXISTS (SELECT 1 FROM (SELECT ar AS r FROM %s) a WHERE %s)",
-								   qidx, expected_rows_sql(ix), actual_rows_sql(ix), exact),
-						  false, SPI_OK_INSERT);
+		char	   *problem = SPI_getvalue(tt->vals[r], tt->tupdesc, 1);
+		bool		multiset;
+
+		if (w == NULL)
+			w = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
+								   WRITE_UPSERT, false);
+		multiset = index_writer_multiset(w);
+		/* the row in the index goes when it is extra, or stale in a multiset */
+		if (strcmp(problem, "extra") == 0 || (strcmp(problem, "stale") == 0 && multiset))
+		{
+			for (int c = 0; c < ix->ncols; c++)
+				values[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, 5 + ix->ncols + c, &nulls[c]);
+			(void) index_writer_remove(w, values, nulls);
+		}
+		/* the expected row is put (replacing a stale one) */
+		if (strcmp(problem, "extra") != 0)
+		{
+			for (int c = 0; c < ix->ncols; c++)
+				values[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, 5 + c, &nulls[c]);
+			index_writer_put(w, values, nulls);
+		}
 	}
+	if (w != NULL)
+		index_writer_end(w);
+	SPI_freetuptable(tt);
+
 	if (OidIsValid(ix->counterrel))
 	{
 		char	   *qcnt = adjlist_qualified_name(ix->counterrel);
@@ -445,7 +549,6 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 {
 	IndexDef   *ix = registry_index(PG_GETARG_OID(0), true);
 	text	   *edge = counts_edge_name(PG_GETARG_TEXT_PP(2));
-	char	   *direction = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	char		dir;
 	Oid			types[3];
 	Datum		values[3];
@@ -453,14 +556,7 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 	int64		result;
 	bool		isnull;
 
-	if (strcmp(direction, "out") == 0)
-		dir = 'o';
-	else if (strcmp(direction, "in") == 0)
-		dir = 'i';
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("direction must be \"out\" or \"in\", not \"%s\"", direction)));
+	dir = (adjlist_parse_direction(PG_GETARG_TEXT_PP(3), false) == ADJLIST_OUT) ? 'o' : 'i';
 	if (ix == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
@@ -471,6 +567,8 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("inverted index \"%s\" has no degree counters", get_rel_name(ix->indexrel)),
 				 errhint("Create the index with create_inverted_index(..., counters => 1).")));
+	if (!ix->ready)
+		registry_not_ready(ix->indexrel);
 	types[0] = adjlist_catalog()->keytype;
 	types[1] = TEXTOID;
 	types[2] = CHAROID;

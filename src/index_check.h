@@ -18,4 +18,12 @@
  */
 extern int64 index_rebuild(const IndexDef *ix);
 
+/*
+ * For a concurrent build (index_build.c), with the transaction's snapshot:
+ * the number of rows where the index and its base table differ, and one
+ * delta row per counter group that is off.
+ */
+extern int64 index_count_differences(const IndexDef *ix);
+extern void index_correct_counters(const IndexDef *ix);
+
 #endif							/* ADJLIST_INDEX_CHECK_H */

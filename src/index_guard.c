@@ -55,6 +55,7 @@
 #include "index_admin.h"
 #include "index_write.h"
 #include "registry.h"
+#include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_start);
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_end);
@@ -395,6 +396,7 @@ end_alter_table(AlterTableStmt *stmt)
 		}
 	}
 	recheck(relid);
+	table_options_check(relid);
 }
 
 Datum
@@ -416,7 +418,10 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
 
 		if (OidIsValid(relid))
+		{
 			recheck(relid);
+			table_options_check(relid);
+		}
 	}
 	PG_RETURN_VOID();
 }
@@ -452,6 +457,7 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	int			ndropped;
 	List	   *bases = NIL;
 	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
 
 	(void) event_data(fcinfo, "adjlist_on_sql_drop");
 	if (!extension_ready())
@@ -477,6 +483,8 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 		TableIndexes *ti = registry_lookup_unchecked(dropped[i]);
 		IndexDef   *ix;
 
+		table_options_forget(dropped[i]);
+
 		/* a base table: its indexes go with it */
 		if (ti->nindexes > 0 && ti->baserel == dropped[i])
 		{
@@ -501,7 +509,13 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 			if (OidIsValid(ix->counterrel) && !oid_in(dropped, ndropped, ix->counterrel))
 				drop_table_if_exists(ix->counterrel);
 			if (!oid_in(dropped, ndropped, ix->baserel))
+			{
+				/* (in the caller's memory: SPI_finish() frees SPI's) */
+				MemoryContext old = MemoryContextSwitchTo(caller);
+
 				bases = list_append_unique_oid(bases, ix->baserel);
+				MemoryContextSwitchTo(old);
+			}
 		}
 	}
 	SPI_finish();

@@ -50,6 +50,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "index_check.h"
+#include "index_predicate.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_registry_restored);
@@ -134,6 +135,9 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 	ix = registry_index(indexrel, true);	/* checks owners, columns, types */
 	if (ix == NULL)
 		elog(ERROR, "inverted index \"%s\" was not registered", get_rel_name(indexrel));
+	/* a predicate is checked as create_inverted_index() checks one */
+	if (ix->predicate != NULL)
+		(void) index_predicate_canonical(baserel, ix->predicate);
 
 	/*
 	 * A base table whose triggers are there may have rows they left alone
@@ -152,6 +156,9 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 		if (OidIsValid(ix->counterrel))
 			LockRelationOid(ix->counterrel, ExclusiveLock);
 		(void) index_rebuild(ix);
+		/* a dump taken during a concurrent build: the index is complete now */
+		if (!ix->ready)
+			registry_set_ready(ix->indexrel);
 	}
 	return PointerGetDatum(NULL);
 }

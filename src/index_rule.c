@@ -38,6 +38,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
@@ -84,6 +85,9 @@ bool
 index_row(const IndexDef *ix, Datum *base, bool *basenull,
 		  Datum *row, bool *rownull, Datum *logical)
 {
+	if (ix->predicate != NULL &&
+		(basenull[ix->ncols] || !DatumGetBool(base[ix->ncols])))
+		return false;
 	for (int i = 0; i < ix->nkeys; i++)
 		if (basenull[i])
 			return false;
@@ -141,11 +145,14 @@ index_row_attnos(const IndexDef *ix, TupleDesc desc)
 }
 
 void
-index_row_extract(const IndexDef *ix, const AttrNumber *attnos, TupleTableSlot *slot,
+index_row_extract(const IndexDef *ix, const AttrNumber *attnos,
+				  struct IndexPredicateState *pred, TupleTableSlot *slot,
 				  Datum *base, bool *basenull)
 {
 	for (int i = 0; i < ix->ncols; i++)
 		base[i] = slot_getattr(slot, attnos[i], &basenull[i]);
+	base[ix->ncols] = BoolGetDatum(pred == NULL || index_predicate_check(pred, slot));
+	basenull[ix->ncols] = false;
 }
 
 bool

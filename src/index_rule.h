@@ -18,11 +18,20 @@
 #include "registry.h"
 
 /*
+ * The values of a base row that its index row is made of: the index's
+ * registry columns (IndexDef.colnames), in order, then the value of the
+ * index's predicate (a sparse index; unused without one).  Arrays of base
+ * values have INDEX_BASE_LEN(ix) entries.
+ */
+#define INDEX_BASE_LEN(ix)		((ix)->ncols + 1)
+
+/*
  * The index row of a base row.  base[i] / basenull[i] are the base row's
- * values of the index's registry columns (IndexDef.colnames), in order.
+ * values (INDEX_BASE_LEN).
  * Fills row[] / rownull[] with the index row as stored (the partition key
  * under its write shard) and returns true; returns false when the row is
- * not indexed (a key column is null: a sparse index).  Raises an error when
+ * not indexed (its predicate is not true, or a key column is null: a sparse
+ * index).  Raises an error when
  * a key breaks DynamoDB's size limits for its role.  *logical gets the
  * partition key before sharding (what the counters count).
  */
@@ -32,8 +41,14 @@ extern bool index_row(const IndexDef *ix, Datum *base, bool *basenull,
 /* The registry columns of ix as attribute numbers of a tuple descriptor. */
 extern AttrNumber *index_row_attnos(const IndexDef *ix, TupleDesc desc);
 
-/* Extract the registry columns of ix from a slot. */
+/*
+ * Extract the base values of ix from a slot; pred evaluates ix's predicate
+ * on it (index_predicate_begin() over the slot's relation), NULL when ix
+ * has none.
+ */
+struct IndexPredicateState;
 extern void index_row_extract(const IndexDef *ix, const AttrNumber *attnos,
+							  struct IndexPredicateState *pred,
 							  TupleTableSlot *slot, Datum *base, bool *basenull);
 
 /* Are columns [from, to) of two index rows the same bytes? */
@@ -62,7 +77,8 @@ extern text *counts_edge_name(text *edge);
  * Every row of a base table (or of one of its partitions), as its owner
  * sees it without row-level security, in batches: cb gets the values of
  * ix's registry columns.  The caller is connected to SPI and acts as the
- * owner.  latest: read with the latest snapshot (the caller holds a lock
+ * owner.  cb gets INDEX_BASE_LEN(ix) values, the predicate's included.
+ * latest: read with the latest snapshot (the caller holds a lock
  * that keeps writers out, taken after its own snapshot), else with the
  * active one (to compare with other reads of the same query).
  */

@@ -58,6 +58,15 @@
  * statement trigger: adjlist's own row writes through the executor fire
  * no statement triggers and pay nothing for it.
  *
+ * Logical replication.  The triggers are ENABLE ORIGIN: an apply worker
+ * (session_replication_role = replica) does not fire them, so a subscriber
+ * that receives the index tables too does not write them twice.  A
+ * subscriber that receives only the base table and keeps its own index
+ * needs a row trigger, since apply workers fire no statement triggers: the
+ * table's owner adds adjlist_sync_replica (AFTER INSERT OR UPDATE OR DELETE
+ * FOR EACH ROW, ENABLE REPLICA) and enables the TRUNCATE triggers ALWAYS;
+ * check_trigger() accepts that trigger only in that form.
+ *
  * A trigger that finds no registered index for its table (the triggers
  * came back from a schema-only restore, the registry's rows did not yet)
  * does nothing: when the registry's row arrives, the index is rebuilt from
@@ -67,14 +76,19 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -82,8 +96,11 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
+#include "plan_cache.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
@@ -95,6 +112,7 @@ typedef struct SyncIndex
 	const IndexDef *ix;
 	MemoryContext cxt;			/* lives as long as the trigger call */
 	AttrNumber *attnos;			/* its columns in the firing relation */
+	IndexPredicateState *pred;	/* its predicate over the firing relation */
 	IndexWriter *writer;		/* opened at first use */
 	Counts	   *counts;
 	Datum	   *base[2];		/* scratch: old and new base values */
@@ -102,6 +120,7 @@ typedef struct SyncIndex
 	Datum	   *row[2];			/* scratch: old and new index rows */
 	bool	   *rownull[2];
 	Datum		logical[2];
+	List	   *recheck;		/* base keys of removed rows to look up again */
 } SyncIndex;
 
 typedef struct SyncState
@@ -113,6 +132,81 @@ typedef struct SyncState
 	AdjlistRoleSwitch role;
 	MemoryContext rowcxt;
 } SyncState;
+
+/* ----------------------------------------------------------------------
+ * Index rows put earlier in the transaction
+ * ----------------------------------------------------------------------
+ *
+ * The statement triggers of one query fire in an order that follows
+ * PostgreSQL's execution, not the rows: in "WITH d AS (DELETE ... key k)
+ * INSERT ... key k" the INSERT's trigger runs first and puts k's index row,
+ * then the DELETE's removes it, though the table still has k.  So when a
+ * trigger removes an index row that a trigger of this transaction may have
+ * put, it looks the base table up by that row's key afterwards (latest
+ * snapshot, this command's changes included) and puts back what the table
+ * has.  "May have put" is a Bloom filter of the keys put in this
+ * transaction, reset when the transaction changes: false positives cost a
+ * lookup, never a wrong index.
+ */
+
+#define PUT_FILTER_BITS (1 << 20)	/* 128 kB a transaction that writes */
+
+static uint8 *put_filter = NULL;
+static LocalTransactionId put_filter_xid = InvalidLocalTransactionId;
+
+static uint32
+index_key_hash(SyncIndex *si, int k)
+{
+	uint32		h = murmurhash32((uint32) si->ix->indexrel);
+
+	for (int i = 0; i < si->ix->nkeys; i++)
+		if (!si->rownull[k][i])
+			h = hash_combine(h, datum_image_hash(si->row[k][i], si->ix->typbyvals[i],
+												 si->ix->typlens[i]));
+	return h;
+}
+
+static uint8 *
+filter_for_xact(bool create)
+{
+	if (put_filter_xid != adjlist_local_xid() || put_filter == NULL)
+	{
+		put_filter = NULL;
+		if (!create)
+			return NULL;
+		put_filter = MemoryContextAllocZero(TopTransactionContext, PUT_FILTER_BITS / 8);
+		put_filter_xid = adjlist_local_xid();
+	}
+	return put_filter;
+}
+
+static void
+filter_add(SyncIndex *si, int k)
+{
+	uint8	   *f = filter_for_xact(true);
+	uint32		h = index_key_hash(si, k);
+	uint32		b1 = h % PUT_FILTER_BITS;
+	uint32		b2 = murmurhash32(h) % PUT_FILTER_BITS;
+
+	f[b1 / 8] |= (1 << (b1 % 8));
+	f[b2 / 8] |= (1 << (b2 % 8));
+}
+
+static bool
+filter_maybe(SyncIndex *si, int k)
+{
+	uint8	   *f = filter_for_xact(false);
+	uint32		h;
+	uint32		b1;
+	uint32		b2;
+
+	if (f == NULL)
+		return false;
+	h = index_key_hash(si, k);
+	b1 = h % PUT_FILTER_BITS;
+	b2 = murmurhash32(h) % PUT_FILTER_BITS;
+	return (f[b1 / 8] & (1 << (b1 % 8))) && (f[b2 / 8] & (1 << (b2 % 8)));
+}
 
 /* ----------------------------------------------------------------------
  * Setting up
@@ -174,8 +268,8 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 		si->attnos = index_row_attnos(ix, RelationGetDescr(rel));
 		for (int k = 0; k < 2; k++)
 		{
-			si->base[k] = palloc(sizeof(Datum) * ix->ncols);
-			si->basenull[k] = palloc(sizeof(bool) * ix->ncols);
+			si->base[k] = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+			si->basenull[k] = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 			si->row[k] = palloc(sizeof(Datum) * ix->ncols);
 			si->rownull[k] = palloc(sizeof(bool) * ix->ncols);
 		}
@@ -193,6 +287,10 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 	if (st->spi && SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(ti->owner, &st->role);
+	/* predicates are the owner's, as the rest of what the triggers run */
+	for (int i = 0; i < st->nindexes; i++)
+		if (st->indexes[i].ix->predicate != NULL)
+			st->indexes[i].pred = index_predicate_begin(st->indexes[i].ix->predicate, rel);
 }
 
 /* The writer of an index, opened at first use in the call's context. */
@@ -225,6 +323,8 @@ count(SyncIndex *si, int k, int64 delta)
 	counts_add(si->counts, si->logical[k], si->row[k][1], delta);
 }
 
+static void recheck_removed(SyncState *st, SyncIndex *si);
+
 static void
 sync_end(SyncState *st)
 {
@@ -234,8 +334,12 @@ sync_end(SyncState *st)
 	{
 		SyncIndex  *si = &st->indexes[i];
 
+		if (si->recheck != NIL)
+			recheck_removed(st, si);
 		if (si->writer)
 			index_writer_end(si->writer);
+		if (si->pred)
+			index_predicate_end(si->pred);
 		if (si->counts)
 		{
 			counts_flush(si->counts);
@@ -257,25 +361,116 @@ sync_end(SyncState *st)
 static bool
 compute(SyncIndex *si, int k, TupleTableSlot *slot)
 {
-	index_row_extract(si->ix, si->attnos, slot, si->base[k], si->basenull[k]);
+	index_row_extract(si->ix, si->attnos, si->pred, slot, si->base[k], si->basenull[k]);
 	return index_row(si->ix, si->base[k], si->basenull[k], si->row[k], si->rownull[k],
 					 &si->logical[k]);
+}
+
+/* The base key of row k, copied into the call's context. */
+static Datum *
+base_key_of(SyncIndex *si, int k)
+{
+	const IndexDef *ix = si->ix;
+	MemoryContext old = MemoryContextSwitchTo(si->cxt);
+	Datum	   *key = palloc(sizeof(Datum) * ix->nbasekey);
+
+	for (int b = 0; b < ix->nbasekey; b++)
+		for (int c = 0; c < ix->ncols; c++)
+			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
+			{
+				key[b] = datumCopy(si->base[k][c], ix->typbyvals[c], ix->typlens[c]);
+				break;
+			}
+	MemoryContextSwitchTo(old);
+	return key;
 }
 
 static void
 remove_row(SyncIndex *si, int k, bool counted)
 {
-	(void) index_writer_remove(writer_of(si, false), si->row[k], si->rownull[k]);
+	IndexWriter *w = writer_of(si, false);
+
+	(void) index_writer_remove(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, -1);
+	if (!index_writer_multiset(w) && filter_maybe(si, k))
+	{
+		MemoryContext old = MemoryContextSwitchTo(si->cxt);
+
+		si->recheck = lappend(si->recheck, base_key_of(si, k));
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
 put_row(SyncIndex *si, int k, bool counted, bool bulk)
 {
-	index_writer_put(writer_of(si, bulk), si->row[k], si->rownull[k]);
+	IndexWriter *w = writer_of(si, bulk);
+
+	index_writer_put(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, +1);
+	if (!index_writer_multiset(w))
+		filter_add(si, k);
+}
+
+/*
+ * Put back the index rows of the base rows that have the keys of rows this
+ * call removed (see "Index rows put earlier in the transaction"); counters
+ * are not touched: they follow the base rows' events, which were right.
+ */
+static void
+recheck_removed(SyncState *st, SyncIndex *si)
+{
+	const IndexDef *ix = si->ix;
+	StringInfoData sql;
+	Oid		   *types;
+	ListCell   *lc;
+	char	   *qbase = adjlist_qualified_name(st->ti->baserel);
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int c = 0; c < ix->ncols; c++)
+		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(ix->colnames[c]));
+	appendStringInfo(&sql, ", %s FROM %s WHERE ", index_predicate_sql(ix->predicate), qbase);
+	types = palloc(sizeof(Oid) * ix->nbasekey);
+	for (int b = 0; b < ix->nbasekey; b++)
+	{
+		for (int c = 0; c < ix->ncols; c++)
+			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
+				types[b] = ix->coltypes[c];
+		appendStringInfo(&sql, "%s%s %s $%d", b ? " AND " : "", quote_identifier(ix->base_key[b]),
+						 adjlist_equality_sql(types[b]), b + 1);
+	}
+	if (!st->spi)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		st->spi = true;
+	}
+	foreach(lc, si->recheck)
+	{
+		Datum	   *key = (Datum *) lfirst(lc);
+
+		adjlist_plan_execute_latest(adjlist_plan(sql.data, ix->nbasekey, types), key, NULL,
+									SPI_OK_SELECT);
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+			for (int c = 0; c < INDEX_BASE_LEN(ix); c++)
+				si->base[1][c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+											   c + 1, &si->basenull[1][c]);
+			if (index_row(ix, si->base[1], si->basenull[1], si->row[1], si->rownull[1],
+						  &si->logical[1]))
+				index_writer_put(writer_of(si, false), si->row[1], si->rownull[1]);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(st->rowcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	list_free_deep(si->recheck);
+	si->recheck = NIL;
 }
 
 static bool
@@ -543,7 +738,7 @@ remove_base_row(void *arg, Datum *base, bool *basenull)
 {
 	SyncIndex  *si = ((RemoveArg *) arg)->si;
 
-	for (int i = 0; i < si->ix->ncols; i++)
+	for (int i = 0; i < INDEX_BASE_LEN(si->ix); i++)
 	{
 		si->base[0][i] = base[i];
 		si->basenull[0][i] = basenull[i];
@@ -615,6 +810,64 @@ truncate_after(Relation rel)
  * ----------------------------------------------------------------------
  */
 
+/*
+ * The name of one of adjlist's INSERT/UPDATE/DELETE triggers in td that is
+ * enabled ALWAYS, or NULL.
+ */
+static const char *
+fires_always_in(TriggerDesc *td)
+{
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		const Trigger *t = &td->triggers[i];
+
+		if (t->tgenabled == TRIGGER_FIRES_ALWAYS &&
+			(strcmp(t->tgname, "adjlist_sync") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_ins") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_upd") == 0 ||
+			 strcmp(t->tgname, "adjlist_sync_del") == 0))
+			return t->tgname;
+	}
+	return NULL;
+}
+
+/*
+ * The name of one of adjlist's INSERT/UPDATE/DELETE triggers on rel or on
+ * one of its partition ancestors (a statement on the parent fires the
+ * parent's statement triggers and the partition's row triggers) that is
+ * enabled ALWAYS, or NULL; *where is the table it is on.  Such a trigger fires in a
+ * session_replication_role = replica session too, where
+ * adjlist_sync_replica would apply the same change a second time.
+ */
+static const char *
+sync_fires_always(Relation rel, Oid *where)
+{
+	const char *name = fires_always_in(rel->trigdesc);
+	List	   *ancestors;
+	ListCell   *lc;
+
+	*where = RelationGetRelid(rel);
+	if (name != NULL || !rel->rd_rel->relispartition)
+		return name;
+	ancestors = get_partition_ancestors(RelationGetRelid(rel));
+	foreach(lc, ancestors)
+	{
+		Relation	a = table_open(lfirst_oid(lc), AccessShareLock);
+
+		name = fires_always_in(a->trigdesc);
+		if (name != NULL)
+		{
+			name = pstrdup(name);
+			*where = RelationGetRelid(a);
+		}
+		table_close(a, AccessShareLock);
+		if (name != NULL)
+			break;
+	}
+	list_free(ancestors);
+	return name;
+}
+
 /* Does rel have a trigger of that name? */
 static bool
 has_trigger(Relation rel, const char *name)
@@ -638,9 +891,20 @@ transition_names(const Trigger *t, const char *oldname, const char *newname)
 
 /*
  * Is this one of the triggers adjlist installs (install_triggers(), or
- * those of 0.1 and 0.2 before the update), in the form it installs it?  A
+ * those of 0.1 and 0.2 before the update), in the form it installs it, or
+ * the one a table's owner may add for logical replication?  Another
  * trigger a user attached to adjlist_sync_trigger() would apply a change
  * twice, or read the wrong transition table: refused.
+ *
+ * adjlist_sync_replica is that one: AFTER INSERT OR UPDATE OR DELETE FOR
+ * EACH ROW, enabled REPLICA, created by the owner of a subscriber's table.
+ * A logical replication apply worker runs with session_replication_role =
+ * replica and fires row triggers only, never statement triggers (and the
+ * statement triggers are ENABLE ORIGIN anyway), so it is the only way the
+ * subscriber's own index can follow replicated rows.  Enabled REPLICA, it
+ * fires exactly where adjlist's statement triggers do not; enabled
+ * otherwise, or next to a statement trigger someone enabled ALWAYS, it
+ * would apply a change twice: refused, with the fix in the hint.
  */
 static void
 check_trigger(TriggerData *td)
@@ -667,6 +931,32 @@ check_trigger(TriggerData *td)
 		ok = TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
 	else if (strcmp(name, "adjlist_sync_trunc") == 0 || strcmp(name, "adjlist_sync_truncate") == 0)
 		ok = TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_TRUNCATE(ev);
+	else if (strcmp(name, "adjlist_sync_route") == 0)
+		ok = row && TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_INSERT(ev);
+	else if (strcmp(name, "adjlist_sync_replica") == 0)
+	{
+		const char *other;
+		Oid			where;
+
+		ok = row && TRIGGER_FIRED_AFTER(ev);
+		if (ok && t->tgenabled != TRIGGER_FIRES_ON_REPLICA)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("trigger \"%s\" on table \"%s\" must fire in replica mode only",
+							name, RelationGetRelationName(td->tg_relation)),
+					 errdetail("adjlist's own triggers follow the changes made outside replica mode; this trigger would apply them a second time."),
+					 errhint("ALTER TABLE %s ENABLE REPLICA TRIGGER %s.",
+							 adjlist_qualified_name(RelationGetRelid(td->tg_relation)), name)));
+		if (ok && (other = sync_fires_always(td->tg_relation, &where)) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("trigger \"%s\" on table \"%s\" and trigger \"%s\" on table \"%s\" both fire in replica mode",
+							name, RelationGetRelationName(td->tg_relation),
+							other, get_rel_name(where)),
+					 errdetail("Both would apply the same change to the inverted indexes."),
+					 errhint("ALTER TABLE %s ENABLE TRIGGER %s: in replica mode, %s applies the changes.",
+							 adjlist_qualified_name(where), other, name)));
+	}
 	else
 		ok = false;
 	if (!ok)
@@ -693,6 +983,10 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 	ev = td->tg_event;
 	rel = td->tg_relation;
 	check_trigger(td);
+
+	/* adjlist_sync_route: present for what it prevents (index_admin.c) */
+	if (TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_FOR_ROW(ev))
+		return PointerGetDatum(td->tg_trigtuple);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(ev))
 	{

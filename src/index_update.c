@@ -81,7 +81,7 @@ adjlist_update_to_0_3(PG_FUNCTION_ARGS)
 	if (!creating_extension)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("adjlist_update_to_0_3() runs only inside ALTER EXTENSION adjlist UPDATE")));
+				 errmsg("this function runs only inside ALTER EXTENSION adjlist UPDATE")));
 	n = registry_all(&indexv, &basev, &counterv);
 	for (int i = 0; i < n; i++)
 		bases = list_append_unique_oid(bases, basev[i]);

@@ -57,6 +57,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -98,6 +99,13 @@ struct IndexWriter
 	BulkInsertState bistate;
 
 	/* the SQL path */
+	char	   *bulk_sql;		/* WRITE_IF_ABSENT: INSERT ... SELECT FROM
+								 * unnest($1::t1[], ...) ON CONFLICT DO NOTHING */
+	Oid		   *arraytypes;
+	MemoryContext bufcxt;		/* rows buffered for bulk_sql */
+	Datum	  **bufvals;		/* [column][row] */
+	bool	  **bufnulls;
+	int			nbuf;
 	char	   *insert_sql;
 	char	   *delete_sql;
 	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
@@ -193,7 +201,8 @@ index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode)
 	bool		deferrable;
 	bool		spi;
 
-	spi = rel->rd_rel->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS;
+	spi = rel->rd_rel->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS ||
+		mode == WRITE_IF_ABSENT;
 	if (!spi && mode == WRITE_UPSERT)
 	{
 		for (int i = 0; i < nkeys; i++)
@@ -230,6 +239,98 @@ index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
  * ----------------------------------------------------------------------
  */
 
+/*
+ * WRITE_IF_ABSENT writes its rows a batch at a time, as arrays of the
+ * columns' values unnested side by side into one INSERT of the rows whose
+ * key is not there, when every column's type has an array type (else a row
+ * at a time, with ON CONFLICT DO NOTHING).  A plain insert costs less than
+ * ON CONFLICT's speculative one; its caller makes sure that nobody else
+ * inserts those keys meanwhile (a build holds the base rows' locks), so a
+ * unique violation would be a bug, and fails the build.
+ */
+static void
+bulk_if_absent_sql(IndexWriter *w, char **colnames)
+{
+	StringInfoData buf;
+
+	w->arraytypes = palloc(sizeof(Oid) * w->ncols);
+	for (int i = 0; i < w->ncols; i++)
+		if (!OidIsValid(w->arraytypes[i] = get_array_type(w->types[i])))
+			return;
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "INSERT INTO %s AS t (", adjlist_qualified_name(RelationGetRelid(w->rel)));
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, ") SELECT * FROM ROWS FROM (");
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%spg_catalog.unnest($%d::%s)", i ? ", " : "", i + 1,
+						 format_type_be_qualified(w->arraytypes[i]));
+	appendStringInfoString(&buf, ") AS r (");
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfo(&buf, ") WHERE NOT EXISTS (SELECT FROM %s AS e WHERE ",
+					 adjlist_qualified_name(RelationGetRelid(w->rel)));
+	for (int i = 0; i < w->nkeys; i++)
+		appendStringInfo(&buf, "%se.%s %s r.%s", i ? " AND " : "", quote_identifier(colnames[i]),
+						 adjlist_equality_sql(w->types[i]), quote_identifier(colnames[i]));
+	appendStringInfoChar(&buf, ')');
+	w->bulk_sql = buf.data;
+	w->bufcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist bulk rows",
+									  ALLOCSET_DEFAULT_SIZES);
+	w->bufvals = palloc(sizeof(Datum *) * w->ncols);
+	w->bufnulls = palloc(sizeof(bool *) * w->ncols);
+	for (int i = 0; i < w->ncols; i++)
+	{
+		w->bufvals[i] = palloc(sizeof(Datum) * WRITE_BATCH);
+		w->bufnulls[i] = palloc(sizeof(bool) * WRITE_BATCH);
+	}
+}
+
+/* Write the buffered rows of WRITE_IF_ABSENT. */
+static void
+bulk_flush(IndexWriter *w)
+{
+	Datum	   *arrays;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	if (w->nbuf == 0)
+		return;
+	arrays = palloc(sizeof(Datum) * w->ncols);
+	dims[0] = w->nbuf;
+	for (int i = 0; i < w->ncols; i++)
+	{
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		get_typlenbyvalalign(w->types[i], &typlen, &typbyval, &typalign);
+		arrays[i] = PointerGetDatum(construct_md_array(w->bufvals[i], w->bufnulls[i], 1, dims, lbs,
+													   w->types[i], typlen, typbyval, typalign));
+	}
+	index_execute_plan(adjlist_plan(w->bulk_sql, w->ncols, w->arraytypes), arrays, NULL,
+					   SPI_OK_INSERT);
+	pfree(arrays);
+	w->nbuf = 0;
+	MemoryContextReset(w->bufcxt);
+}
+
+static void
+bulk_put(IndexWriter *w, Datum *values, bool *nulls)
+{
+	MemoryContext old = MemoryContextSwitchTo(w->bufcxt);
+
+	for (int i = 0; i < w->ncols; i++)
+	{
+		w->bufnulls[i][w->nbuf] = nulls[i];
+		w->bufvals[i][w->nbuf] = nulls[i] ? (Datum) 0 :
+			datumCopy(values[i], w->typbyvals[i], w->typlens[i]);
+	}
+	MemoryContextSwitchTo(old);
+	if (++w->nbuf == WRITE_BATCH)
+		bulk_flush(w);
+}
+
 static void
 build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 {
@@ -244,7 +345,18 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable)
 	for (int i = 0; i < w->ncols; i++)
 		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
 	appendStringInfoChar(&buf, ')');
-	if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
+	if (w->mode == WRITE_IF_ABSENT)
+	{
+		if (!unique_key || deferrable)
+			elog(ERROR, "table \"%s\" has no immediate unique key to skip rows by",
+				 RelationGetRelationName(w->rel));
+		appendStringInfoString(&buf, " ON CONFLICT (");
+		for (int i = 0; i < w->nkeys; i++)
+			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+		appendStringInfoString(&buf, ") DO NOTHING");
+		bulk_if_absent_sql(w, colnames);
+	}
+	else if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
 	{
 		appendStringInfoString(&buf, " ON CONFLICT (");
 		for (int i = 0; i < w->nkeys; i++)
@@ -595,7 +707,7 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	 * after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).
 	 */
 	w->direct = w->rel->rd_rel->relkind == RELKIND_RELATION && !w->multiset &&
-		!adjlist_is_citus_table(relid) &&
+		w->mode != WRITE_IF_ABSENT && !adjlist_is_citus_table(relid) &&
 		(w->mode == WRITE_APPEND ||
 		 (OidIsValid(w->keyindex) && is_pk &&
 		  (!OidIsValid(RelationGetReplicaIndex(w->rel)) ||
@@ -613,6 +725,8 @@ index_writer_put(IndexWriter *w, Datum *values, bool *nulls)
 	CHECK_FOR_INTERRUPTS();
 	if (w->direct)
 		direct_put(w, values, nulls);
+	else if (w->bulk_sql != NULL)
+		bulk_put(w, values, nulls);
 	else
 		spi_put(w, values, nulls);
 }
@@ -635,6 +749,11 @@ index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 void
 index_writer_end(IndexWriter *w)
 {
+	if (w->bulk_sql != NULL)
+	{
+		bulk_flush(w);
+		MemoryContextDelete(w->bufcxt);
+	}
 	if (w->direct)
 	{
 		direct_flush(w);

@@ -17,8 +17,12 @@ typedef struct IndexWriter IndexWriter;
 typedef enum WriteMode
 {
 	WRITE_UPSERT,				/* a row with the same key is replaced */
-	WRITE_APPEND				/* plain inserts (counter deltas, a multiset
+	WRITE_APPEND,				/* plain inserts (counter deltas, a multiset
 								 * key, a table known to be empty) */
+	WRITE_IF_ABSENT				/* a row whose key is there is skipped (a
+								 * concurrent build's backfill, which holds
+								 * the base rows it writes the index rows of,
+								 * so that nobody else inserts their keys) */
 } WriteMode;
 
 /*

@@ -62,6 +62,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "index_predicate.h"
 #include "registry.h"
 
 #define REGISTRY_CACHE_MAX	1024
@@ -81,8 +82,8 @@ typedef struct RegistryEntry
 static HTAB *registry_cache = NULL;
 static uint64 registry_generation = 1;
 
-static void
-registry_relcache_callback(Datum arg, Oid relid)
+void
+registry_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	RegistryEntry *e;
@@ -104,12 +105,6 @@ registry_relcache_callback(Datum arg, Oid relid)
 	}
 }
 
-void
-registry_init(void)
-{
-	CacheRegisterRelcacheCallback(registry_relcache_callback, (Datum) 0);
-}
-
 /* ----------------------------------------------------------------------
  * Reading the registry
  * ----------------------------------------------------------------------
@@ -127,6 +122,8 @@ typedef struct RegistryColumns
 	AttrNumber	created;
 	AttrNumber	write_shards;	/* 0 in a 0.1 catalog */
 	AttrNumber	counter_shards;
+	AttrNumber	ready;			/* 0 before 0.3 */
+	AttrNumber	predicate;		/* 0 before 0.3 */
 } RegistryColumns;
 
 static void
@@ -148,6 +145,12 @@ registry_columns(Oid reg, RegistryColumns *c)
 		elog(ERROR, "the registry of extension adjlist lacks a column");
 	if (c->write_shards < 0)
 		c->write_shards = 0;
+	c->ready = get_attnum(reg, "ready");
+	if (c->ready < 0)
+		c->ready = 0;
+	c->predicate = get_attnum(reg, "predicate");
+	if (c->predicate < 0)
+		c->predicate = 0;
 }
 
 static char **
@@ -239,6 +242,16 @@ registry_read(Oid baserel, IndexDef **out)
 		d->mode = (strcmp(mode, "api") == 0) ? INDEX_MODE_API : INDEX_MODE_TRIGGER;
 		if (rc.write_shards > 0)
 			d->write_shards = DatumGetInt32(heap_getattr(tup, rc.write_shards, desc, &isnull));
+		d->ready = true;
+		if (rc.ready > 0)
+			d->ready = DatumGetBool(heap_getattr(tup, rc.ready, desc, &isnull));
+		d->predicate = NULL;
+		if (rc.predicate > 0)
+		{
+			v = heap_getattr(tup, rc.predicate, desc, &isnull);
+			if (!isnull)
+				d->predicate = TextDatumGetCString(v);
+		}
 		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
 		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
 		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
@@ -374,6 +387,17 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
 			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
 									   basename, d->base_key[i]), NULL);
+	if (d->predicate != NULL)
+	{
+		ListCell   *lc;
+
+		/* (a renamed or dropped column: the DDL that did it is refused) */
+		foreach(lc, index_predicate_columns(d->predicate))
+			if (!OidIsValid(column_type(d->baserel, (char *) lfirst(lc))))
+				return problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+										   idxname, (char *) lfirst(lc), basename),
+							   psprintf("The predicate is: %s", d->predicate));
+	}
 	if (OidIsValid(d->counterrel))
 	{
 		char	   *cntname;
@@ -548,6 +572,7 @@ copy_def(const IndexDef *s)
 	d.base_key = palloc(sizeof(char *) * Max(s->nbasekey, 1));
 	for (int i = 0; i < s->nbasekey; i++)
 		d.base_key[i] = pstrdup(s->base_key[i]);
+	d.predicate = s->predicate ? pstrdup(s->predicate) : NULL;
 	return d;
 }
 
@@ -807,14 +832,21 @@ registry_visible(const IndexDef *ix, Snapshot snapshot)
 const IndexDef *
 registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname)
 {
+	const IndexDef *building = NULL;
+
 	for (int i = 0; i < ti->nindexes; i++)
 	{
 		const IndexDef *d = &ti->indexes[i];
 
 		if (strcmp(d->colnames[0], skname) == 0 && strcmp(d->colnames[1], pkname) == 0)
-			return d;
+		{
+			if (d->ready)
+				return d;
+			if (building == NULL)
+				building = d;
+		}
 	}
-	return NULL;
+	return building;
 }
 
 /* ----------------------------------------------------------------------
@@ -889,11 +921,12 @@ void
 registry_insert(const RegistryRow *row)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[8] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
-	NAMEARRAYOID, TEXTOID, INT4OID};
-	Datum		values[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	Oid			types[10] = {OIDOID, OIDOID, NAMEARRAYOID, INT4OID, OIDOID,
+	NAMEARRAYOID, TEXTOID, INT4OID, BOOLOID, TEXTOID};
+	Datum		values[10];
+	char		nulls[10] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
 	char	   *sql;
+	bool		new_columns = !row->ready || row->predicate != NULL;
 
 	values[0] = ObjectIdGetDatum(row->indexrel);
 	values[1] = ObjectIdGetDatum(row->baserel);
@@ -905,14 +938,20 @@ registry_insert(const RegistryRow *row)
 	values[5] = names_datum(row->base_key, row->nbasekey);
 	values[6] = CStringGetTextDatum(row->mode == INDEX_MODE_API ? "api" : "trigger");
 	values[7] = Int32GetDatum(row->write_shards);
+	values[8] = BoolGetDatum(row->ready);
+	values[9] = row->predicate ? CStringGetTextDatum(row->predicate) : (Datum) 0;
+	if (row->predicate == NULL)
+		nulls[9] = 'n';
+	/* (the registry of 0.1 and 0.2 has neither column: ready, no predicate) */
 	sql = psprintf("INSERT INTO %s.adjlist_inverted_indexes "
 				   "(indexrel, baserel, columns, nkeys, counterrel, counter_shards, "
-				   "base_key, mode, write_shards) "
+				   "base_key, mode, write_shards%s) "
 				   "VALUES ($1::pg_catalog.regclass, $2::pg_catalog.regclass, $3, $4, "
 				   "$5::pg_catalog.regclass, "
-				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8)",
-				   cat->nspname);
-	registry_exec(sql, 8, types, values, nulls, SPI_OK_INSERT);
+				   "CASE WHEN $5 IS NULL THEN 0 ELSE 1 END, $6, $7, $8%s)",
+				   cat->nspname, new_columns ? ", ready, predicate" : "",
+				   new_columns ? ", $9, $10" : "");
+	registry_exec(sql, new_columns ? 10 : 8, types, values, nulls, SPI_OK_INSERT);
 	CacheInvalidateRelcacheByRelid(row->baserel);
 }
 
@@ -929,6 +968,35 @@ registry_delete(Oid indexrel)
 				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
 				   cat->nspname);
 	registry_exec(sql, 1, types, values, NULL, SPI_OK_DELETE);
+}
+
+void
+registry_not_ready(Oid indexrel)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("inverted index \"%s\" is not ready", get_rel_name(indexrel)),
+			 errdetail("It is being built by CALL create_inverted_index(..., concurrently => true), or such a build failed."),
+			 errhint("Wait for the build to finish; after a failed build, run rebuild_inverted_index() or drop_inverted_index().")));
+}
+
+void
+registry_set_ready(Oid indexrel)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	char	   *sql;
+	Oid			base = registry_base_of_index(indexrel);
+
+	values[0] = ObjectIdGetDatum(indexrel);
+	sql = psprintf("UPDATE %s.adjlist_inverted_indexes SET ready = true "
+				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
+				   "AND NOT ready",
+				   cat->nspname);
+	registry_exec(sql, 1, types, values, NULL, SPI_OK_UPDATE);
+	if (OidIsValid(base))
+		CacheInvalidateRelcacheByRelid(base);
 }
 
 void

@@ -40,6 +40,11 @@ typedef struct IndexDef
 								 * ALTER EXTENSION adjlist UPDATE converts them */
 	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	IndexMode	mode;
+	char	   *predicate;		/* a sparse index's predicate (index_predicate.c),
+								 * or NULL: every row */
+	bool		ready;			/* false while built concurrently (or after
+								 * such a build failed): writers keep it,
+								 * readers refuse it */
 	TransactionId xmin;			/* of the registry row */
 } IndexDef;
 
@@ -53,7 +58,8 @@ typedef struct TableIndexes
 	uint64		generation;		/* bumped by every invalidation */
 } TableIndexes;
 
-extern void registry_init(void);
+/* called by the library's relcache callback (catalog.c) */
+extern void registry_relcache_invalidate(Oid relid);
 
 /*
  * The indexes of a base table, or of the registered table that relid is a
@@ -95,7 +101,10 @@ extern Oid	registry_base_of_index(Oid relid);
 /* Was the registry row of ix committed before the snapshot was taken? */
 extern bool registry_visible(const IndexDef *ix, Snapshot snapshot);
 
-/* The first index (in creation order) whose key flips base columns pk, sk. */
+/*
+ * The first ready index (in creation order) whose key flips base columns
+ * pk, sk; else the first such index being built; else NULL.
+ */
 extern const IndexDef *registry_find_flip(const TableIndexes *ti,
 										  const char *pkname, const char *skname);
 
@@ -112,6 +121,8 @@ typedef struct RegistryRow
 	char	  **base_key;
 	IndexMode	mode;
 	int			write_shards;
+	bool		ready;
+	const char *predicate;		/* canonical, or NULL */
 } RegistryRow;
 
 extern void registry_insert(const RegistryRow *row);
@@ -131,6 +142,11 @@ extern void registry_invalidate(Oid baserel);
  */
 extern char *registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel);
 extern void registry_delete(Oid indexrel);
+/* Refuse a read of an index that is not ready (SQLSTATE 55000). */
+extern void registry_not_ready(Oid indexrel);
+
+/* A concurrently built index is complete: readers may use it. */
+extern void registry_set_ready(Oid indexrel);
 /* The degree counter table counterrel was dropped: forget it. */
 extern void registry_forget_counters(Oid counterrel);
 

@@ -13,9 +13,9 @@
  * table into text (adjkey[] into text[]), with the same characters, so that
  * DROP EXTENSION then succeeds and the data stays.  It runs as the caller,
  * who must own every table it changes (a superuser does); anything it
- * cannot do (a view over an adjkey column, a table of another owner) is an
- * error that rolls it all back, and it can be run again once that is
- * fixed.
+ * cannot do (a view over an adjkey column, a table of another owner, a
+ * table partitioned by an adjkey column) is an error that rolls it all
+ * back, and it can be run again once that is fixed.
  *
  *-------------------------------------------------------------------------
  */
@@ -81,7 +81,10 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 		elog(ERROR, "SPI_connect failed");
 	args[0] = ObjectIdGetDatum(cat->keytype);
 	args[1] = ObjectIdGetDatum(cat->keyarraytype);
-	if (SPI_execute_with_args("SELECT c.oid, a.attname::pg_catalog.text, a.atttypid "
+	if (SPI_execute_with_args("SELECT c.oid, a.attname::pg_catalog.text, a.atttypid, "
+							  "EXISTS (SELECT FROM pg_catalog.pg_partitioned_table p "
+							  "WHERE p.partrelid OPERATOR(pg_catalog.=) c.oid "
+							  "AND a.attnum OPERATOR(pg_catalog.=) ANY (p.partattrs::pg_catalog.int2[])) "
 							  "FROM pg_catalog.pg_attribute a "
 							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
 							  "WHERE a.atttypid OPERATOR(pg_catalog.=) ANY (ARRAY[$1, $2]) "
@@ -103,6 +106,12 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 		char	   *qrel = adjlist_qualified_name(rel);
 		int			ret;
 
+		if (DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("column \"%s\" of table %s is in its partition key", col, qrel),
+					 errdetail("PostgreSQL cannot change the type of a column a table is partitioned by, and the bounds of its partitions are adjkey values."),
+					 errhint("Move the rows into a table partitioned by a text column (or detach the partitions and make them plain tables), then run adjlist_uninstall() again.")));
 		if (!adjlist_rel_ownercheck(rel, GetUserId()))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),

@@ -13,10 +13,23 @@
  *
  * Semantics are DynamoDB's: put_edge is PutItem (insert, or replace the
  * whole item; last writer wins, two sessions putting the same new key do
- * not fail), delete_edge is DeleteItem.  The base table is written as the
- * caller, with the caller's privileges and row-level security; the index
- * rows, computed from what the base write returned (index_rule.c), are
- * written as the index's owner (index_write.c), as the triggers do.
+ * not fail), delete_edge is DeleteItem.
+ *
+ * Conditional writes (DynamoDB's ConditionExpression) say whether they
+ * applied instead of raising ConditionalCheckFailed: put_edge_if_absent
+ * (attribute_not_exists) is an INSERT ... ON CONFLICT DO NOTHING,
+ * put_edge_if and delete_edge_if (the item exists and its data contains an
+ * expected value: optimistic locking on a version attribute) an UPDATE or
+ * DELETE whose condition the executor evaluates again on the latest version
+ * of a row it had to wait for, so of two sessions expecting the same
+ * version exactly one applies.  A table without a unique key takes the
+ * write API's key lock first (lock_keys()).
+ *
+ * The base table is written as the caller, with the caller's privileges
+ * and row-level security; the index rows, computed from what the base write
+ * returned (index_rule.c), are written as the index's owner
+ * (index_write.c), as the triggers do.  import_dynamodb (dynamo_io.c)
+ * writes through put_rows() as well.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,70 +39,132 @@
 #include "access/table.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
+#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/snapmgr.h"
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "dynamo_io.h"
+#include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
 
+/*
+ * The fourth field of adjlist's advisory lock tags: pg_advisory_lock() uses
+ * 1 and 2, so its locks never meet these.
+ */
+#define ADJLIST_LOCK_FIELD 0xAD1
+
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);
 PG_FUNCTION_INFO_V1(adjlist_delete_edge);
 PG_FUNCTION_INFO_V1(adjlist_delete_node);
+PG_FUNCTION_INFO_V1(adjlist_put_edge_if_absent);
+PG_FUNCTION_INFO_V1(adjlist_put_edge_if);
+PG_FUNCTION_INFO_V1(adjlist_delete_edge_if);
 
-/* What the write API needs to know about a table. */
-typedef struct ApiTable
+/* What the write API needs to know about a table (dynamo_io.h names it). */
+struct ApiTable
 {
 	Oid			relid;
 	char	   *qname;
 	TableIndexes *ti;
 	const char *pk;				/* the two key columns, quoted */
 	const char *sk;
+	const char *pkname;			/* the same, as they are */
+	const char *skname;
 	bool		has_data;		/* a jsonb column "data" */
 	bool		unique_key;		/* a unique index on (pk, sk): upsert */
 	char	  **cols;			/* every column any index needs, for RETURNING */
 	int			ncols;
 	char	   *returning;
 	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
+	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
+								 * but "data" */
 	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
-} ApiTable;
+};
 
+/*
+ * What the write API needs to know about relid.  need_index: refuse a table
+ * without an inverted index (the write API exists to keep them); without
+ * it (import_dynamodb) such a table is keyed by its primary key, which must
+ * be two adjkey columns.
+ */
 static ApiTable *
-api_table(Oid relid)
+api_table_ex(Oid relid, bool need_index)
 {
 	ApiTable   *t = palloc0(sizeof(ApiTable));
-	const IndexDef *first;
 	StringInfoData buf;
 	Relation	rel;
 	TupleDesc	desc;
 
 	t->relid = relid;
 	t->ti = registry_lookup(relid);
-	if (t->ti->nindexes == 0 || t->ti->baserel != relid)
+	if ((t->ti->nindexes == 0 && need_index) ||
+		(t->ti->nindexes > 0 && t->ti->baserel != relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
 				 errhint("The write API keeps the inverted indexes of a table; create one first.")));
-	first = &t->ti->indexes[0];
-	if (first->nbasekey != 2)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("the write API needs a table keyed by two columns (pk, sk)")));
-	t->pk = quote_identifier(first->base_key[0]);
-	t->sk = quote_identifier(first->base_key[1]);
+	if (t->ti->nindexes > 0)
+	{
+		const IndexDef *first = &t->ti->indexes[0];
+
+		if (first->nbasekey != 2)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the write API needs a table keyed by two columns (pk, sk)")));
+		t->pkname = first->base_key[0];
+		t->skname = first->base_key[1];
+	}
+	else
+	{
+		const AdjlistCatalog *cat = adjlist_catalog();
+		Oid			pkey;
+		HeapTuple	tp = NULL;
+
+		rel = table_open(relid, AccessShareLock);
+		pkey = adjlist_primary_key_index(rel);
+		table_close(rel, AccessShareLock);
+		if (OidIsValid(pkey))
+			tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pkey));
+		if (tp != NULL && HeapTupleIsValid(tp))
+		{
+			Form_pg_index idx = (Form_pg_index) GETSTRUCT(tp);
+
+			if (idx->indnkeyatts == 2 && idx->indkey.values[0] > 0 && idx->indkey.values[1] > 0 &&
+				get_atttype(relid, idx->indkey.values[0]) == cat->keytype &&
+				get_atttype(relid, idx->indkey.values[1]) == cat->keytype)
+			{
+				t->pkname = get_attname(relid, idx->indkey.values[0], false);
+				t->skname = get_attname(relid, idx->indkey.values[1], false);
+			}
+			ReleaseSysCache(tp);
+		}
+		if (t->pkname == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+					 errmsg("table \"%s\" has neither an inverted index nor a primary key of two adjkey columns",
+							get_rel_name(relid)),
+					 errhint("Give it PRIMARY KEY (pk, sk), or create an inverted index first.")));
+	}
+	t->pk = quote_identifier(t->pkname);
+	t->sk = quote_identifier(t->skname);
 	t->qname = adjlist_qualified_name(relid);
 	t->no_triggers = adjlist_is_citus_table(relid);
 
@@ -97,26 +172,35 @@ api_table(Oid relid)
 	desc = RelationGetDescr(rel);
 	t->has_data = false;
 	initStringInfo(&buf);
-	for (int i = 0; i < desc->natts; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		const char *name = NameStr(att->attname);
+		StringInfoData defaults;
 
-		if (att->attisdropped || att->attgenerated)
-			continue;
-		if (strcmp(name, "data") == 0 && att->atttypid == JSONBOID)
-			t->has_data = true;
-		if (strcmp(name, first->base_key[0]) == 0 || strcmp(name, first->base_key[1]) == 0)
-			continue;
-		appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
-						 quote_identifier(name), quote_identifier(name));
+		initStringInfo(&defaults);
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			const char *name = NameStr(att->attname);
+			bool		is_data = strcmp(name, "data") == 0 && att->atttypid == JSONBOID;
+
+			if (att->attisdropped || att->attgenerated)
+				continue;
+			if (is_data)
+				t->has_data = true;
+			if (strcmp(name, t->pkname) == 0 || strcmp(name, t->skname) == 0)
+				continue;
+			appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
+							 quote_identifier(name), quote_identifier(name));
+			if (!is_data)
+				appendStringInfo(&defaults, ", %s = DEFAULT", quote_identifier(name));
+		}
+		t->default_list = defaults.data;
 	}
 	t->set_list = buf.data;
 	{
 		List	   *indexes = RelationGetIndexList(rel);
 		ListCell   *lc;
-		AttrNumber	a1 = get_attnum(relid, first->base_key[0]);
-		AttrNumber	a2 = get_attnum(relid, first->base_key[1]);
+		AttrNumber	a1 = get_attnum(relid, t->pkname);
+		AttrNumber	a2 = get_attnum(relid, t->skname);
 
 		foreach(lc, indexes)
 		{
@@ -152,9 +236,40 @@ api_table(Oid relid)
 			t->cols[t->ncols++] = ix->colnames[c];
 			appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(ix->colnames[c]));
 		}
+		/* a sparse index: the columns of its predicate, evaluated in C */
+		if (ix->predicate != NULL)
+		{
+			ListCell   *lc;
+
+			foreach(lc, index_predicate_columns(ix->predicate))
+			{
+				char	   *name = (char *) lfirst(lc);
+				bool		seen = false;
+
+				for (int k = 0; k < t->ncols && !seen; k++)
+					seen = strcmp(t->cols[k], name) == 0;
+				if (seen)
+					continue;
+				t->cols[t->ncols++] = name;
+				appendStringInfo(&buf, "%s%s", buf.len ? ", " : "", quote_identifier(name));
+			}
+		}
+	}
+	if (t->ncols == 0)
+	{
+		/* no index: the key, so that RETURNING has something to return */
+		t->cols[t->ncols++] = (char *) t->pkname;
+		t->cols[t->ncols++] = (char *) t->skname;
+		appendStringInfo(&buf, "%s, %s", t->pk, t->sk);
 	}
 	t->returning = buf.data;
 	return t;
+}
+
+static ApiTable *
+api_table(Oid relid)
+{
+	return api_table_ex(relid, true);
 }
 
 /* ----------------------------------------------------------------------
@@ -169,8 +284,10 @@ typedef struct ApiWriters
 	const IndexDef **ix;
 	IndexWriter **w;
 	Counts	  **counts;
-	int		   *pos;			/* ix column i -> position in t->cols, flattened */
+	IndexPredicateState **pred; /* of a sparse index, over the base table */
+	TupleTableSlot *slot;		/* a returned row, for the predicates */
 	AdjlistRoleSwitch role;
+	bool		became;			/* acting as the indexes' owner */
 } ApiWriters;
 
 static ApiWriters *
@@ -182,19 +299,31 @@ api_writers_begin(ApiTable *t, bool bulk)
 	aw->ix = palloc(sizeof(IndexDef *) * t->ti->nindexes);
 	aw->w = palloc(sizeof(IndexWriter *) * t->ti->nindexes);
 	aw->counts = palloc0(sizeof(Counts *) * t->ti->nindexes);
-	adjlist_become(t->ti->owner, &aw->role);
+	aw->pred = palloc0(sizeof(IndexPredicateState *) * t->ti->nindexes);
 	for (int i = 0; i < t->ti->nindexes; i++)
 	{
 		const IndexDef *ix = &t->ti->indexes[i];
 
 		if (ix->mode != INDEX_MODE_API || !t->no_triggers)
 			continue;
+		if (!aw->became)
+			adjlist_become(t->ti->owner, &aw->role);
+		aw->became = true;
 		LockRelationOid(ix->indexrel, RowExclusiveLock);
 		aw->ix[aw->n] = ix;
 		aw->w[aw->n] = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
 										  WRITE_UPSERT, bulk);
 		if (OidIsValid(ix->counterrel))
 			aw->counts[aw->n] = counts_create(ix);
+		if (ix->predicate != NULL)
+		{
+			Relation	rel = table_open(t->relid, AccessShareLock);
+
+			aw->pred[aw->n] = index_predicate_begin(ix->predicate, rel);
+			if (aw->slot == NULL)
+				aw->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+			table_close(rel, NoLock);
+		}
 		aw->n++;
 	}
 	return aw;
@@ -206,27 +335,83 @@ api_writers_end(ApiWriters *aw)
 	for (int i = 0; i < aw->n; i++)
 	{
 		index_writer_end(aw->w[i]);
+		if (aw->pred[i])
+			index_predicate_end(aw->pred[i]);
 		if (aw->counts[i])
 		{
 			counts_flush(aw->counts[i]);
 			counts_destroy(aw->counts[i]);
 		}
 	}
-	adjlist_unbecome(&aw->role);
+	if (aw->slot)
+		ExecDropSingleTupleTableSlot(aw->slot);
+	if (aw->became)
+		adjlist_unbecome(&aw->role);
+}
+
+/* The values of ix's registry columns in row r of a RETURNING t->returning. */
+static void
+api_base_values(ApiTable *t, const IndexDef *ix, SPITupleTable *tt, uint64 r,
+				Datum *base, bool *basenull)
+{
+	for (int c = 0; c < ix->ncols; c++)
+	{
+		int			k = 0;
+
+		while (strcmp(t->cols[k], ix->colnames[c]) != 0)
+			k++;
+		base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
+	}
+	base[ix->ncols] = BoolGetDatum(true);
+	basenull[ix->ncols] = false;
+}
+
+/*
+ * The predicate of a sparse index (aw->ix[i]) on row r of a RETURNING
+ * t->returning, as index_row() reads it: base[ix->ncols].
+ */
+static void
+api_predicate(ApiWriters *aw, int i, SPITupleTable *tt, uint64 r, Datum *base, bool *basenull)
+{
+	ApiTable   *t = aw->t;
+	TupleTableSlot *slot = aw->slot;
+
+	if (aw->pred[i] == NULL)
+		return;
+	ExecClearTuple(slot);
+	for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
+	{
+		slot->tts_values[a] = (Datum) 0;
+		slot->tts_isnull[a] = true;
+	}
+	for (int k = 0; k < t->ncols; k++)
+	{
+		AttrNumber	a = get_attnum(t->relid, t->cols[k]);
+
+		if (a > 0)
+			slot->tts_values[a - 1] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1,
+													&slot->tts_isnull[a - 1]);
+	}
+	ExecStoreVirtualTuple(slot);
+	base[aw->ix[i]->ncols] = BoolGetDatum(index_predicate_check(aw->pred[i], slot));
+	basenull[aw->ix[i]->ncols] = false;
 }
 
 /*
  * Apply the rows an INSERT/UPDATE/DELETE ... RETURNING t->returning gave:
- * put (or remove) their index rows.  inserted[] says which rows are new
- * (for the counters), or NULL.
+ * put (or remove) their index rows.  counted[] says which rows the
+ * counters count (new rows, or removed ones), or NULL for all.
  */
 static void
 api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted)
 {
 	ApiTable   *t = aw->t;
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
-												 ALLOCSET_DEFAULT_SIZES);
+	MemoryContext rowcxt;
 
+	if (aw->n == 0)
+		return;
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+								   ALLOCSET_DEFAULT_SIZES);
 	for (uint64 r = 0; r < n; r++)
 	{
 		MemoryContext old = MemoryContextSwitchTo(rowcxt);
@@ -234,20 +419,14 @@ api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *cou
 		for (int i = 0; i < aw->n; i++)
 		{
 			const IndexDef *ix = aw->ix[i];
-			Datum	   *base = palloc(sizeof(Datum) * ix->ncols);
-			bool	   *basenull = palloc(sizeof(bool) * ix->ncols);
+			Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+			bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 			Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
 			bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
 			Datum		logical;
 
-			for (int c = 0; c < ix->ncols; c++)
-			{
-				int			k = 0;
-
-				while (strcmp(t->cols[k], ix->colnames[c]) != 0)
-					k++;
-				base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, k + 1, &basenull[c]);
-			}
+			api_base_values(t, ix, tt, r, base, basenull);
+			api_predicate(aw, i, tt, r, base, basenull);
 			if (!index_row(ix, base, basenull, row, rownull, &logical))
 				continue;
 			if (add)
@@ -261,6 +440,75 @@ api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *cou
 		MemoryContextReset(rowcxt);
 	}
 	MemoryContextDelete(rowcxt);
+}
+
+/*
+ * One base row replaced: oldtt and newtt (one row each, RETURNING
+ * t->returning) are its versions before and after.  An index row whose key
+ * changed is removed and the new one put, with its counters; one whose key
+ * stayed is replaced (its projections may have changed).
+ */
+static void
+api_replace(ApiWriters *aw, SPITupleTable *oldtt, SPITupleTable *newtt)
+{
+	ApiTable   *t = aw->t;
+
+	for (int i = 0; i < aw->n; i++)
+	{
+		const IndexDef *ix = aw->ix[i];
+		Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+		bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+		Datum	   *oldrow = palloc(sizeof(Datum) * ix->ncols);
+		bool	   *oldnull = palloc(sizeof(bool) * ix->ncols);
+		Datum	   *newrow = palloc(sizeof(Datum) * ix->ncols);
+		bool	   *newnull = palloc(sizeof(bool) * ix->ncols);
+		Datum		oldlogical;
+		Datum		newlogical;
+		bool		was;
+		bool		is;
+		bool		same;
+
+		api_base_values(t, ix, oldtt, 0, base, basenull);
+		api_predicate(aw, i, oldtt, 0, base, basenull);
+		was = index_row(ix, base, basenull, oldrow, oldnull, &oldlogical);
+		api_base_values(t, ix, newtt, 0, base, basenull);
+		api_predicate(aw, i, newtt, 0, base, basenull);
+		is = index_row(ix, base, basenull, newrow, newnull, &newlogical);
+		same = was && is && index_row_equal(ix, 0, ix->nkeys, oldrow, oldnull, newrow, newnull);
+		if (was && !same)
+			(void) index_writer_remove(aw->w[i], oldrow, oldnull);
+		if (is)
+			index_writer_put(aw->w[i], newrow, newnull);
+		if (aw->counts[i] && !same)
+		{
+			if (was)
+				counts_add(aw->counts[i], oldlogical, oldrow[1], -1);
+			if (is)
+				counts_add(aw->counts[i], newlogical, newrow[1], 1);
+		}
+	}
+}
+
+/*
+ * Can rewriting a row's non-key columns move any of its rows in the indexes
+ * the write API keeps?  Not when every such index is keyed by the base key
+ * columns alone (the usual (sk, pk) index): then an update only replaces
+ * the index rows' projections, and the counters stay.
+ */
+static bool
+api_index_keys_fixed(ApiTable *t)
+{
+	for (int i = 0; i < t->ti->nindexes; i++)
+	{
+		const IndexDef *ix = &t->ti->indexes[i];
+
+		if (ix->mode != INDEX_MODE_API || !t->no_triggers)
+			continue;
+		for (int c = 0; c < ix->nkeys; c++)
+			if (strcmp(ix->colnames[c], t->pkname) != 0 && strcmp(ix->colnames[c], t->skname) != 0)
+				return false;
+	}
+	return true;
 }
 
 /* ----------------------------------------------------------------------
@@ -297,6 +545,58 @@ upsert_sql(ApiTable *t)
 					t->qname, target, source, t->returning);
 }
 
+static int
+uint32_cmp(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * A table with no unique index on its key cannot make a second put of the
+ * same new key wait for the first, as an INSERT ... ON CONFLICT does: the
+ * write API takes a transaction lock on each key instead (an advisory lock
+ * in a space of adjlist's own, in hash order so that two batches never
+ * deadlock), so that last writer wins there too.
+ */
+static void
+lock_keys(ApiTable *t, Datum pks, Datum sks)
+{
+	Datum	   *pv;
+	Datum	   *sv;
+	bool	   *pn;
+	bool	   *sn;
+	int			np;
+	int			ns;
+	uint32	   *hashes;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &sv, &sn, &ns);
+	hashes = palloc(sizeof(uint32) * Max(np, 1));
+	for (int i = 0; i < np && i < ns; i++)
+	{
+		struct varlena *p = DatumGetAdjkeyPP(pv[i]);
+		struct varlena *k = DatumGetAdjkeyPP(sv[i]);
+
+		hashes[i] = hash_combine(hash_bytes((const unsigned char *) ADJKEY_DATA(p), ADJKEY_LEN(p)),
+								 hash_bytes((const unsigned char *) ADJKEY_DATA(k), ADJKEY_LEN(k)));
+	}
+	qsort(hashes, Min(np, ns), sizeof(uint32), uint32_cmp);
+	for (int i = 0; i < Min(np, ns); i++)
+	{
+		LOCKTAG		tag;
+
+		if (i > 0 && hashes[i] == hashes[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, t->relid, hashes[i], ADJLIST_LOCK_FIELD);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
+}
+
 /* Put rows: arrays of keys and data, all in one statement. */
 static int64
 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
@@ -310,6 +610,8 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	ApiWriters *aw;
 	int			flagcol;
 
+	if (!t->unique_key)
+		lock_keys(t, pks, sks);
 	adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
 						 SPI_OK_INSERT_RETURNING);
 	tt = SPI_tuptable;
@@ -582,6 +884,286 @@ adjlist_delete_edge(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(n > 0);
 }
 
+/* ----------------------------------------------------------------------
+ * Conditional writes (DynamoDB's ConditionExpression)
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct CondArgs
+{
+	ApiTable   *t;
+	Datum		pk;
+	Datum		sk;
+	Datum		data;
+	bool		data_null;
+	Jsonb	   *expected;
+} CondArgs;
+
+/* Take the key lock of a table without a unique key (see lock_keys()). */
+static void
+cond_lock_key(CondArgs *a)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+
+	if (!a->t->unique_key)
+		lock_keys(a->t, one_elem_array(a->pk, keytype, false),
+				  one_elem_array(a->sk, keytype, false));
+}
+
+/* "b.pk = $1 AND b.sk = $2" */
+static char *
+cond_key_where(ApiTable *t)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+
+	return psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2", t->pk, nsp, t->sk, nsp);
+}
+
+/*
+ * The condition on an existing item: its data contains the expected value
+ * ($n); an item without data (NULL) is an item without attributes, so '{}'
+ * means only "the item exists".
+ */
+static char *
+cond_expected(int param)
+{
+	return psprintf("COALESCE(b.data, '{}'::pg_catalog.jsonb) OPERATOR(pg_catalog.@>) $%d",
+					param);
+}
+
+static int64
+put_absent_body(void *arg)
+{
+	CondArgs   *a = (CondArgs *) arg;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	ApiTable   *t = a->t;
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {a->pk, a->sk, a->data};
+	char		nulls[3] = {' ', ' ', a->data_null ? 'n' : ' '};
+	const char *target = psprintf("%s, %s%s", t->pk, t->sk, t->has_data ? ", data" : "");
+	const char *vals = t->has_data ? "$1, $2, $3" : "$1, $2";
+	char	   *sql;
+	SPITupleTable *tt;
+	uint64		n;
+	ApiWriters *aw;
+
+	cond_lock_key(a);
+	if (t->unique_key)
+		sql = psprintf("INSERT INTO %s AS b (%s) VALUES (%s) ON CONFLICT (%s, %s) DO NOTHING "
+					   "RETURNING %s",
+					   t->qname, target, vals, t->pk, t->sk, t->returning);
+	else
+		sql = psprintf("INSERT INTO %s AS b (%s) SELECT %s WHERE NOT EXISTS "
+					   "(SELECT FROM %s b WHERE %s) RETURNING %s",
+					   t->qname, target, vals, t->qname, cond_key_where(t), t->returning);
+	adjlist_plan_execute(adjlist_plan(sql, t->has_data ? 3 : 2, types), values, nulls, false, 0,
+						 SPI_OK_INSERT_RETURNING);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	aw = api_writers_begin(t, false);
+	api_apply(aw, tt, n, true, NULL);
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
+
+static int64
+put_if_body(void *arg)
+{
+	CondArgs   *a = (CondArgs *) arg;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	ApiTable   *t = a->t;
+	Oid			types[4] = {cat->keytype, cat->keytype, JSONBOID, JSONBOID};
+	Datum		values[4] = {a->pk, a->sk, a->data, JsonbPGetDatum(a->expected)};
+	char		nulls[4] = {' ', ' ', a->data_null ? 'n' : ' ', ' '};
+	char	   *update;
+	SPITupleTable *oldtt = NULL;
+	SPITupleTable *tt;
+	uint64		n;
+	ApiWriters *aw;
+
+	cond_lock_key(a);
+	if (t->no_triggers && !api_index_keys_fixed(t))
+	{
+		/*
+		 * An index keyed by another column (a generated one) may move: read
+		 * the item's index columns first, locking it, so that its old index
+		 * rows can be removed.
+		 */
+		char	   *sql = psprintf("SELECT %s, %s FROM %s b WHERE %s FOR UPDATE OF b",
+								   t->returning, cond_expected(4), t->qname, cond_key_where(t));
+		bool		isnull;
+		Datum		ok;
+
+		adjlist_plan_execute(adjlist_plan(sql, 4, types), values, nulls, false, 0, SPI_OK_SELECT);
+		oldtt = SPI_tuptable;
+		if (SPI_processed == 0)
+			return 0;
+		ok = SPI_getbinval(oldtt->vals[0], oldtt->tupdesc, t->ncols + 1, &isnull);
+		if (isnull || !DatumGetBool(ok))
+			return 0;
+		update = psprintf("UPDATE %s AS b SET data = $3%s WHERE %s RETURNING %s",
+						  t->qname, t->default_list, cond_key_where(t), t->returning);
+	}
+	else
+		update = psprintf("UPDATE %s AS b SET data = $3%s WHERE %s AND %s RETURNING %s",
+						  t->qname, t->default_list, cond_key_where(t), cond_expected(4),
+						  t->returning);
+	adjlist_plan_execute(adjlist_plan(update, 4, types), values, nulls, false, 0,
+						 SPI_OK_UPDATE_RETURNING);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	aw = api_writers_begin(t, false);
+	if (oldtt != NULL && n == 1)
+		api_replace(aw, oldtt, tt);
+	else
+	{
+		/* the index rows keep their keys: replace them, counters stay */
+		bool	   *counted = palloc0(sizeof(bool) * Max(n, 1));
+
+		api_apply(aw, tt, n, true, counted);
+	}
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
+
+static int64
+delete_if_body(void *arg)
+{
+	CondArgs   *a = (CondArgs *) arg;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {a->pk, a->sk, JsonbPGetDatum(a->expected)};
+
+	cond_lock_key(a);
+	return delete_rows(a->t, psprintf("%s AND %s", cond_key_where(a->t), cond_expected(3)),
+					   3, types, values);
+}
+
+/* The expected value of a conditional write: a JSON object. */
+static Jsonb *
+expected_arg(FunctionCallInfo fcinfo, int n, ApiTable *t)
+{
+	Jsonb	   *e;
+
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the expected value of a conditional write must not be null"),
+				 errhint("Pass '{}' to require only that the item exists.")));
+	e = PG_GETARG_JSONB_P(n);
+	if (!JB_ROOT_IS_OBJECT(e))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the expected value of a conditional write must be a JSON object"),
+				 errdetail("The condition is that the item's data contains it (@>).")));
+	if (!t->has_data)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(t->relid))));
+	return e;
+}
+
+static void
+cond_args(FunctionCallInfo fcinfo, CondArgs *a, const char *what, bool with_data)
+{
+	require_args(fcinfo, 3, what);
+	memset(a, 0, sizeof(*a));
+	a->t = api_table(PG_GETARG_OID(0));
+	a->pk = PG_GETARG_DATUM(1);
+	a->sk = PG_GETARG_DATUM(2);
+	a->data_null = true;
+	if (with_data && !PG_ARGISNULL(3))
+	{
+		if (!a->t->has_data)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("table \"%s\" has no jsonb column \"data\"", get_rel_name(a->t->relid))));
+		a->data = PG_GETARG_DATUM(3);
+		a->data_null = false;
+	}
+}
+
+/*
+ * put_edge_if_absent(tbl regclass, pk adjkey, sk adjkey, data jsonb)
+ * RETURNS boolean: PutItem with attribute_not_exists: insert the item
+ * unless one with its key exists; true if it was inserted.
+ */
+Datum
+adjlist_put_edge_if_absent(PG_FUNCTION_ARGS)
+{
+	CondArgs	a;
+
+	cond_args(fcinfo, &a, "a conditional put needs a table, a pk and an sk", true);
+	PG_RETURN_BOOL(in_write_api(put_absent_body, &a) > 0);
+}
+
+/*
+ * put_edge_if(tbl regclass, pk adjkey, sk adjkey, data jsonb, expected
+ * jsonb) RETURNS boolean: replace the item only if it exists and its data
+ * contains expected; true if it was replaced.
+ */
+Datum
+adjlist_put_edge_if(PG_FUNCTION_ARGS)
+{
+	CondArgs	a;
+
+	cond_args(fcinfo, &a, "a conditional put needs a table, a pk and an sk", true);
+	a.expected = expected_arg(fcinfo, 4, a.t);
+	PG_RETURN_BOOL(in_write_api(put_if_body, &a) > 0);
+}
+
+/*
+ * delete_edge_if(tbl regclass, pk adjkey, sk adjkey, expected jsonb)
+ * RETURNS boolean: delete the item only if its data contains expected;
+ * true if it was deleted.
+ */
+Datum
+adjlist_delete_edge_if(PG_FUNCTION_ARGS)
+{
+	CondArgs	a;
+
+	cond_args(fcinfo, &a, "a conditional delete needs a table, a pk and an sk", false);
+	a.expected = expected_arg(fcinfo, 3, a.t);
+	PG_RETURN_BOOL(in_write_api(delete_if_body, &a) > 0);
+}
+
+/* ----------------------------------------------------------------------
+ * For import_dynamodb (dynamo_io.c)
+ * ----------------------------------------------------------------------
+ */
+
+ApiTable *
+adjlist_api_table(Oid relid)
+{
+	return api_table_ex(relid, false);
+}
+
+const char *
+adjlist_api_key_name(ApiTable *t, int i)
+{
+	return i == 0 ? t->pkname : t->skname;
+}
+
+bool
+adjlist_api_has_data(ApiTable *t)
+{
+	return t->has_data;
+}
+
+int64
+adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas)
+{
+	PutArgs		a;
+
+	a.t = t;
+	a.pks = pks;
+	a.sks = sks;
+	a.datas = datas;
+	return in_write_api(put_body, &a);
+}
+
 typedef struct NodeArgs
 {
 	ApiTable   *t;
@@ -685,6 +1267,16 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 	deconstruct_array(prefixes, TEXTOID, -1, false, TYPALIGN_INT, &a.pdat, &a.pnull, &a.np);
 	a.flip = registry_find_flip(a.t->ti, a.t->ti->indexes[0].base_key[0],
 								a.t->ti->indexes[0].base_key[1]);
+	/* an index created after this transaction's snapshot holds rows it cannot see */
+	if (a.np > 0 && a.flip != NULL && ActiveSnapshotSet() &&
+		!registry_visible(a.flip, GetActiveSnapshot()))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" has no inverted index", get_rel_name(a.t->relid)),
+				 errdetail("Its inverted index was created after this transaction's snapshot."),
+				 errhint("Run delete_node() in a new transaction.")));
+	if (a.np > 0 && a.flip != NULL && !a.flip->ready)
+		registry_not_ready(a.flip->indexrel);
 	if (a.np > 0 && a.flip == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

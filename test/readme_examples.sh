@@ -2,6 +2,8 @@
 # Runs every ```sql block of README.md, in order, in a fresh database, and
 # fails on the first error: the README's examples must run as written in a
 # fresh session.  Expects PGHOST/PGPORT/PGUSER of a running server.
+# Blocks marked ```sql wal_level=logical (Streams) need a server with
+# wal_level = logical: test/t/013_streams.pl runs those.
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 PSQL=${PGBIN:-/usr/lib/postgresql/15/bin}/psql

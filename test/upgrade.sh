@@ -20,9 +20,15 @@
 #      a copy of the same table.
 #   B  CREATE EXTENSION adjlist (the default version, fresh); the same data
 #      and the same writes: the same results as A, and the same extension
-#      objects (members, function definitions, the registry table, its
+#      objects (members, function definitions, domains, the registry table, its
 #      constraints, policies and pg_extension_config_dump state).
 #   C  pg_dump of A restored into a database without the extension.
+#   D  0.1, then 0.2, then the default version, one update at a time, with a
+#      view, a generated column, a partial index and a SQL function body
+#      that depend on 0.2's operator ^@(adjkey, adjkey): the update keeps
+#      it, warns and names them, and they work as before; restored from a
+#      dump into E they use the new operator and the extension's objects
+#      are B's; the README's steps do the same in place.
 #
 # Prints "ok - ..." / "not ok - ..." lines and exits non-zero on a failure;
 # the outputs of a failed run (of every run with UPGRADE_KEEP=1) are kept,
@@ -41,10 +47,12 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/adjlist_upgrade.XXXXXX")
 DB_A=adjlist_upgrade_a_$$
 DB_B=adjlist_upgrade_b_$$
 DB_C=adjlist_upgrade_c_$$
+DB_D=adjlist_upgrade_d_$$
+DB_E=adjlist_upgrade_e_$$
 
 cleanup() {
 	if [ -n "${PGPORT:-}" ]; then
-		for db in "$DB_A" "$DB_B" "$DB_C"; do
+		for db in "$DB_A" "$DB_B" "$DB_C" "$DB_D" "$DB_E"; do
 			"$PGBIN/psql" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
 		done
 	fi
@@ -483,6 +491,15 @@ ORDER BY family COLLATE "C", am COLLATE "C", amprocnum, lefttype COLLATE "C", ri
 SELECT t.typname, t.typlen, t.typbyval, t.typalign, t.typstorage, t.typcategory, t.typinput, t.typoutput,
        t.typreceive, t.typsend, t.typanalyze, t.typcollation
 FROM pg_type t WHERE t.oid = 'adjkey'::regtype;
+-- domains (adjkey_prefix): base type, NOT NULL, default, constraints
+SELECT * FROM (
+    SELECT t.typname::text AS domain, t.typbasetype::regtype::text AS base, t.typnotnull, t.typdefault,
+           (SELECT string_agg(pg_get_constraintdef(c.oid), ' ' ORDER BY pg_get_constraintdef(c.oid) COLLATE "C")
+            FROM pg_constraint c WHERE c.contypid = t.oid) AS constraints
+    FROM pg_type t JOIN pg_depend d ON d.classid = 'pg_type'::regclass AND d.objid = t.oid
+    WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = :ext AND d.deptype = 'e'
+      AND t.typtype = 'd') s
+ORDER BY domain COLLATE "C";
 SELECT * FROM (
     SELECT c.castsource::regtype::text AS source, c.casttarget::regtype::text AS target,
            c.castfunc::regprocedure::text AS function, c.castcontext, c.castmethod
@@ -524,7 +541,7 @@ SQL
 # ----------------------------------------------------------------------
 # A: the previous version, then the update
 # ----------------------------------------------------------------------
-echo "# upgrade $FROM_VERSION -> $TO_VERSION; databases $DB_A, $DB_B, $DB_C on ${PGHOST:-}:${PGPORT}"
+echo "# upgrade $FROM_VERSION -> $TO_VERSION; databases $DB_A, $DB_B, $DB_C, $DB_D, $DB_E on ${PGHOST:-}:${PGPORT}"
 must "A: CREATE DATABASE" q postgres -c "CREATE DATABASE $DB_A"
 must "A: CREATE EXTENSION adjlist VERSION '$FROM_VERSION'" \
 	q "$DB_A" -c "CREATE EXTENSION adjlist VERSION '$FROM_VERSION'"
@@ -639,8 +656,9 @@ step "A: the extension's objects" run_to "$DB_A" objects_a.out objects.sql
 step "B: the extension's objects" run_to "$DB_B" objects_b.out objects.sql
 same_files "the extension's objects, definitions, registry table and config dump: A (updated) = B (fresh)" \
 	objects_a.out objects_b.out
-step "the objects compared are there (a 0.2 function, the write_shards CHECK, the registry's trigger, the config dump)" \
+step "the objects compared are there (a 0.2 function, the domain adjkey_prefix, the write_shards CHECK, the registry's trigger, the config dump)" \
 	eval "grep -qx 'function write_shard_key(adjkey,adjkey,integer)' '$work/objects_a.out' &&
+	      grep -qx 'adjkey_prefix|adjkey|f|<null>|<null>' '$work/objects_a.out' &&
 	      grep -q '^adjlist_inverted_indexes_write_shards_check|c|CHECK' '$work/objects_a.out' &&
 	      grep -q '^adjlist_registry_restored|' '$work/objects_a.out' &&
 	      grep -qx 'adjlist_inverted_indexes|' '$work/objects_a.out'"
@@ -672,6 +690,103 @@ step "C: writes after the restore" q "$DB_C" -c "
 	SELECT put_edge('sharded_api', 'USER#300', 'FOLLOWS#USER#12');"
 exact "C: the restored triggers and write API keep the indexes exact" "$DB_C" \
 	social_inverted sharded_t_inverted sharded_api_inverted
+
+# ----------------------------------------------------------------------
+# D: 0.1 -> 0.2 -> 0.3 one step at a time, with the user's objects
+# depending on 0.2's operator ^@(adjkey, adjkey): the update keeps it and
+# says so; a dump restored elsewhere, or the README's steps in place, move
+# those objects to 0.3's operator
+# ----------------------------------------------------------------------
+cat >"$work/dep_setup.sql" <<'SQL'
+CREATE TABLE bills (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk),
+    gsi1pk adjkey GENERATED ALWAYS AS (CASE WHEN sk ^@ 'BILL#' THEN sk END) STORED);
+INSERT INTO bills VALUES ('INVOICE#1', 'BILL#1'), ('INVOICE#1', 'INVOICE#1#LINE#1'), ('INVOICE#2', 'BILL#1'),
+                         ('INVOICE#2', 'NOTE#a'), ('INVOICE#3', 'NOTE#b'), ('INVOICE#3', 'BILL#2');
+CREATE VIEW bill_items AS SELECT pk, sk FROM bills WHERE sk ^@ 'BILL#';
+CREATE VIEW own_lines AS SELECT pk, sk FROM bills WHERE sk ^@ pk;
+CREATE INDEX bills_notes ON bills (pk) WHERE sk ^@ 'NOTE#';
+CREATE FUNCTION is_bill(k adjkey) RETURNS boolean LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT k ^@ 'BILL#'; END;
+SQL
+# (the partial index must serve the query in every state)
+cat >"$work/dep_queries.sql" <<'SQL'
+SELECT * FROM bill_items ORDER BY pk, sk;
+SELECT * FROM own_lines ORDER BY pk, sk;
+SELECT pk, sk, gsi1pk, is_bill(sk) FROM bills ORDER BY pk, sk;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT pk FROM bills WHERE sk ^@ 'NOTE#' ORDER BY pk;
+SELECT pk FROM bills WHERE sk ^@ 'NOTE#' ORDER BY pk;
+SQL
+# the README's steps (Upgrading), in place, as a superuser
+cat >"$work/dep_finish.sql" <<'SQL'
+BEGIN;
+DROP VIEW bill_items, own_lines;
+DROP INDEX bills_notes;
+DROP FUNCTION is_bill(adjkey);
+ALTER TABLE bills DROP COLUMN gsi1pk;
+ALTER EXTENSION adjlist DROP OPERATOR ^@ (adjkey, adjkey);
+DROP OPERATOR ^@ (adjkey, adjkey);
+ALTER TABLE bills ADD COLUMN gsi1pk adjkey GENERATED ALWAYS AS (CASE WHEN sk ^@ 'BILL#' THEN sk END) STORED;
+CREATE VIEW bill_items AS SELECT pk, sk FROM bills WHERE sk ^@ 'BILL#';
+CREATE VIEW own_lines AS SELECT pk, sk FROM bills WHERE sk ^@ pk;
+CREATE INDEX bills_notes ON bills (pk) WHERE sk ^@ 'NOTE#';
+CREATE FUNCTION is_bill(k adjkey) RETURNS boolean LANGUAGE sql IMMUTABLE BEGIN ATOMIC SELECT k ^@ 'BILL#'; END;
+COMMIT;
+SQL
+old_op="SELECT to_regoperator('^@(adjkey,adjkey)') IS NOT NULL"
+empty_prefix="SELECT count(*) FROM bills WHERE sk ^@ ''"
+must "D: CREATE DATABASE" q postgres -c "CREATE DATABASE $DB_D"
+must "D: CREATE EXTENSION adjlist VERSION '0.1'" q "$DB_D" -c "CREATE EXTENSION adjlist VERSION '0.1'"
+must "D: a view, a generated column, a partial index and a function body using ^@ on 0.1" \
+	q "$DB_D" -f "$work/dep_setup.sql"
+must "D: ALTER EXTENSION adjlist UPDATE TO '0.2'" q "$DB_D" -c "ALTER EXTENSION adjlist UPDATE TO '0.2'"
+is "D: extversion is 0.2" "$(val "$DB_D" "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")" "0.2"
+must "D: queries on 0.2" run_to "$DB_D" d0.out dep_queries.sql
+step "D (0.2): the partial index serves its query" grep -q 'using bills_notes' "$work/d0.out"
+if out=$(q "$DB_D" -c "ALTER EXTENSION adjlist UPDATE" 2>&1); then
+	ok "D: ALTER EXTENSION adjlist UPDATE with objects depending on ^@(adjkey, adjkey)"
+else
+	not_ok "D: ALTER EXTENSION adjlist UPDATE with objects depending on ^@(adjkey, adjkey)"
+	printf '%s\n' "$out" | indent
+fi
+is "D: the update warns that it keeps ^@(adjkey, adjkey), and names what depends on it" \
+	"$(printf '%s\n' "$out" | sed -n -e 's/^\(WARNING\):  /\1: /p' -e 's/^\(DETAIL\):  \([^.]*\)\..*/\1: \2/p')" \
+	"WARNING: operator ^@(adjkey, adjkey) is kept because other objects depend on it
+DETAIL: Objects that depend on it: default value for column gsi1pk of table bills, function is_bill(adjkey), index bills_notes, view bill_items, view own_lines"
+is "D: extversion is $TO_VERSION" "$(val "$DB_D" "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")" "$TO_VERSION"
+step "D: queries after the update" run_to "$DB_D" d1.out dep_queries.sql
+same_files "D: the same results, and the same plan, before and after the update" d0.out d1.out
+is "D: ^@(adjkey, adjkey) is still there" "$(val "$DB_D" "$old_op")" "t"
+is "D: an untyped empty prefix is still read as a key there (22P02)" \
+	"$(val "$DB_D" "$empty_prefix" | grep -o 'adjkey value must not be empty')" "adjkey value must not be empty"
+is "D: the empty prefix as text" "$(val "$DB_D" "SELECT count(*) FROM bills WHERE sk ^@ ''::text")" "6"
+step "D: the extension's objects" run_to "$DB_D" objects_d.out objects.sql
+is "D: the extension's objects are B's, and ^@(adjkey, adjkey)" \
+	"$(diff "$work/objects_d.out" "$work/objects_b.out" | grep '^[<>]' | grep -v ' rows)$' | cut -c1-28)" \
+	"< operator ^@(adjkey,adjkey)
+< ^@(adjkey,adjkey)|begins_w"
+step "D: writes go on (the generated column)" q "$DB_D" -c "INSERT INTO bills VALUES ('INVOICE#4', 'BILL#9')"
+is "D: the generated column of the new row" "$(val "$DB_D" "SELECT gsi1pk FROM bills WHERE pk = 'INVOICE#4'")" "BILL#9"
+must "D: DELETE the new row" q "$DB_D" -c "DELETE FROM bills WHERE pk = 'INVOICE#4'"
+
+must "pg_dump -Fc of D" "$PGBIN/pg_dump" -Fc -d "$DB_D" -f "$work/d.dump"
+must "E: CREATE DATABASE (no extension)" q postgres -c "CREATE DATABASE $DB_E TEMPLATE template0"
+must "pg_restore of D into E" "$PGBIN/pg_restore" --exit-on-error -d "$DB_E" "$work/d.dump"
+step "E: queries" run_to "$DB_E" e.out dep_queries.sql
+same_files "E (restored): D's results, and the partial index serves its query" d0.out e.out
+is "E: no ^@(adjkey, adjkey)" "$(val "$DB_E" "$old_op")" "f"
+is "E: the empty prefix matches every key" "$(val "$DB_E" "$empty_prefix")" "6"
+is "E: the view's key prefix is the domain's" \
+	"$(val "$DB_E" "SELECT pg_get_viewdef('own_lines') ~ 'adjkey_prefix'")" "t"
+step "E: the extension's objects" run_to "$DB_E" objects_e.out objects.sql
+same_files "E: the extension's objects are B's" objects_e.out objects_b.out
+
+step "D: the README's steps move the objects to the operator of $TO_VERSION, in place" \
+	q "$DB_D" -f "$work/dep_finish.sql"
+step "D: queries after those steps" run_to "$DB_D" d2.out dep_queries.sql
+same_files "D: the same results after those steps" d0.out d2.out
+is "D: the empty prefix matches every key now" "$(val "$DB_D" "$empty_prefix")" "6"
+step "D: the extension's objects after those steps" run_to "$DB_D" objects_d2.out objects.sql
+same_files "D: the extension's objects are B's now" objects_d2.out objects_b.out
 
 echo "# $(( $(date +%s) - started )) s"
 exit $fail

@@ -4,6 +4,14 @@
 -- Graph queries
 -- =====================================================================
 
+-- The planner's row estimates of the set-returning graph functions, from
+-- the statistics of their table (graph_estimate.c).
+CREATE OR REPLACE FUNCTION adjlist_graph_rows(internal) RETURNS internal
+	AS 'MODULE_PATHNAME', 'adjlist_graph_rows'
+	LANGUAGE C STRICT;
+COMMENT ON FUNCTION adjlist_graph_rows(internal) IS
+	'planner support: how many rows a graph function returns, from the table''s statistics';
+
 -- Edge conventions (README "Edges and nodes"): by default an edge's sort
 -- key is edge_prefix followed by the target's key ('FOLLOWS#' + 'USER#bob');
 -- target_prefix is prepended to what follows the edge prefix ('FRIEND#Bob'
@@ -16,7 +24,8 @@ CREATE OR REPLACE FUNCTION neighbors(
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_neighbors'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
 	'out-edges of a node in sort-key order, with keyset pagination (after = last sk)';
 
@@ -26,7 +35,8 @@ CREATE OR REPLACE FUNCTION reverse_neighbors(
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
 RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean) IS
 	'in-edges of a node through the inverted index, in source order, with keyset pagination (after = last source)';
 
@@ -54,7 +64,8 @@ CREATE OR REPLACE FUNCTION traverse(
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
 RETURNS TABLE (node adjkey, depth integer, path adjkey[])
 	AS 'MODULE_PATHNAME', 'adjlist_traverse'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1000
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION traverse(regclass, adjkey, text, integer, text, bigint, boolean, text, boolean) IS
 	'breadth-first search: every node reachable within max_depth, once, with its depth (and path)';
 
@@ -82,7 +93,8 @@ CREATE OR REPLACE FUNCTION common_neighbors(
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
 RETURNS SETOF adjkey
 	AS 'MODULE_PATHNAME', 'adjlist_common_neighbors'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION common_neighbors(regclass, adjkey, adjkey, text, text, text, boolean) IS
 	'nodes that are neighbors of both a and b (mutual friends), in key order';
 
@@ -92,7 +104,8 @@ CREATE OR REPLACE FUNCTION walk_ranked(
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false)
 RETURNS TABLE (node adjkey, score bigint)
 	AS 'MODULE_PATHNAME', 'adjlist_walk_ranked'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION walk_ranked(regclass, adjkey, text[], text[], boolean, bigint, text, boolean) IS
 	'two- or three-hop walk; nodes at the last hop ranked by how many walks reach them';
 
@@ -171,7 +184,8 @@ CREATE OR REPLACE FUNCTION query(
 	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
 RETURNS TABLE (partition_key adjkey, sort_key adjkey, key jsonb, item jsonb)
 	AS 'MODULE_PATHNAME', 'adjlist_query'
-	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100;
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
 COMMENT ON FUNCTION query(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
 	'DynamoDB Query: one partition, an optional sort-key condition, order, limit, exclusive start key';
 
@@ -193,3 +207,25 @@ RETURNS bigint
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
 	'DynamoDB Query with Select COUNT: the number of matching items';
+
+CREATE OR REPLACE FUNCTION query_count_page(
+	tbl regclass, partition_value adjkey,
+	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
+	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (count bigint, last_evaluated_key jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_query_count_page'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 1;
+COMMENT ON FUNCTION query_count_page(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
+	'DynamoDB Query with Select COUNT, one page: the count and the last evaluated key (null when the range ended)';
+
+-- ---------------------------------------------------------------------
+-- batch_get: DynamoDB's BatchGetItem
+-- ---------------------------------------------------------------------
+
+CREATE OR REPLACE FUNCTION batch_get(tbl regclass, keys jsonb)
+RETURNS TABLE (pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_batch_get'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
+COMMENT ON FUNCTION batch_get(regclass, jsonb) IS
+	'DynamoDB BatchGetItem: the items of up to 100 {"pk", "sk"} keys, in request order, missing ones omitted';

@@ -48,13 +48,70 @@ CREATE OR REPLACE FUNCTION create_inverted_index(
 	base_key name[] DEFAULT NULL,
 	existing boolean DEFAULT false,
 	mode text DEFAULT 'trigger',
-	write_shards integer DEFAULT 0)
+	write_shards integer DEFAULT 0,
+	predicate text DEFAULT NULL)
 RETURNS regclass
 	AS 'MODULE_PATHNAME', 'adjlist_create_inverted_index'
 	LANGUAGE C VOLATILE PARALLEL UNSAFE
 	SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer) IS
+COMMENT ON FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text) IS
 	'create an inverted index (a DynamoDB GSI) of a table, kept exact by triggers or the write API';
+
+-- The same, as a procedure: CALL create_inverted_index(tbl, concurrently =>
+-- true, ...) builds the index in transactions of its own while writers go
+-- on (index_build.c); concurrently => false does what the function does.
+-- (concurrently has no default, so that a call without it is the
+-- function's; a procedure with a SET clause could not commit.)
+CREATE OR REPLACE PROCEDURE create_inverted_index(
+	tbl regclass,
+	concurrently boolean,
+	partition_key name DEFAULT 'sk',
+	sort_key name DEFAULT 'pk',
+	include name[] DEFAULT '{}',
+	index_name text DEFAULT NULL,
+	partitions integer DEFAULT 0,
+	counters integer DEFAULT 0,
+	base_key name[] DEFAULT NULL,
+	existing boolean DEFAULT false,
+	mode text DEFAULT 'trigger',
+	write_shards integer DEFAULT 0,
+	predicate text DEFAULT NULL)
+	AS 'MODULE_PATHNAME', 'adjlist_create_inverted_index_proc'
+	LANGUAGE C;
+COMMENT ON PROCEDURE create_inverted_index(regclass, boolean, name, name, name[], text, integer, integer, name[], boolean, text, integer, text) IS
+	'create an inverted index; concurrently => true builds it without blocking writers, like CREATE INDEX CONCURRENTLY';
+
+-- Builds in progress, from the CREATE INDEX progress reports; adjlist's are
+-- told from index builds by a mark in the access method's subphase, which
+-- an access method reports only with its own OID (adjlist reports none).
+CREATE OR REPLACE VIEW inverted_index_progress AS
+SELECT s.pid,
+	s.relid::pg_catalog.regclass AS base_table,
+	s.param7::pg_catalog.oid::pg_catalog.regclass AS index_table,
+	CASE s.param1 WHEN 2 THEN 'create_inverted_index concurrently'
+		ELSE 'create_inverted_index' END AS command,
+	CASE s.param10
+		WHEN 0 THEN 'initializing'
+		WHEN 1 THEN 'waiting for writers'
+		WHEN 2 THEN 'backfilling'
+		WHEN 6 THEN 'validating'
+	END AS phase,
+	s.param4 AS lockers_total,
+	s.param5 AS lockers_done,
+	s.param6 AS current_locker_pid,
+	s.param16 AS blocks_total,
+	s.param17 AS blocks_done,
+	s.param12 AS tuples_total,
+	s.param13 AS tuples_done,
+	s.param14 AS partitions_total,
+	s.param15 AS partitions_done
+FROM pg_catalog.pg_stat_get_progress_info('CREATE INDEX') s
+WHERE s.datid OPERATOR(pg_catalog.=) (SELECT d.oid FROM pg_catalog.pg_database d
+		WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database())
+	AND s.param9 OPERATOR(pg_catalog.=) 0
+	AND s.param11 OPERATOR(pg_catalog.=) 1094994508;
+COMMENT ON VIEW inverted_index_progress IS
+	'create_inverted_index() calls in progress in this database (also shown by pg_stat_progress_create_index)';
 
 CREATE OR REPLACE FUNCTION drop_inverted_index(index regclass) RETURNS void
 	AS 'MODULE_PATHNAME', 'adjlist_drop_inverted_index'

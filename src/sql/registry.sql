@@ -33,6 +33,12 @@ CREATE TABLE adjlist_inverted_indexes (
 	-- how many sub-partitions each partition key is spread over; 0: none
 	write_shards integer NOT NULL DEFAULT 0
 		CHECK (write_shards = 0 OR write_shards BETWEEN 2 AND 256),
+	-- false while CALL create_inverted_index(..., concurrently => true) builds
+	-- it, or after such a build failed: writers keep it, readers refuse it
+	ready boolean NOT NULL DEFAULT true,
+	-- a sparse index's predicate (rows for which it is true are indexed), as
+	-- create_inverted_index() checked and wrote it; NULL: every row
+	predicate text,
 	CHECK ((counterrel IS NULL) = (counter_shards = 0))
 );
 CREATE INDEX ON adjlist_inverted_indexes (baserel);

@@ -188,12 +188,10 @@ CREATE FUNCTION begins_with(adjkey, adjkey) RETURNS bool
 COMMENT ON FUNCTION begins_with(adjkey, adjkey) IS
 	'true if the first key starts with the second; uses a btree index';
 
+-- (the other ^@, with a key as the prefix, is adjkey ^@ adjkey_prefix:
+-- text_ops.sql)
 CREATE OPERATOR ^@ (
 	LEFTARG = adjkey, RIGHTARG = text, FUNCTION = begins_with,
-	RESTRICT = adjkey_prefix_sel, JOIN = prefixjoinsel
-);
-CREATE OPERATOR ^@ (
-	LEFTARG = adjkey, RIGHTARG = adjkey, FUNCTION = begins_with,
 	RESTRICT = adjkey_prefix_sel, JOIN = prefixjoinsel
 );
 

@@ -20,10 +20,74 @@ DROP FUNCTION adjlist_qualified(regclass);
 DROP FUNCTION adjlist_query_sql(regclass, text, text, text, boolean, bigint, jsonb, boolean);
 DROP FUNCTION adjlist_require_read_committed(text);
 
--- The bounds of begins_with ranges are bytea now (bounds.sql makes them)
+-- The bounds of begins_with ranges are bytea now (bounds.sql makes them
+-- again; the last part gives them back the privileges they had)
+SELECT pg_catalog.set_config('adjlist_update.acl',
+	coalesce((SELECT pg_catalog.json_object_agg(p.oid::regprocedure::text, p.proacl::text)
+			  FROM pg_catalog.pg_proc p
+			  WHERE p.oid IN ('adjkey_prefix_lower(text)'::regprocedure,
+							  'adjkey_prefix_upper(text)'::regprocedure,
+							  'adjkey_prefix_upper(adjkey)'::regprocedure)
+				AND p.proacl IS NOT NULL)::text, '{}'),
+	true);
 DROP FUNCTION adjkey_prefix_lower(text);
 DROP FUNCTION adjkey_prefix_upper(text);
 DROP FUNCTION adjkey_prefix_upper(adjkey);
+
+-- Functions whose arguments changed: dropped here (CREATE OR REPLACE would
+-- add an overload next to them), made again by the shared parts; the last
+-- part gives the new ones the privileges of the old (adjlist_update.acl,
+-- keyed by the new signature)
+SELECT pg_catalog.set_config('adjlist_update.acl',
+	(pg_catalog.current_setting('adjlist_update.acl')::pg_catalog.jsonb OPERATOR(pg_catalog.||)
+	 coalesce((SELECT pg_catalog.jsonb_object_agg(c.new_sig, p.proacl::text)
+			   FROM (VALUES ('create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer)',
+							 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text)'))
+					AS c(old_sig, new_sig)
+			   JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) c.old_sig::pg_catalog.regprocedure
+			   WHERE p.proacl IS NOT NULL), '{}'))::text,
+	true);
+DROP FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer);
+
+-- ^@ with a key as the prefix is adjkey ^@ adjkey_prefix now (text_ops.sql
+-- says why).  adjkey ^@ adjkey goes, unless something of the user's
+-- depends on it (a view, a generated column, a partial index, a function
+-- body...): DROP would fail and CASCADE would drop the user's objects, so
+-- then it stays, working as in 0.2, and a WARNING says what keeps it (a
+-- NOTICE would not be seen: extension scripts run with client_min_messages
+-- at least WARNING).  Such a database reads an untyped prefix after ^@ as
+-- a key, as 0.2 did; a dump restored into a new database binds the same
+-- objects to the new operator.  Later update scripts must not assume
+-- either state.
+DO $$
+DECLARE
+	op pg_catalog.oid := pg_catalog.to_regoperator('^@(adjkey, adjkey)');
+	users text;
+BEGIN
+	IF op IS NULL THEN
+		RETURN;
+	END IF;
+	SELECT pg_catalog.string_agg(o.what, ', ' ORDER BY o.what COLLATE "C") INTO users
+	FROM (SELECT DISTINCT CASE WHEN r.rulename OPERATOR(pg_catalog.=) '_RETURN'
+							   THEN pg_catalog.pg_describe_object('pg_catalog.pg_class'::pg_catalog.regclass, r.ev_class, 0)
+							   ELSE pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid) END AS what
+		  FROM pg_catalog.pg_depend d
+		  LEFT JOIN pg_catalog.pg_rewrite r
+			ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass
+		   AND r.oid OPERATOR(pg_catalog.=) d.objid
+		  WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
+			AND d.refobjid OPERATOR(pg_catalog.=) op) o;
+	IF users IS NULL THEN
+		DROP OPERATOR ^@ (adjkey, adjkey);
+	ELSE
+		RAISE WARNING 'operator ^@(adjkey, adjkey) is kept because other objects depend on it'
+			USING DETAIL = pg_catalog.format('Objects that depend on it: %s.  In this database an '
+				'untyped prefix after ^@ is still read as a key, as in adjlist 0.2, so sk ^@ '''' '
+				'is still an error; everything else is as in 0.3.', users),
+			HINT = 'Write sk ^@ ''''::text or begins_with(sk, ''''). The README (Upgrading) says '
+				'how to move those objects to the operator of 0.3.';
+	END IF;
+END $$;
 
 -- The event triggers come back from events.sql, with a third one
 DROP EVENT TRIGGER adjlist_sql_drop;
@@ -40,6 +104,10 @@ ALTER TABLE adjlist_inverted_indexes
 		CHECK (array_position(columns, NULL) IS NULL),
 	ADD CONSTRAINT adjlist_inverted_indexes_base_key_check
 		CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1);
+-- indexes built concurrently are registered before they are ready
+ALTER TABLE adjlist_inverted_indexes ADD COLUMN ready boolean NOT NULL DEFAULT true;
+-- sparse indexes have a predicate
+ALTER TABLE adjlist_inverted_indexes ADD COLUMN predicate text;
 -- counters are one table of deltas now, whatever their shards were
 UPDATE adjlist_inverted_indexes SET counter_shards = 1 WHERE counterrel IS NOT NULL;
 COMMENT ON TABLE adjlist_inverted_indexes IS

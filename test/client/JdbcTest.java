@@ -35,6 +35,7 @@ import java.util.Objects;
 
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyManager;
+import org.postgresql.util.PGBinaryObject;
 import org.postgresql.util.PGobject;
 
 public class JdbcTest {
@@ -176,14 +177,48 @@ public class JdbcTest {
         return depth;
     }
 
-    /* the server-side name and plan counts of the statement whose text contains marker */
-    static String[] serverStatement(String marker) throws SQLException {
-        List<List<String>> r = rows("SELECT name, generic_plans::text, custom_plans::text "
-                                    + "FROM pg_prepared_statements WHERE statement LIKE '%' || ? || '%' "
-                                    + "AND NOT from_sql", marker);
+    /* the server-side name, plan counts and parameter types of the statement whose text contains marker */
+    static String[] serverStatement(Connection c, String marker) throws SQLException {
+        List<List<String>> r;
+        try (PreparedStatement ps = c.prepareStatement(
+                 "SELECT name, generic_plans::text, custom_plans::text, parameter_types::text "
+                 + "FROM pg_prepared_statements WHERE statement LIKE '%' || ? || '%' AND NOT from_sql")) {
+            ps.setObject(1, marker, Types.OTHER);
+            r = rows(ps);
+        }
         check(r.size() == 1, "expected one server-side prepared statement containing " + marker
               + ", found " + r);
         return r.get(0).toArray(new String[0]);
+    }
+
+    static String[] serverStatement(String marker) throws SQLException {
+        return serverStatement(conn, marker);
+    }
+
+    /*
+     * The generic plan of the server-side statement whose text contains
+     * marker, executed on c under force_generic_plan (no custom plan): its
+     * parameter types, and EXPLAIN EXECUTE name(args) has a line with
+     * indexCond, no Seq Scan, no Filter, and no Sort when sorted.
+     */
+    static void checkGenericIndex(Connection c, String marker, String args, String types, String indexCond,
+                                  boolean sorted) throws SQLException {
+        String[] st = serverStatement(c, marker);
+        check(st[3].equals(types), st[0] + ": parameters typed " + st[3] + ", expected " + types);
+        check(!st[1].equals("0") && st[2].equals("0"), st[0] + ": " + st[1] + " generic, " + st[2] + " custom plans");
+        List<String> plan = new ArrayList<>();
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("EXPLAIN (COSTS OFF) EXECUTE \"" + st[0] + "\"(" + args + ")")) {
+            while (rs.next())
+                plan.add(rs.getString(1));
+        }
+        List<String> bad = new ArrayList<>(List.of("Seq Scan", "Filter:"));
+        if (sorted)
+            bad.add("Sort");
+        check(plan.stream().anyMatch(l -> l.contains(indexCond))
+              && plan.stream().noneMatch(l -> bad.stream().anyMatch(l::contains)),
+              "the generic plan of" + marker + "is not an index scan with " + indexCond + ":\n  "
+              + String.join("\n  ", plan));
     }
 
     static void setup() throws SQLException {
@@ -466,6 +501,319 @@ public class JdbcTest {
         ok("binary COPY with an unknown version byte: 22P03, nothing written");
     }
 
+    /* --- parameters, arrays of keys, query() paging, binary transfer --- */
+
+    /* adjkey as a PGobject that pgjdbc reads and writes in binary: version byte 1 and the UTF-8 bytes */
+    public static class AdjKey extends PGobject implements PGBinaryObject {
+        private static final long serialVersionUID = 1L;
+
+        public AdjKey() { setType("adjkey"); }
+
+        public AdjKey(String key) { this(); value = key; }
+
+        protected byte version() { return 1; }
+
+        @Override
+        public void setByteValue(byte[] b, int off) throws SQLException {
+            if (b[off] != 1)
+                throw new SQLException("unknown adjkey binary format version " + b[off], "22P03");
+            value = new String(b, off + 1, b.length - off - 1, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public int lengthInBytes() { return utf8(value).length + 1; }
+
+        @Override
+        public void toBytes(byte[] out, int off) {
+            byte[] u = utf8(value);
+            out[off] = version();
+            System.arraycopy(u, 0, out, off + 1, u.length);
+        }
+    }
+
+    /* sends version byte 2: the server must refuse it, which shows that AdjKey goes in binary */
+    public static class BadAdjKey extends AdjKey {
+        private static final long serialVersionUID = 1L;
+
+        public BadAdjKey(String key) { super(key); }
+
+        @Override
+        protected byte version() { return 2; }
+    }
+
+    static final String[] PATH_TARGETS = {"USER#{x,y}", "NULL", "USER#back\\slash", "USER#a b", "USER#zoë", "USER#deeper"};
+
+    static String sqlState(Connection c, String sql, Object... params) {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++)
+                ps.setObject(i + 1, params[i]);
+            ps.executeQuery().close();
+            return null;
+        } catch (SQLException e) {
+            return e.getSQLState();
+        }
+    }
+
+    /* adjkey[] from getArray(): pgjdbc gives PGobject elements, whose toString() is the key */
+    static String[] keys(java.sql.Array a) throws SQLException {
+        return a == null ? null : Arrays.stream((Object[]) a.getArray()).map(o -> o == null ? null : o.toString())
+            .toArray(String[]::new);
+    }
+
+    static java.util.Set<String> arcs(String prefix) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        for (Edge e : edges)
+            if (e.sk().startsWith(prefix))
+                out.add(e.pk() + "\0" + e.sk().substring(prefix.length()));
+        return out;
+    }
+
+    static void checkPath(String[] path, String start, String end, int depth, java.util.Set<String> arcSet, String what) {
+        check(path != null && path.length == depth + 1 && path[0].equals(start) && path[depth].equals(end),
+              what + ": " + Arrays.toString(path) + ", expected " + depth + " hops from " + start + " to " + end);
+        for (int i = 1; i < path.length; i++)
+            check(arcSet.contains(path[i - 1] + "\0" + path[i]), what + ": no edge " + path[i - 1] + " -> " + path[i]);
+    }
+
+    static List<String> firstColumn(List<List<String>> rows) {
+        List<String> out = new ArrayList<>();
+        for (List<String> r : rows)
+            out.add(r.get(0));
+        return out;
+    }
+
+    /*
+     * Keys as parameters.  With stringtype=unspecified setString is untyped
+     * and becomes an adjkey.  Without it, setString sends varchar, which is
+     * compared with the keys as text (adjkey = text): the same rows, and a
+     * generic plan with the same index range.  A graph function's adjkey
+     * argument still needs ?::adjkey there (42883 without: a function
+     * argument is converted only by an implicit cast).
+     */
+    static void checkParams(String url) throws SQLException {
+        List<String> want = new ArrayList<>();
+        for (Edge e : expectedOut(START, PREFIX))
+            want.add(e.sk());
+        for (String sql : new String[] {"SELECT sk FROM " + TBL + " WHERE pk = ? AND sk ^@ ? ORDER BY sk",
+                                        "SELECT sk FROM " + TBL + " WHERE pk = ?::adjkey AND sk ^@ ?::text ORDER BY sk"}) {
+            List<String> got = firstColumn(rows(sql, START, PREFIX));
+            check(got.equals(want), sql + ": " + got);
+        }
+        // without stringtype=unspecified, setString sends varchar
+        try (Connection plain = DriverManager.getConnection(url.replace("&stringtype=unspecified", ""),
+                                                            env("PGUSER", System.getProperty("user.name")), env("PGPASSWORD", ""))) {
+            try (Statement st = plain.createStatement()) {
+                st.execute("SET plan_cache_mode = force_generic_plan");
+            }
+            try (PreparedStatement ps = plain.prepareStatement(
+                     "SELECT sk FROM " + TBL + " out_varchar WHERE pk = ? AND sk ^@ ? ORDER BY sk")) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setString(1, START);
+                    ps.setString(2, PREFIX);
+                    List<String> got = firstColumn(rows(ps));
+                    check(got.equals(want), "pk = ? AND sk ^@ ? with setString (varchar): " + got);
+                }
+                checkGenericIndex(plain, " out_varchar WHERE pk = $1 ", "'" + START + "', '" + PREFIX + "'",
+                                  "{\"character varying\",\"character varying\"}",
+                                  "Index Cond: ((pk = ($1)::text) AND (sk >= adjkey_prefix_lower(($2)::text)) "
+                                  + "AND (sk < adjkey_prefix_upper(($2)::text)))", true);
+            }
+            String nb = "SELECT sk FROM neighbors('" + TBL + "', ?, ?)";
+            check("42883".equals(sqlState(plain, nb, START, PREFIX)), "neighbors() accepted a varchar node");
+            try (PreparedStatement ps = plain.prepareStatement(nb.replace("', ?", "', ?::adjkey"))) {
+                ps.setString(1, START);
+                ps.setString(2, PREFIX);
+                check(firstColumn(rows(ps)).equals(want), "neighbors(tbl, ?::adjkey, ?) with setString (varchar)");
+            }
+            try (PreparedStatement ps = plain.prepareStatement("SELECT count(*) FROM " + TBL + " WHERE pk = ?")) {
+                ps.setObject(1, START, Types.OTHER);
+                check(rows(ps).get(0).get(0).equals(String.valueOf(expectedOut(START, "").size())),
+                      "setObject(key, Types.OTHER): wrong count");
+            }
+        }
+        ok("setString with stringtype=unspecified, with and without casts; default stringtype (varchar): the same rows, "
+           + "generic plan has Index Cond ((pk = ($1)::text) AND (sk >= adjkey_prefix_lower(($2)::text)) ...), "
+           + "neighbors() needs ?::adjkey (42883 without); setObject(key, Types.OTHER) works");
+    }
+
+    static void checkArrays() throws SQLException {
+        String[] keys = {"USER#alice", "USER#o\"neil", TARGET, "USER#nobody"};
+        List<List<String>> want = new ArrayList<>();
+        for (Edge e : edges)
+            if (Arrays.asList(keys).contains(e.pk()) && e.sk().equals("PROFILE"))
+                want.add(Arrays.asList(e.pk(), normJson(e.data())));
+        check(want.size() == 2, "edges.tsv has no PROFILE of USER#alice and USER#中文");
+        String sql = "SELECT pk, data FROM " + TBL + " %s WHERE pk = ANY(?) AND sk = 'PROFILE' ORDER BY pk";
+        check(rows(String.format(sql, "profiles_cast").replace("ANY(?)", "ANY(?::adjkey[])"),
+                   conn.createArrayOf("text", keys)).equals(want),
+              "= ANY(?::adjkey[]) with createArrayOf(\"text\")");
+        exec("SET plan_cache_mode = force_generic_plan");
+        for (String[] c : new String[][] {{"adjkey", "profiles", "{adjkey[]}"}, {"text", "profiles_text", "{text[]}"}}) {
+            try (PreparedStatement ps = conn.prepareStatement(String.format(sql, c[1]))) {
+                for (int i = 0; i < 2; i++) {
+                    ps.setArray(1, conn.createArrayOf(c[0], keys));
+                    check(rows(ps).equals(want), "= ANY(createArrayOf(\"" + c[0] + "\"))");
+                }
+                checkGenericIndex(conn, " " + c[1] + " WHERE pk = ANY($1) ", "'{USER#alice}'", c[2],
+                                  "Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", false);
+            }
+        }
+        exec("RESET plan_cache_mode");
+        ok("keys to = ANY(?) as createArrayOf(\"adjkey\"), createArrayOf(\"text\") and with ?::adjkey[]: the same rows; "
+           + "generic plans, adjkey[] and text[], have Index Cond (pk = ANY ($1))");
+
+        java.util.Set<String> out = arcs(PREFIX);
+        Map<String, Integer> dist = expectedBfs(START, PREFIX, 6, false);
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT shortest_path(?::regclass, ?, ?, ?), shortest_path(?::regclass, ?, ?, ?)::text[]")) {
+            for (String target : PATH_TARGETS) {
+                for (int i = 0; i < 8; i += 4) {
+                    ps.setString(i + 1, TBL);
+                    ps.setString(i + 2, START);
+                    ps.setString(i + 3, target);
+                    ps.setString(i + 4, PREFIX);
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    checkPath(keys(rs.getArray(1)), START, target, dist.get(target), out, "shortest_path to " + target);
+                    String[] viaText = (String[]) rs.getArray(2).getArray();
+                    check(Arrays.equals(viaText, keys(rs.getArray(1))), "shortest_path()::text[]: " + Arrays.toString(viaText));
+                }
+            }
+        }
+        check(rows("SELECT shortest_path(?::regclass, ?, ?, ?)", TBL, START, "USER#nobody", PREFIX).get(0).get(0) == null,
+              "shortest_path to nowhere is not NULL");
+        ok("adjkey[] via getArray() (PGobject elements, toString) and ::text[] (String[]): shortest_path() to "
+           + PATH_TARGETS.length + " targets");
+
+        Map<String, Integer> depth = expectedBfs(START, PREFIX, 3, false);
+        int n = 0;
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT node, depth, path FROM traverse(?::regclass, ?, ?, 3, with_path => true)")) {
+            ps.setString(1, TBL);
+            ps.setString(2, START);
+            ps.setString(3, PREFIX);
+            try (ResultSet rs = ps.executeQuery()) {
+                for (; rs.next(); n++) {
+                    String node = rs.getString(1);
+                    check(Objects.equals(depth.get(node), rs.getInt(2)), "traverse: " + node + " at depth " + rs.getInt(2));
+                    checkPath(keys(rs.getArray(3)), START, node, rs.getInt(2), out, "traverse path to " + node);
+                }
+            }
+        }
+        check(n == depth.size(), "traverse depth 3: " + n + " nodes, expected " + depth.size());
+        ok("traverse(with_path => true): " + n + " paths via getArray()");
+    }
+
+    static void checkWriteApi() throws SQLException {
+        String node = "USER#jdbc new";
+        String[] sks = {PREFIX + TARGET, PREFIX + "USER#o\"neil", PREFIX + "USER#a b"};
+        // the edges as JSON built by the server from an array parameter
+        List<List<String>> r = rows("SELECT put_edges(?::regclass, (SELECT jsonb_agg(jsonb_build_object('pk', ?::text, "
+                                    + "'sk', sk)) FROM unnest(?::text[]) sk))::text", TBL, node, conn.createArrayOf("text", sks));
+        check(r.get(0).get(0).equals("3"), "put_edges wrote " + r.get(0).get(0) + " rows");
+        List<String> want = new ArrayList<>(Arrays.asList(sks));
+        want.sort(JdbcTest::byBytes);
+        List<String> got = new ArrayList<>();
+        for (List<String> row : rows("SELECT sk FROM " + TBL + " WHERE pk = ? AND sk = ANY(?) ORDER BY sk",
+                                     node, conn.createArrayOf("adjkey", sks)))
+            got.add(row.get(0));
+        check(got.equals(want), "put_edges rows: " + got);
+        r = rows("SELECT delete_node(?::regclass, ?, ?)::text", TBL, node, conn.createArrayOf("text", new String[] {PREFIX}));
+        check(r.get(0).get(0).equals("3"), "delete_node deleted " + r.get(0).get(0) + " rows");
+        check(rows("SELECT count(*)::text FROM verify_inverted_index(?::regclass)", TBL + "_inverted").get(0).get(0).equals("0"),
+              "verify_inverted_index reports problems");
+        ok("put_edges(jsonb from a text[] parameter), read back by = ANY(adjkey[]), delete_node(text[])");
+    }
+
+    /* query() paged by exclusive_start_key = the key (as text) of the last row */
+    static int pageQuery(String tbl, String node, String prefix, boolean backward, int lim, List<String> want, String what)
+        throws SQLException {
+        List<String> got = new ArrayList<>();
+        int pages = 0;
+        try (PreparedStatement ps = conn.prepareStatement(
+                 "SELECT sort_key, key FROM query(?::regclass, ?, 'begins_with', ?, backward => ?, lim => ?, "
+                 + "exclusive_start_key => ?)")) {
+            String last = null;
+            for (;;) {
+                ps.setString(1, tbl);
+                ps.setString(2, node);
+                ps.setString(3, prefix);
+                ps.setBoolean(4, backward);
+                ps.setLong(5, lim);
+                ps.setString(6, last);
+                List<List<String>> r = rows(ps);
+                pages++;
+                check(r.size() <= lim, what + ": a page of " + r.size() + " rows with lim " + lim);
+                for (List<String> row : r)
+                    got.add(row.get(0));
+                if (r.size() < lim)
+                    break;
+                last = r.get(r.size() - 1).get(1);
+                check(pages < 1000, what + ": paging does not end");
+            }
+        }
+        check(got.equals(want), what + ": pages " + got + ", expected " + want);
+        check(pages >= 3, what + ": only " + pages + " pages");
+        return pages;
+    }
+
+    static void checkQueryPaging() throws SQLException {
+        List<String> sks = new ArrayList<>();
+        for (Edge e : expectedOut(START, PREFIX))
+            sks.add(e.sk());
+        List<String> rev = new ArrayList<>(sks);
+        java.util.Collections.reverse(rev);
+        int n1 = pageQuery(TBL, START, PREFIX, false, LIM, sks, "query forward");
+        int n2 = pageQuery(TBL, START, PREFIX, true, 3, rev, "query backward");
+        int n3 = pageQuery(TBL + "_inverted", PREFIX + TARGET, "", false, 2, expectedIn(TARGET, PREFIX), "query inverted");
+        ok("query(..., exclusive_start_key => last key): forward " + n1 + ", backward " + n2 + ", inverted index " + n3
+           + " pages, every row once");
+    }
+
+    /* binary transfer of adjkey: binaryTransferEnable names its OID, AdjKey reads and writes the binary form */
+    static void checkBinary(String url) throws SQLException {
+        String oid = rows("SELECT 'adjkey'::regtype::oid::text").get(0).get(0);
+        String burl = url.replace("prepareThreshold=1", "prepareThreshold=-1") + "&binaryTransferEnable=" + oid;
+        String user = env("PGUSER", System.getProperty("user.name"));
+        String sql = "SELECT pk, sk FROM " + TBL + " WHERE pk ^@ ?::text ORDER BY pk, sk";
+        try (Connection b = DriverManager.getConnection(burl, user, env("PGPASSWORD", ""));
+             PreparedStatement ps = b.prepareStatement(sql)) {
+            ps.setString(1, "USER#");
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                check(rs.getString(1) == null, "binary adjkey without a PGBinaryObject: getString gave " + rs.getString(1));
+            }
+        }
+        ok("binaryTransferEnable=" + oid + " without a PGBinaryObject class: getString() of adjkey is null (pitfall)");
+
+        Connection text = conn;
+        try (Connection b = DriverManager.getConnection(burl, user, env("PGPASSWORD", ""))) {
+            b.unwrap(PGConnection.class).addDataType("adjkey", AdjKey.class);
+            try (PreparedStatement ps = b.prepareStatement(sql)) {
+                ps.setString(1, "USER#");
+                try (ResultSet rs = ps.executeQuery()) {
+                    int i = 0;
+                    for (; rs.next(); i++)
+                        check(i < edges.size() && rs.getObject(1) instanceof AdjKey && rs.getString(1).equals(edges.get(i).pk())
+                              && rs.getString(2).equals(edges.get(i).sk()), "binary row " + i + ": " + rs.getString(2));
+                    check(i == edges.size(), "binary: " + i + " rows, expected " + edges.size());
+                }
+            }
+            try (PreparedStatement ps = b.prepareStatement("SELECT sk FROM " + TBL + " WHERE pk = ? AND sk = ?")) {
+                ps.setObject(1, new AdjKey(START));
+                ps.setObject(2, new AdjKey(PREFIX + "USER#中文"));
+                check(rows(ps).equals(List.of(List.of(PREFIX + "USER#中文"))), "binary AdjKey parameters");
+            }
+            check("22P03".equals(sqlState(b, "SELECT ?", new BadAdjKey(START))), "AdjKey parameters are not sent in binary");
+            ok("AdjKey (PGBinaryObject) via addDataType: binary results and binary parameters (version 2: 22P03)");
+            conn = b;
+            checkPaging("_b", true);
+        } finally {
+            conn = text;
+        }
+    }
+
     static String env(String name, String dflt) {
         String v = System.getenv(name);
         return v == null || v.isEmpty() ? dflt : v;
@@ -488,6 +836,11 @@ public class JdbcTest {
             checkText();
             checkPaging("_a", false);
             checkPaging("_g", true);
+            checkParams(url);
+            checkQueryPaging();
+            checkArrays();
+            checkWriteApi();
+            checkBinary(url);
             checkReverse();
             checkTraverse(START, "out", false);
             checkTraverse(TARGET, "in", true);

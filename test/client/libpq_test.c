@@ -1,6 +1,8 @@
 /*
- * adjlist from libpq: text and binary formats, prepared statements under
- * generic plans, graph functions, binary COPY.
+ * adjlist from libpq: text and binary formats, parameters with and without
+ * types and casts, prepared statements under generic plans, arrays of keys
+ * both ways (adjkey[] parsed from its binary form), keyset pagination,
+ * graph functions, the write API, binary COPY.
  *
  *   gcc -o libpq_test libpq_test.c -I$(pg_config --includedir) -lpq
  *   ./libpq_test test/client/edges.tsv     (server from PGHOST, PGPORT, ...)
@@ -864,6 +866,480 @@ check_copy(void)
 	free(data);
 }
 
+/* --- parameters, arrays of keys, query() paging --- */
+
+#define TEXTOID			25
+#define TEXTARRAYOID	1009
+
+/* shortest_path() targets from START: their keys need quoting in adjkey[]'s
+ * text form (", {, comma, backslash, space, the word NULL) or are multi-byte */
+static const char *const path_targets[] = {"USER#{x,y}", "NULL", "USER#back\\slash", "USER#a b", "USER#zoë", "USER#deeper"};
+#define NTARGETS ((int) (sizeof path_targets / sizeof path_targets[0]))
+
+/* the SQLSTATE of a failed statement, NULL when it succeeded */
+static const char *
+sqlstate(PGresult *res)
+{
+	static char state[6];
+	const char *s = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK || PQresultStatus(res) == PGRES_COMMAND_OK || !s)
+		return NULL;
+	snprintf(state, sizeof state, "%s", s);
+	return state;
+}
+
+/* the text form of an array of keys: {"k1","k2"}, with " and \ escaped */
+static char *
+array_literal(const char *const *keys, int n)
+{
+	size_t		size = 3;
+	char	   *s,
+			   *p;
+
+	for (int i = 0; i < n; i++)
+		size += 2 * strlen(keys[i]) + 3;
+	s = p = malloc(size);
+	if (!s)
+		fail("out of memory");
+	*p++ = '{';
+	for (int i = 0; i < n; i++)
+	{
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		for (const char *c = keys[i]; *c; c++)
+		{
+			if (*c == '"' || *c == '\\')
+				*p++ = '\\';
+			*p++ = *c;
+		}
+		*p++ = '"';
+	}
+	*p++ = '}';
+	*p = '\0';
+	return s;
+}
+
+/*
+ * The keys of an adjkey[] result in binary format (array_send): number of
+ * dimensions, a has-nulls flag, the element type; per dimension its size and
+ * lower bound; per element its length and its binary form, which for adjkey
+ * is the version byte 1 and the UTF-8 bytes.  Returns -1 for NULL.
+ */
+static int
+binary_keys(PGresult *res, int row, int col, char **keys, int max)
+{
+	const unsigned char *p = (const unsigned char *) PQgetvalue(res, row, col),
+			   *end = p + PQgetlength(res, row, col);
+	int			n;
+
+	if (PQgetisnull(res, row, col))
+		return -1;
+	if (PQfformat(res, col) != 1 || PQgetlength(res, row, col) < 12)
+		fail("binary adjkey[]: not a binary array");
+	if (get32(p) == 0)
+		return 0;
+	if (get32(p) != 1 || get32(p + 8) != ADJKEY)
+		fail("binary adjkey[]: %u dimensions, element type %u", get32(p), get32(p + 8));
+	n = (int) get32(p + 12);
+	if (n > max)
+		fail("binary adjkey[]: %d elements", n);
+	p += 20;
+	for (int i = 0; i < n; i++)
+	{
+		int			len = (int) get32(p);
+
+		p += 4;
+		if (len < 1 || p + len > end || p[0] != 1)
+			fail("binary adjkey[] element %d: length %d, version byte %d", i, len, len > 0 ? p[0] : -1);
+		keys[i] = malloc(len);
+		if (!keys[i])
+			fail("out of memory");
+		memcpy(keys[i], p + 1, len - 1);
+		keys[i][len - 1] = '\0';
+		p += len;
+	}
+	if (p != end)
+		fail("binary adjkey[]: %ld trailing bytes", (long) (end - p));
+	return n;
+}
+
+/* path (n keys) goes from start to end in depth hops along edges with PREFIX */
+static void
+check_path(char **path, int n, const char *start, const char *end, int depth, const char *what)
+{
+	if (n < 1 || n != depth + 1)
+		fail("%s: %d keys, expected %d hops from %s to %s", what, n, depth, start, end);
+	if (strcmp(path[0], start) != 0 || strcmp(path[n - 1], end) != 0)
+		fail("%s: from %s to %s, expected from %s to %s", what, path[0], path[n - 1], start, end);
+	for (int i = 1; i < n; i++)
+	{
+		int			found = 0;
+
+		for (int j = 0; j < nedges && !found; j++)
+			found = strcmp(edges[j].pk, path[i - 1]) == 0 && starts_with(edges[j].sk, PREFIX) &&
+				strcmp(edges[j].sk + strlen(PREFIX), path[i]) == 0;
+		if (!found)
+			fail("%s: no edge %s -> %s", what, path[i - 1], path[i]);
+	}
+	for (int i = 0; i < n; i++)
+		free(path[i]);
+}
+
+static int
+bfs_depth(char **nodes, int *depths, int n, const char *node)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(nodes[i], node) == 0)
+			return depths[i];
+	return -1;
+}
+
+/*
+ * The generic plan of the prepared statement name (executed at least once
+ * under force_generic_plan, none custom): its parameters are typed types
+ * (pg_prepared_statements.parameter_types), and EXPLAIN EXECUTE name(args)
+ * has a line with index_cond, no Seq Scan, no Filter, and no Sort when
+ * sorted (the index gives the order).
+ */
+static void
+check_generic_index(const char *name, const char *args, const char *types,
+					const char *index_cond, int sorted)
+{
+	const char *params[1] = {name};
+	char		sql[512];
+	PGresult   *res;
+	long		generic,
+				custom;
+	int			found = 0,
+				bad = 0;
+
+	plan_counts(name, &generic, &custom);
+	if (generic < 1 || custom != 0)
+		fail("%s: %ld generic, %ld custom plans under force_generic_plan", name, generic, custom);
+	res = PQexecParams(conn, "SELECT parameter_types::text[]::text FROM pg_prepared_statements WHERE name = $1",
+					   1, NULL, params, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "parameter_types");
+	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), types) != 0)
+		fail("%s: parameters typed %s, expected %s", name, PQntuples(res) ? PQgetvalue(res, 0, 0) : "?", types);
+	PQclear(res);
+	snprintf(sql, sizeof sql, "EXPLAIN (COSTS OFF) EXECUTE %s(%s)", name, args);
+	res = q(sql);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		const char *line = PQgetvalue(res, i, 0);
+
+		found |= strstr(line, index_cond) != NULL;
+		bad |= strstr(line, "Seq Scan") || strstr(line, "Filter:") || (sorted && strstr(line, "Sort"));
+	}
+	if (!found || bad)
+	{
+		fprintf(stderr, "plan of %s:\n", sql);
+		for (int i = 0; i < PQntuples(res); i++)
+			fprintf(stderr, "  %s\n", PQgetvalue(res, i, 0));
+		fail("the generic plan of %s is not an index scan with %s%s", name, index_cond,
+			 sorted ? " (and no Seq Scan, Filter or Sort)" : " (and no Seq Scan or Filter)");
+	}
+	PQclear(res);
+	plan_counts(name, &generic, &custom);
+	if (custom != 0)
+		fail("%s: EXPLAIN used a custom plan", name);
+}
+
+/* the rows of res are the sk of edges idx[0..n) */
+static void
+check_sks(PGresult *res, const int *idx, int n, const char *what)
+{
+	check_res(res, PGRES_TUPLES_OK, what);
+	if (PQntuples(res) != n)
+		fail("%s: %d rows, expected %d", what, PQntuples(res), n);
+	for (int i = 0; i < n; i++)
+		if (strcmp(PQgetvalue(res, i, 0), edges[idx[i]].sk) != 0)
+			fail("%s: row %d is %s, expected %s", what, i, PQgetvalue(res, i, 0), edges[idx[i]].sk);
+}
+
+/*
+ * Keys as parameters: untyped (paramTypes NULL) they become adjkeys; typed
+ * text (TEXTOID) they are compared as text, adjkey = text, with the same
+ * rows, and a generic plan with the same index range.  A graph function's
+ * adjkey argument is different: a typed text parameter there needs
+ * $1::adjkey (a function argument is converted only by an implicit cast).
+ */
+static void
+check_params(void)
+{
+	int			idx[MAXE],
+				n = expected_out(START, PREFIX, idx);
+	const char *params[2] = {START, PREFIX};
+	Oid			text2[2] = {TEXTOID, TEXTOID};
+	const char *plain = "SELECT sk FROM " TBL " WHERE pk = $1 AND sk ^@ $2 ORDER BY sk",
+			   *cast = "SELECT sk FROM " TBL " WHERE pk = $1::adjkey AND sk ^@ $2::text ORDER BY sk",
+			   *nb = "SELECT sk FROM neighbors('" TBL "', $1, $2)",
+			   *nbcast = "SELECT sk FROM neighbors('" TBL "', $1::adjkey, $2)";
+	const char *empty[1] = {""};
+	PGresult   *res;
+	char		what[256];
+
+	for (int t = 0; t < 4; t++)
+	{
+		snprintf(what, sizeof what, "%s with parameters %s", t % 2 ? cast : plain, t < 2 ? "untyped" : "typed text");
+		res = PQexecParams(conn, t % 2 ? cast : plain, 2, t < 2 ? NULL : text2, params, NULL, NULL, 0);
+		check_sks(res, idx, n, what);
+		PQclear(res);
+	}
+
+	/* '' is no key: untyped it is the error 22P02, typed text no row */
+	res = PQexecParams(conn, "SELECT count(*) FROM " TBL " WHERE pk = $1", 1, NULL, empty, NULL, NULL, 0);
+	if (!sqlstate(res) || strcmp(sqlstate(res), "22P02") != 0)
+		fail("pk = $1 with $1 '' untyped: %s, expected 22P02", PQresultErrorMessage(res));
+	PQclear(res);
+	res = PQexecParams(conn, "SELECT count(*) FROM " TBL " WHERE pk = $1", 1, text2, empty, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "pk = $1 with $1 '' typed text");
+	if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+		fail("pk = $1 with $1 '' typed text: %s rows", PQgetvalue(res, 0, 0));
+	PQclear(res);
+
+	/* a prepared statement with typed text parameters, under a generic plan */
+	cmd("SET plan_cache_mode = force_generic_plan");
+	res = PQprepare(conn, "out_text", plain, 2, text2);
+	check_res(res, PGRES_COMMAND_OK, "prepare out_text");
+	PQclear(res);
+	res = PQexecPrepared(conn, "out_text", 2, params, NULL, NULL, 0);
+	check_sks(res, idx, n, "EXECUTE out_text");
+	PQclear(res);
+	check_generic_index("out_text", "'" START "', '" PREFIX "'", "{text,text}",
+						"Index Cond: ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2)))", 1);
+	cmd("RESET plan_cache_mode");
+
+	/* graph functions: typed text needs ::adjkey */
+	res = PQexecParams(conn, nb, 2, text2, params, NULL, NULL, 0);
+	if (!sqlstate(res) || strcmp(sqlstate(res), "42883") != 0)
+		fail("neighbors(tbl, $1, $2) with $1 typed text: %s, expected 42883", PQresultErrorMessage(res));
+	PQclear(res);
+	for (int t = 0; t < 2; t++)
+	{
+		snprintf(what, sizeof what, "%s with parameters %s", t ? nbcast : nb, t ? "typed text" : "untyped");
+		res = PQexecParams(conn, t ? nbcast : nb, 2, t ? text2 : NULL, params, NULL, NULL, 0);
+		check_sks(res, idx, n, what);
+		PQclear(res);
+	}
+	ok("key parameters untyped and typed text (TEXTOID), with and without casts: the same rows; "
+	   "typed text prepared: generic plan has Index Cond ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) ...); "
+	   "'' untyped 22P02, typed text no row; neighbors() with typed text: 42883 without $1::adjkey");
+}
+
+static void
+check_arrays(void)
+{
+	const char *keys[] = {"USER#alice", "USER#o\"neil", TARGET, "USER#nobody"};
+	char	   *lit = array_literal(keys, 4);
+	const char *params[1] = {lit};
+	Oid			textarr[1] = {TEXTARRAYOID};
+	const char *any = "SELECT pk FROM " TBL " WHERE pk = ANY($1) AND sk = 'PROFILE' ORDER BY pk";
+	const char *anycast = "SELECT pk FROM " TBL " WHERE pk = ANY($1::adjkey[]) AND sk = 'PROFILE' ORDER BY pk";
+	PGresult   *res;
+	char	   *nodes[MAXE * 2],
+			   *path[MAXE];
+	int			depths[MAXE * 2],
+				ndist,
+				n;
+	char		buf[256];
+
+	/* sending: an untyped array literal, typed text[] with and without a cast */
+	for (int t = 0; t < 3; t++)
+	{
+		res = PQexecParams(conn, t == 1 ? anycast : any, 1, t == 0 ? NULL : textarr, params, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2 ||
+			strcmp(PQgetvalue(res, 0, 0), "USER#alice") != 0 || strcmp(PQgetvalue(res, 1, 0), TARGET) != 0)
+			fail("= ANY(%s) %s: %s %d rows", lit, t == 0 ? "untyped" : t == 1 ? "typed text[], ::adjkey[]" : "typed text[]",
+				 PQresultErrorMessage(res), PQntuples(res));
+		PQclear(res);
+	}
+	/* generic plans, untyped (adjkey[]) and typed text[]: the same index condition */
+	cmd("SET plan_cache_mode = force_generic_plan");
+	for (int t = 0; t < 2; t++)
+	{
+		const char *name = t ? "profiles_text" : "profiles";
+
+		res = PQprepare(conn, name, any, 1, t ? textarr : NULL);
+		check_res(res, PGRES_COMMAND_OK, "prepare profiles");
+		PQclear(res);
+		res = PQexecPrepared(conn, name, 1, params, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 2 ||
+			strcmp(PQgetvalue(res, 0, 0), "USER#alice") != 0 || strcmp(PQgetvalue(res, 1, 0), TARGET) != 0)
+			fail("EXECUTE %s: %s %d rows", name, PQresultErrorMessage(res), PQntuples(res));
+		PQclear(res);
+		check_generic_index(name, "'{USER#alice}'", t ? "{text[]}" : "{adjkey[]}",
+							"Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", 0);
+	}
+	cmd("RESET plan_cache_mode");
+	free(lit);
+	ok("keys to = ANY($1) as an untyped array literal, typed text[] (TEXTARRAYOID) with and without $1::adjkey[]: "
+	   "the same rows; generic plans, untyped and typed text[], have Index Cond (pk = ANY ($1))");
+
+	/* receiving: adjkey[] in binary, parsed; in text, one key a row by unnest */
+	ndist = expected_bfs(START, PREFIX, 6, 0, nodes, depths);
+	for (int t = 0; t < NTARGETS; t++)
+	{
+		const char *p4[4] = {TBL, START, path_targets[t], PREFIX};
+		int			d = bfs_depth(nodes, depths, ndist, path_targets[t]);
+
+		res = PQexecParams(conn, "SELECT shortest_path($1, $2, $3, $4)", 4, NULL, p4, NULL, NULL, 1);
+		check_res(res, PGRES_TUPLES_OK, "shortest_path in binary");
+		n = binary_keys(res, 0, 0, path, MAXE);
+		check_path(path, n, START, path_targets[t], d, "binary shortest_path");
+		PQclear(res);
+		res = PQexecParams(conn, "SELECT key FROM unnest(shortest_path($1, $2, $3, $4)) WITH ORDINALITY AS p(key, i) "
+						   "ORDER BY i", 4, NULL, p4, NULL, NULL, 0);
+		check_res(res, PGRES_TUPLES_OK, "unnest(shortest_path)");
+		for (int i = 0; i < PQntuples(res) && i < MAXE; i++)
+			path[i] = xstrdup(PQgetvalue(res, i, 0));
+		check_path(path, PQntuples(res), START, path_targets[t], d, "unnest(shortest_path)");
+		PQclear(res);
+	}
+	{
+		const char *p4[4] = {TBL, START, "USER#nobody", PREFIX};
+
+		res = PQexecParams(conn, "SELECT shortest_path($1, $2, $3, $4)", 4, NULL, p4, NULL, NULL, 1);
+		check_res(res, PGRES_TUPLES_OK, "shortest_path to nowhere");
+		if (binary_keys(res, 0, 0, path, MAXE) != -1)
+			fail("shortest_path to nowhere is not NULL");
+		PQclear(res);
+	}
+	snprintf(buf, sizeof buf, "adjkey[] in binary (parsed) and by unnest() WITH ORDINALITY: shortest_path() to %d targets",
+			 NTARGETS);
+	ok(buf);
+
+	ndist = expected_bfs(START, PREFIX, 3, 0, nodes, depths);
+	{
+		const char *p3[3] = {TBL, START, PREFIX};
+
+		res = PQexecParams(conn, "SELECT node, depth, path FROM traverse($1, $2, $3, 3, with_path => true)",
+						   3, NULL, p3, NULL, NULL, 1);
+	}
+	check_res(res, PGRES_TUPLES_OK, "traverse with_path in binary");
+	if (PQntuples(res) != ndist)
+		fail("traverse depth 3: %d nodes, expected %d", PQntuples(res), ndist);
+	for (int i = 0; i < PQntuples(res); i++)
+	{
+		char		node[1024];
+		int			depth = (int) get32((const unsigned char *) PQgetvalue(res, i, 1));
+
+		/* node: adjkey in binary */
+		snprintf(node, sizeof node, "%.*s", PQgetlength(res, i, 0) - 1, PQgetvalue(res, i, 0) + 1);
+		if (bfs_depth(nodes, depths, ndist, node) != depth)
+			fail("traverse: %s at depth %d", node, depth);
+		check_path(path, binary_keys(res, i, 2, path, MAXE), START, node, depth, "traverse path");
+	}
+	snprintf(buf, sizeof buf, "traverse(with_path => true) in binary: %d paths", PQntuples(res));
+	PQclear(res);
+	ok(buf);
+}
+
+static void
+check_write_api(void)
+{
+	const char *sks[] = {PREFIX TARGET, PREFIX "USER#o\"neil", PREFIX "USER#a b"};
+	char	   *lit = array_literal(sks, 3);
+	const char *params[3] = {TBL, "USER#libpq new", lit};
+	PGresult   *res;
+
+	/* the edges as JSON built by the server from an array parameter */
+	res = PQexecParams(conn, "SELECT put_edges($1, (SELECT jsonb_agg(jsonb_build_object('pk', $2::text, 'sk', sk)) "
+					   "FROM unnest($3::text[]) sk))", 3, NULL, params, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "put_edges");
+	if (strcmp(PQgetvalue(res, 0, 0), "3") != 0)
+		fail("put_edges wrote %s rows", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	res = PQexecParams(conn, "SELECT count(*) FROM " TBL " WHERE pk = $1 AND sk = ANY($2)",
+					   2, NULL, params + 1, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "put_edges rows");
+	if (strcmp(PQgetvalue(res, 0, 0), "3") != 0)
+		fail("put_edges: %s rows found", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	params[2] = "{" PREFIX "}";
+	res = PQexecParams(conn, "SELECT delete_node($1, $2, $3)", 3, NULL, params, NULL, NULL, 0);
+	check_res(res, PGRES_TUPLES_OK, "delete_node");
+	if (strcmp(PQgetvalue(res, 0, 0), "3") != 0)
+		fail("delete_node deleted %s rows", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	res = q("SELECT count(*) FROM verify_inverted_index('" TBL "_inverted')");
+	if (strcmp(PQgetvalue(res, 0, 0), "0") != 0)
+		fail("verify_inverted_index reports %s problems", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	free(lit);
+	ok("put_edges(jsonb from an array parameter), read back by = ANY($1), delete_node('{FOLLOWS#}')");
+}
+
+/*
+ * query() paged by exclusive_start_key = the key (jsonb, as text) of the
+ * last row; the pages together must be want[0..nwant): every row once.
+ */
+static int
+page_query(const char *tbl, const char *node, const char *prefix, int backward, int lim,
+		   char **want, int nwant, const char *what)
+{
+	char		limtxt[16],
+				last[2048] = "";
+	int			got = 0,
+				pages = 0;
+
+	snprintf(limtxt, sizeof limtxt, "%d", lim);
+	for (;;)
+	{
+		const char *params[6] = {tbl, node, prefix, backward ? "true" : "false", limtxt, last[0] ? last : NULL};
+		PGresult   *res = PQexecParams(conn, "SELECT sort_key, key FROM query($1, $2, 'begins_with', $3, "
+									   "backward => $4, lim => $5, exclusive_start_key => $6)",
+									   6, NULL, params, NULL, NULL, 0);
+		int			rows;
+
+		check_res(res, PGRES_TUPLES_OK, what);
+		rows = PQntuples(res);
+		pages++;
+		if (rows > lim)
+			fail("%s: a page of %d rows with lim %d", what, rows, lim);
+		for (int i = 0; i < rows; i++, got++)
+			if (got >= nwant || strcmp(PQgetvalue(res, i, 0), want[got]) != 0)
+				fail("%s: row %d is %s, expected %s", what, got, PQgetvalue(res, i, 0), got < nwant ? want[got] : "none");
+		if (rows == lim)
+			snprintf(last, sizeof last, "%s", PQgetvalue(res, rows - 1, 1));
+		PQclear(res);
+		if (rows < lim)
+			break;
+		if (pages > 1000)
+			fail("%s: paging does not end", what);
+	}
+	if (got != nwant || pages < 3)
+		fail("%s: %d rows in %d pages, expected %d rows in 3 or more", what, got, pages, nwant);
+	return pages;
+}
+
+static void
+check_query_paging(void)
+{
+	int			idx[MAXE],
+				n = expected_out(START, PREFIX, idx),
+				nin,
+				n1,
+				n2,
+				n3;
+	char	   *fwd[MAXE],
+			   *bwd[MAXE],
+			   *in[MAXE],
+				buf[256];
+
+	for (int i = 0; i < n; i++)
+		fwd[i] = bwd[n - 1 - i] = edges[idx[i]].sk;
+	nin = expected_in(TARGET, PREFIX, in);
+	n1 = page_query(TBL, START, PREFIX, 0, LIM, fwd, n, "query forward");
+	n2 = page_query(TBL, START, PREFIX, 1, 3, bwd, n, "query backward");
+	n3 = page_query(TBL "_inverted", PREFIX TARGET, "", 0, 2, in, nin, "query inverted");
+	snprintf(buf, sizeof buf, "query(..., exclusive_start_key => last key): forward %d, backward %d, "
+			 "inverted index %d pages, every row once", n1, n2, n3);
+	ok(buf);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -881,6 +1357,10 @@ main(int argc, char **argv)
 	check_text_and_binary();
 	check_paging("", 0);
 	check_paging("_g", 1);
+	check_params();
+	check_query_paging();
+	check_arrays();
+	check_write_api();
 	check_reverse();
 	check_traverse(START, "out", 0);
 	check_traverse(TARGET, "in", 1);

@@ -5,87 +5,29 @@
 
 The server comes from PGHOST, PGPORT, PGUSER, PGDATABASE.  Exits 0 when
 every check passes; otherwise prints "FAIL: ..." and exits 1.  The checks
-are the same in every client of test/client (see run.sh).
+are the same in every client of test/client (see run.sh); the expected
+answers come from edgelist.py.
+
+psycopg2 interpolates parameters into the statement text on the client:
+a str becomes an untyped literal (it resolves to adjkey), a list becomes
+ARRAY['a', 'b'], which is text[]: adjkey compares with it as text
+(pk = ANY(%s)), with the same rows and index use; write %s::adjkey[] where
+adjkey[] is wanted.  Server-side prepared statements are PREPARE/EXECUTE.
 """
 import io
 import json
-import struct
 import sys
-import traceback
 
 import psycopg2
 import psycopg2.errors
 import psycopg2.extensions
+import psycopg2.extras
+
+from edgelist import (LIM, PATH_TARGETS, PREFIX, START, TARGET, Fail, arcs, b, check,
+                      check_binary_copy, check_path, expected_bfs, expected_in,
+                      expected_out, ok, page_through, read_edges, run)
 
 TBL = "py_graph"
-START = "USER#alice"
-PREFIX = "FOLLOWS#"
-TARGET = "USER#中文"
-LIM = 4
-
-nchecks = 0
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-def ok(what):
-    global nchecks
-    nchecks += 1
-    print(f"ok {nchecks} - {what}", flush=True)
-
-
-def b(s):
-    """UTF-8 bytes: adjkey's order"""
-    return s.encode("utf-8")
-
-
-def read_edges(path):
-    edges = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if not line:
-                continue
-            pk, sk, data = line.split("\t")
-            edges.append((pk, sk, json.loads(data) if data else None))
-    check(len(edges) >= 24, f"{path}: only {len(edges)} edges")
-    edges.sort(key=lambda e: (b(e[0]), b(e[1])))
-    return edges
-
-
-def expected_out(edges, node, prefix):
-    return [e for e in edges if e[0] == node and e[1].startswith(prefix)]
-
-
-def expected_in(edges, node, prefix):
-    return sorted((e[0] for e in edges if e[1] == prefix + node), key=b)
-
-
-def expected_bfs(edges, start, prefix, max_depth, reverse):
-    adj = {}
-    for pk, sk, _ in edges:
-        if sk.startswith(prefix):
-            src, dst = (sk[len(prefix):], pk) if reverse else (pk, sk[len(prefix):])
-            adj.setdefault(src, []).append(dst)
-    depth = {start: 0}
-    frontier = [start]
-    for d in range(1, max_depth + 1):
-        nxt = []
-        for u in frontier:
-            for v in adj.get(u, []):
-                if v not in depth:
-                    depth[v] = d
-                    nxt.append(v)
-        frontier = nxt
-    del depth[start]
-    return depth
 
 
 def plan_counts(cur, name):
@@ -246,42 +188,12 @@ def check_traverse(cur, edges, start, direction, reverse):
     ok(f"traverse({start}, depth 2, {direction}): {len(want)} nodes with their depths")
 
 
-def parse_binary_copy(data):
-    check(data[:11] == b"PGCOPY\n\xff\r\n\x00", "binary COPY: bad signature")
-    (ext,) = struct.unpack_from(">I", data, 15)
-    pos = 19 + ext
-    tuples = []
-    while True:
-        (nf,) = struct.unpack_from(">h", data, pos)
-        pos += 2
-        if nf == -1:
-            break
-        fields = []
-        for _ in range(nf):
-            (fl,) = struct.unpack_from(">i", data, pos)
-            pos += 4
-            if fl < 0:
-                fields.append(None)
-            else:
-                fields.append(data[pos:pos + fl])
-                pos += fl
-        tuples.append(fields)
-    check(pos == len(data), f"binary COPY: {len(data) - pos} trailing bytes")
-    return tuples
-
-
 def check_copy(cur, edges):
     out = io.BytesIO()
     cur.copy_expert(f"COPY (SELECT pk, sk, data FROM {TBL} WHERE pk ^@ 'USER#'::text ORDER BY pk, sk) "
                     "TO STDOUT (FORMAT binary)", out)
     data = out.getvalue()
-    tuples = parse_binary_copy(data)
-    check(len(tuples) == len(edges), f"binary COPY: {len(tuples)} rows, expected {len(edges)}")
-    for i, (t, e) in enumerate(zip(tuples, edges)):
-        check(len(t) == 3, f"binary COPY row {i}: {len(t)} fields")
-        for got, want in ((t[0], e[0]), (t[1], e[1])):
-            check(got[:1] == b"\x01", f"binary COPY row {i}: version byte {got[:1]!r}")
-            check(got[1:] == b(want), f"binary COPY row {i}: {got[1:]!r}, expected {b(want)!r}")
+    check_binary_copy(data, edges)
     ok("COPY TO STDOUT (FORMAT binary) via copy_expert: version byte 1 + UTF-8 bytes in every key")
 
     cur.execute(f"CREATE TABLE {TBL}_copy (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))")
@@ -309,9 +221,127 @@ def check_copy(cur, edges):
     ok("binary COPY with an unknown version byte: 22P03, nothing written")
 
 
+
+def check_params(cur, edges):
+    want = [sk for _, sk, _ in expected_out(edges, START, PREFIX)]
+    for sql in (f"SELECT sk FROM {TBL} WHERE pk = %s AND sk ^@ %s ORDER BY sk",
+                f"SELECT sk FROM {TBL} WHERE pk = %s::adjkey AND sk ^@ %s::text ORDER BY sk",
+                f"SELECT sk FROM {TBL} WHERE pk = %s::text AND sk ^@ %s::text ORDER BY sk"):
+        cur.execute(sql, (START, PREFIX))
+        got = [r[0] for r in cur.fetchall()]
+        check(got == want, f"{sql}: {got!r}")
+    ok("str parameters without casts, with ::adjkey / ::text, and as text (%s::text): the same rows")
+
+
+def check_arrays_send(cur, edges):
+    keys = ["USER#alice", 'USER#o"neil', TARGET, "USER#nobody"]
+    want = sorted(((e[0], e[2]) for e in edges if e[0] in keys and e[1] == "PROFILE"), key=lambda r: b(r[0]))
+    check(len(want) == 2, "edges.tsv has no PROFILE of USER#alice and USER#中文")
+    # a list is ARRAY['k1', ...], text[]: compared with the keys as text, or cast
+    sql = f"SELECT pk, data FROM {TBL} WHERE pk = ANY(%s) AND sk = 'PROFILE' ORDER BY pk"
+    for cast in ("", "::adjkey[]"):
+        cur.execute(sql.replace("%s", "%s" + cast), (keys,))
+        check(cur.fetchall() == want, f"= ANY(%s{cast}) with a list: not {want!r}")
+    cur.execute("EXPLAIN (COSTS OFF) " + sql, (keys,))
+    plan = "\n  ".join(r[0] for r in cur.fetchall())
+    check("Index Cond: ((pk = ANY ('{" in plan and "}'::text[])) AND (sk = 'PROFILE'::adjkey))" in plan
+          and not any(w in plan for w in ("Seq Scan", "Filter:")),
+          f"= ANY(%s) with a list (text[]) without the index:\n  {plan}")
+    ok("a list of keys (text[]) to = ANY(%s), without and with ::adjkey[]: the same rows; "
+       "Index Cond (pk = ANY ('{...}'::text[]))")
+
+    # server-side prepared, adjkey[] or text[] parameter: generic plans keep the index
+    cur.execute("SET plan_cache_mode = force_generic_plan")
+    for name, typ in (("profiles", "adjkey[]"), ("profiles_text", "text[]")):
+        cur.execute(f"PREPARE {name}({typ}) AS "
+                    f"SELECT pk, data FROM {TBL} WHERE pk = ANY($1) AND sk = 'PROFILE' ORDER BY pk")
+        cur.execute(f"EXECUTE {name}(%s)", (keys,))   # for adjkey[], text[] -> adjkey[]: an assignment cast
+        check(cur.fetchall() == want, f"EXECUTE {name}: wrong rows")
+        cur.execute("SELECT parameter_types::text[] FROM pg_prepared_statements WHERE name = %s", (name,))
+        types = cur.fetchone()[0]
+        check(types == [typ], f"{name}: parameter types {types!r}, expected {typ}")
+        cur.execute(f"EXPLAIN (COSTS OFF) EXECUTE {name}(%s)", (keys,))
+        plan = "\n  ".join(r[0] for r in cur.fetchall())
+        check("Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))" in plan
+              and not any(w in plan for w in ("Seq Scan", "Filter:")),
+              f"generic plan of {name}, = ANY($1) with $1 {typ}, without the index:\n  {plan}")
+        generic, custom = plan_counts(cur, name)
+        check(generic >= 2 and custom == 0, f"{name}: {generic} generic, {custom} custom plans")
+    cur.execute("RESET plan_cache_mode")
+    ok("PREPARE (adjkey[]) and (text[]) ... pk = ANY($1), EXECUTE with a list: the same rows; "
+       "generic plans have Index Cond (pk = ANY ($1))")
+
+
+def check_arrays_receive(conn, cur, edges):
+    sql = "SELECT shortest_path(%s, %s, %s, %s)"
+    cur.execute(sql, (TBL, START, PATH_TARGETS[0], PREFIX))
+    raw = cur.fetchone()[0]
+    check(isinstance(raw, str) and raw.startswith("{"), f"unregistered adjkey[]: {raw!r}")
+
+    # the one-line setup: adjkey[] as a list of str, on this connection
+    cur.execute("SELECT 'adjkey[]'::regtype::oid")
+    psycopg2.extensions.register_type(
+        psycopg2.extensions.new_array_type((cur.fetchone()[0],), "ADJKEY[]", psycopg2.STRING), conn)
+
+    out = arcs(edges, PREFIX)
+    dist = expected_bfs(edges, START, PREFIX, 6)
+    for target in PATH_TARGETS:
+        cur.execute(sql, (TBL, START, target, PREFIX))
+        check_path(cur.fetchone()[0], START, target, dist[target], out, f"shortest_path to {target}")
+    cur.execute(sql, (TBL, START, "USER#nobody", PREFIX))
+    check(cur.fetchone()[0] is None, "shortest_path to nowhere is not None")
+    ok(f"adjkey[] registered (new_array_type): shortest_path() as a list of str, {len(PATH_TARGETS)} targets")
+
+    want = expected_bfs(edges, START, PREFIX, 3)
+    cur.execute("SELECT node, depth, path FROM traverse(%s, %s, %s, 3, with_path => true)", (TBL, START, PREFIX))
+    rows = cur.fetchall()
+    check({r[0]: r[1] for r in rows} == want and len(rows) == len(want), "traverse depth 3: wrong nodes")
+    for node, depth, path in rows:
+        check_path(path, START, node, depth, out, f"traverse path to {node}")
+    ok(f"traverse(with_path => true): {len(rows)} paths as lists of str")
+
+
+def check_write_api(cur, edges):
+    node = "USER#py new"
+    targets = [TARGET, 'USER#o"neil', "USER#a b"]
+    items = [{"pk": node, "sk": PREFIX + t, "data": {"i": i}} for i, t in enumerate(targets)]
+    cur.execute("SELECT put_edges(%s, %s)", (TBL, psycopg2.extras.Json(items)))
+    check(cur.fetchone()[0] == 3, "put_edges did not write 3 rows")
+    cur.execute(f"SELECT sk FROM {TBL} WHERE pk = %s AND sk = ANY(%s::adjkey[]) ORDER BY sk",
+                (node, [PREFIX + t for t in targets]))
+    check([r[0] for r in cur.fetchall()] == sorted((PREFIX + t for t in targets), key=b), "put_edges rows")
+    cur.execute("SELECT neighbor FROM reverse_neighbors(%s, %s, %s)", (TBL, TARGET, PREFIX))
+    check(node in [r[0] for r in cur.fetchall()], "the inverted index does not have the new edge")
+    cur.execute("SELECT delete_node(%s, %s, %s)", (TBL, node, [PREFIX]))   # a list is text[] here
+    check(cur.fetchone()[0] == 3, "delete_node did not delete 3 rows")
+    cur.execute("SELECT count(*) FROM verify_inverted_index(%s)", (TBL + "_inverted",))
+    check(cur.fetchone()[0] == 0, "verify_inverted_index reports problems")
+    ok("put_edges(Json(list of dicts)), read back by = ANY(%s::adjkey[]), delete_node(list as text[])")
+
+
+def check_query_paging(cur, edges):
+    sks = [sk for _, sk, _ in expected_out(edges, START, PREFIX)]
+    srcs = expected_in(edges, TARGET, PREFIX)
+
+    def fetch(sql, *args):
+        def page(last):
+            # the key comes back as a dict (jsonb); Json() sends it back
+            cur.execute(sql, args + (psycopg2.extras.Json(last) if last else None,))
+            return cur.fetchall()
+        return page
+
+    q = "SELECT sort_key, key FROM query(%s, %s, 'begins_with', %s, backward => %s, lim => %s, " \
+        "exclusive_start_key => %s)"
+    n1 = page_through(fetch(q, TBL, START, PREFIX, False, LIM), LIM, sks, "query forward")
+    n2 = page_through(fetch(q, TBL, START, PREFIX, True, 3), 3, sks[::-1], "query backward")
+    n3 = page_through(fetch("SELECT sort_key, key FROM query(%s, %s, lim => %s, exclusive_start_key => %s)",
+                            TBL + "_inverted", PREFIX + TARGET, 2), 2, srcs, "query on the inverted index")
+    ok(f"query(..., exclusive_start_key => last key): forward {n1}, backward {n2}, inverted index {n3} "
+       "pages, every row once")
+
+
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "edges.tsv"
-    edges = read_edges(path)
+    edges = read_edges(sys.argv[1] if len(sys.argv) > 1 else "edges.tsv")
     conn = psycopg2.connect("")
     conn.autocommit = True
     cur = conn.cursor()
@@ -323,23 +353,19 @@ def main():
 
     setup(conn, cur, edges)
     check_text_and_binary(cur, edges, adjkey_oid)
+    check_params(cur, edges)
     check_paging(cur, edges, "", False)
     check_paging(cur, edges, "_g", True)
+    check_query_paging(cur, edges)
+    check_arrays_send(cur, edges)
+    check_arrays_receive(conn, cur, edges)
+    check_write_api(cur, edges)
     check_reverse(cur, edges)
     check_traverse(cur, edges, START, "out", False)
     check_traverse(cur, edges, TARGET, "in", True)
     check_copy(cur, edges)
     conn.close()
-    print(f"# {nchecks} checks passed")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except Fail as e:
-        print(f"FAIL: {e}", file=sys.stderr)
-        sys.exit(1)
-    except Exception as e:  # a driver or server error is a failure too
-        traceback.print_exc()
-        print(f"FAIL: {type(e).__name__}: {e}", file=sys.stderr)
-        sys.exit(1)
+    run(main)

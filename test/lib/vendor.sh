@@ -60,11 +60,11 @@ VENDOR_JOBS=${VENDOR_JOBS:-2}
 VENDOR_PG18_ARCHIVE=postgresql-18.6.tar.bz2
 VENDOR_SKIP=77   # internal: "skipped" between the functions here
 # contrib modules installed with PostgreSQL 18 (the tests use amcheck,
-# pg_prewarm and postgres_fdw)
-VENDOR_PG_CONTRIB=${VENDOR_PG_CONTRIB:-amcheck pageinspect pg_prewarm pg_stat_statements pgstattuple postgres_fdw}
+# pg_prewarm, postgres_fdw and test_decoding)
+VENDOR_PG_CONTRIB=${VENDOR_PG_CONTRIB:-amcheck pageinspect pg_prewarm pg_stat_statements pgstattuple postgres_fdw test_decoding}
 # Bump when a build recipe below changes: an entry made by another recipe
 # is rebuilt (in place of the old one) even if the archive is the same.
-VENDOR_PG_RECIPE=2
+VENDOR_PG_RECIPE=3
 VENDOR_CITUS_RECIPE=1
 export ADJLIST_VENDOR ADJLIST_CACHE VENDOR_JOBS VENDOR_LIB
 

@@ -72,6 +72,9 @@ $node->safe_psql('src', q{
 		('USER#😀', 'FOLLOWS#USER#1', NULL);
 	SELECT create_inverted_index('social.graph', counters => 1);
 	SELECT create_inverted_index('social.graph', include => '{*}', index_name => 'graph_by_target');
+	-- a sparse index: follows with data only
+	SELECT create_inverted_index('social.graph', index_name => 'graph_follows_since',
+	                             predicate => $$sk ^@ 'FOLLOWS#' AND data ? 'since'$$, counters => 1);
 
 	-- degree counters (2 shards), in a quoted mixed-case schema, a quoted
 	-- index name and a quoted column
@@ -112,6 +115,17 @@ $node->safe_psql('src', q{
 	SELECT ('ITEM#' || i)::adjkey, ('TAG#' || (i % 4))::adjkey, NULL FROM generate_series(1, 20) i;
 	SELECT create_inverted_index('social.multi');
 
+	-- ^@ in every form in a view: an untyped empty and constant prefix
+	-- (text), a key constant and a key column (adjkey_prefix); a partial
+	-- index whose predicate is a key constant
+	CREATE VIEW social.prefix_counts AS
+	SELECT count(*) FILTER (WHERE sk ^@ '') AS all_keys,
+	       count(*) FILTER (WHERE sk ^@ 'FOLLOWS#') AS follows,
+	       count(*) FILTER (WHERE sk ^@ 'FOLLOWS#USER#1'::adjkey) AS follows_1,
+	       count(*) FILTER (WHERE sk ^@ pk) AS own_prefix
+	FROM social.graph;
+	CREATE INDEX graph_profiles ON social.graph (pk) WHERE sk ^@ 'PROFILE'::adjkey;
+
 	-- writes after the indexes exist
 	DELETE FROM social.graph WHERE pk = 'USER#3';
 	UPDATE social.graph SET sk = 'FOLLOWS#USER#1' WHERE pk = 'USER#4' AND sk = 'PROFILE';
@@ -138,13 +152,13 @@ $node->safe_psql('src', q{
 # every index, and every base table
 my @indexes = ('"Social Graph"."Fans By Post"', '"Social Graph".celebs_inverted',
 	'api.follows_by_target', 'shop.orders_inverted', 'social.graph_by_target',
-	'social.graph_inverted', 'social.multi_inverted');
+	'social.graph_inverted', 'social.multi_inverted', 'social.graph_follows_since');
 my @bases = ('"Social Graph"."Fans"', '"Social Graph".celebs', 'api.follows',
 	'shop.orders', 'social.graph', 'social.multi');
 
 my $registry_sql = q{
 	SELECT indexrel::text, baserel::text, columns, nkeys, counterrel::text, counter_shards,
-	       base_key, mode, write_shards, created
+	       base_key, mode, write_shards, created, ready, predicate
 	FROM adjlist_inverted_indexes ORDER BY 1};
 # the triggers of the base tables and of their partitions
 my $all_triggers_sql = 'SELECT p.relid::regclass::text, t.tgname, t.tgenabled, pg_get_triggerdef(t.oid)
@@ -250,10 +264,20 @@ for my $idx (@indexes)
 my $src_registry = $node->safe_psql('src', $registry_sql);
 is(scalar(() = $src_registry =~ /\n/g) + 1, scalar(@indexes), 'source registry lists every index');
 like($src_registry, qr/^social\.graph_by_target\|social\.graph\|\{sk,pk,data\}\|2\|\|0\|\{pk,sk\}\|trigger\|0\|.*\n
+                       social\.graph_follows_since\|social\.graph\|\{sk,pk\}\|2\|social\.graph_follows_since_degree\|1\|.*\|t\|
+                       \(\(sk\ OPERATOR\(public\.\^@\)\ 'FOLLOWS\#'::text\)\ AND\ \(data\ \?\ 'since'::text\)\)\n
                        social\.graph_inverted\|social\.graph\|\{sk,pk\}\|2\|social\.graph_inverted_degree\|1\|/xm,
-	'source registry lists both indexes of social.graph');
+	'source registry lists the three indexes of social.graph, the sparse one with its predicate');
 my $src_triggers = $node->safe_psql('src', $all_triggers_sql);
 my $src_reads    = $node->safe_psql('src', $reads_sql);
+my $prefix_sql     = 'SELECT * FROM social.prefix_counts';
+my $prefix_def_sql = q{SELECT pg_get_viewdef('social.prefix_counts')};
+my $src_prefix     = $node->safe_psql('src', $prefix_sql);
+my $src_prefix_def = $node->safe_psql('src', $prefix_def_sql);
+is($src_prefix, $node->safe_psql('src', q{
+	SELECT count(*), count(*) FILTER (WHERE sk::text LIKE 'FOLLOWS#%'),
+	       count(*) FILTER (WHERE sk::text LIKE 'FOLLOWS#USER#1%'), 0 FROM social.graph}),
+	'source: the view using ^@ counts every key for the empty prefix');
 is($node->safe_psql('src', $fn_neighbors_sql), $node->safe_psql('src', $base_neighbors_sql),
 	'source: graph functions agree with the base tables');
 
@@ -356,7 +380,11 @@ sub check_restored
 	{
 		is($node->safe_psql($db, $reads_sql), $src_reads,
 			"$way: reverse_neighbors and edge_count answer as on the source");
+		is($node->safe_psql($db, $prefix_sql), $src_prefix,
+			"$way: the view using ^@ answers as on the source");
 	}
+	is($node->safe_psql($db, $prefix_def_sql), $src_prefix_def,
+		"$way: the view using ^@ is defined as on the source");
 	is($node->safe_psql($db, $fn_neighbors_sql), $node->safe_psql($db, $base_neighbors_sql),
 		"$way: graph functions agree with the base tables");
 
@@ -395,6 +423,11 @@ my $dump = "$dir/src.dump";
 $node->command_ok([ 'pg_dump', '-Fc', '-d', 'src', '-f', $dump ], 'pg_dump -Fc');
 $node->command_ok([ 'createdb', 'dst' ], 'createdb dst');
 $node->command_ok([ 'pg_restore', '--exit-on-error', '-d', 'dst', $dump ], 'pg_restore into dst');
+like($node->safe_psql('dst', q{
+	SET enable_seqscan = off;
+	EXPLAIN (COSTS OFF) SELECT pk FROM social.graph WHERE sk ^@ 'PROFILE'}),
+	qr/Index (?:Only )?Scan (?:using|on) graph_profiles/,
+	'the restored partial index (predicate a key constant) serves an untyped prefix');
 
 is($node->safe_psql('dst', $registry_sql), $src_registry,
 	'registry rows restored, same indexes, tables, columns, keys and dates');
@@ -468,8 +501,8 @@ is(drift_rows($node, 'dst', 'social.graph_inverted'), '', 'counters exact after 
 is($node->safe_psql('dst', q{SELECT rebuild_inverted_index('social.graph_inverted')}),
 	'0', 'rebuild of a restored index finds nothing to do');
 $node->safe_psql('dst', q{SELECT drop_inverted_index('social.graph_by_target')});
-is($node->safe_psql('dst', q{SELECT string_agg(indexrel::text, ',' ORDER BY 1) FROM adjlist_inverted_indexes WHERE baserel = 'social.graph'::regclass}),
-	'social.graph_inverted', 'drop_inverted_index works on a restored index');
+is($node->safe_psql('dst', q{SELECT string_agg(indexrel::text, ',' ORDER BY indexrel::text) FROM adjlist_inverted_indexes WHERE baserel = 'social.graph'::regclass}),
+	'social.graph_follows_since,social.graph_inverted', 'drop_inverted_index works on a restored index');
 $node->safe_psql('dst', q{INSERT INTO social.graph VALUES ('USER#9', 'FOLLOWS#USER#2', NULL)});
 is(drift_count($node, 'dst', 'social.graph_inverted'), '0',
 	'remaining index stays in sync after dropping the other');
@@ -550,7 +583,8 @@ ok($ok && error_set($err) eq '', 'schema-only restore: no errors');
 ok(!$ok, 'data-only without --disable-triggers: pg_restore reports errors');
 is(error_set($err), join("\n",
 	map { "COPY failed for table \"$_->[0]\": ERROR: table \"$_->[0]\" is kept by adjlist from table \"$_->[1]\"" }
-	  (['graph_by_target', 'graph'], ['graph_inverted', 'graph'], ['graph_inverted_degree', 'graph'],
+	  (['graph_by_target', 'graph'], ['graph_follows_since', 'graph'], ['graph_follows_since_degree', 'graph'],
+	   ['graph_inverted', 'graph'], ['graph_inverted_degree', 'graph'],
 	   ['multi_inverted', 'multi'], map { ["orders_inverted_$_", 'orders'] } 0 .. 3)),
 	'data-only without --disable-triggers: only the guard of index and counter tables the triggers wrote refuses');
 check_restored('w5_triggers', 'schema-only + data-only with triggers');
@@ -627,7 +661,8 @@ is(error_set($err), join("\n",
 	'COPY failed for table "celebs": ERROR: duplicate key value violates unique constraint "celebs_pkey"',
 	'COPY failed for table "graph": ERROR: duplicate key value violates unique constraint "graph_pkey"',
 	map { "COPY failed for table \"$_->[0]\": ERROR: table \"$_->[0]\" is kept by adjlist from table \"$_->[1]\"" }
-	  (['graph_by_target', 'graph'], ['graph_inverted', 'graph'], ['graph_inverted_degree', 'graph'],
+	  (['graph_by_target', 'graph'], ['graph_follows_since', 'graph'], ['graph_follows_since_degree', 'graph'],
+	   ['graph_inverted', 'graph'], ['graph_inverted_degree', 'graph'],
 	   ['multi_inverted', 'multi'], map { ["orders_inverted_$_", 'orders'] } 0 .. 3)),
 	'data-only dump into a prefilled database: base-table unique violations and the guard only');
 check_restored('w8_prefilled', 'data-only dump into a prefilled database', same_answers => 0);

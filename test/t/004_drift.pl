@@ -180,7 +180,7 @@ my $rr = $node->background_psql('postgres', on_error_stop => 0);
 $rr->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM rr;');
 $node->safe_psql('postgres', q{INSERT INTO rr VALUES ('USER#2', 'FOLLOWS#USER#b')});
 $rr->query(q{SELECT create_inverted_index('rr')});
-like($rr->{stderr}, qr/must run in a READ COMMITTED transaction/,
+like($rr->{stderr}, qr/an inverted index can be created only in a READ COMMITTED transaction/,
 	'create_inverted_index refuses a REPEATABLE READ transaction');
 $rr->query('ROLLBACK');
 $rr->quit;
@@ -193,7 +193,7 @@ my ($ret, $stdout, $stderr) = $node->psql('postgres', q{
 	BEGIN ISOLATION LEVEL REPEATABLE READ;
 	SELECT rebuild_inverted_index('rr_inverted');
 	COMMIT;});
-like($stderr, qr/rebuild_inverted_index must run in a READ COMMITTED transaction/,
+like($stderr, qr/an inverted index can be rebuilt only in a READ COMMITTED transaction/,
 	'rebuild_inverted_index refuses a REPEATABLE READ transaction');
 
 $node->stop;

@@ -13,7 +13,7 @@
 # run as root the tests run as the postgres OS user (runuser).  Nothing is
 # written into the repository: TESTDIR (tmp_check with the clusters and
 # the logs) is a fresh directory owned by that user, $ADJLIST_TAP_DIR
-# (default /tmp/adjlist/tap), kept after the run for inspection.
+# (default $ADJLIST_TMP/tap, /tmp/adjlist/tap), kept after the run for inspection.
 #
 # The extension must be installed in the server (make install); if it is
 # not, and we are root, it is built and installed from this repository.
@@ -33,7 +33,7 @@ PERL_LIB=$(cd "$PGXS_DIR/src/test/perl" && pwd)
 PG_REGRESS_BIN=$(cd "$PGXS_DIR/src/test/regress" && pwd)/pg_regress
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TAP_DIR=${ADJLIST_TAP_DIR:-/tmp/adjlist/tap}
+TAP_DIR=${ADJLIST_TAP_DIR:-${ADJLIST_TMP:-/tmp/adjlist}/tap}
 RUN_AS=postgres
 
 die() { echo "run.sh: $*" >&2; exit 2; }

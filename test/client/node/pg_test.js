@@ -19,6 +19,9 @@ const START = 'USER#alice'
 const PREFIX = 'FOLLOWS#'
 const TARGET = 'USER#中文'
 const LIM = 4
+// shortest_path() targets from START: their keys need quoting in adjkey[]'s
+// text form (", {, comma, backslash, space, the word NULL) or are multi-byte
+const PATH_TARGETS = ['USER#{x,y}', 'NULL', 'USER#back\\slash', 'USER#a b', 'USER#zoë', 'USER#deeper']
 
 let nchecks = 0
 
@@ -364,6 +367,171 @@ async function checkCopy (client, edges) {
   ok('binary COPY with an unknown version byte: 22P03, nothing written')
 }
 
+// the set of "from\u0000to" pairs of the edges with prefix
+function arcs (edges, prefix) {
+  const out = new Set()
+  for (const e of edges) if (e.sk.startsWith(prefix)) out.add(e.pk + '\u0000' + e.sk.slice(prefix.length))
+  return out
+}
+
+// path is a native array of strings from start to end, of depth hops, along arcs
+function checkPath (path, start, end, depth, arcSet, what) {
+  check(Array.isArray(path) && path.every((k) => typeof k === 'string'), `${what}: ${show(path)} is not an array of strings`)
+  check(path.length === depth + 1 && path[0] === start && path[path.length - 1] === end,
+    `${what}: ${show(path)}, expected ${depth} hops from ${start} to ${end}`)
+  for (let i = 1; i < path.length; i++) check(arcSet.has(path[i - 1] + '\u0000' + path[i]), `${what}: no edge ${path[i - 1]} -> ${path[i]}`)
+}
+
+// keyset pagination: fetch(last) gives a page of at most lim rows [value, token];
+// the pages together must be want, in order: every row exactly once
+async function pageThrough (fetch, lim, want, what) {
+  const got = []
+  let last = null
+  let pages = 0
+  for (;;) {
+    const rows = await fetch(last)
+    pages++
+    check(rows.length <= lim, `${what}: a page of ${rows.length} rows with lim ${lim}`)
+    for (const r of rows) got.push(r[0])
+    if (rows.length < lim) break
+    last = rows[rows.length - 1][1]
+    check(pages < 1000, `${what}: paging does not end`)
+  }
+  check(same(got, want), `${what}: pages ${show(got)}, expected ${show(want)}`)
+  check(pages >= 3, `${what}: only ${pages} pages`)
+  return pages
+}
+
+// EXPLAIN EXECUTE of a named statement; a utility statement takes no parameters: literals
+async function explainExecute (client, name, args) {
+  const r = await client.query(`EXPLAIN (COSTS OFF) EXECUTE ${name}(${args.map((a) => client.escapeLiteral(a)).join(', ')})`)
+  return r.rows.map((row) => row['QUERY PLAN']).join('\n  ')
+}
+
+// the generic plan of the named statement, executed under force_generic_plan
+// (no custom plan): its parameter types, and EXPLAIN EXECUTE has indexCond,
+// no Seq Scan, no Filter, and no Sort when sorted (the index gives the order)
+async function checkGenericIndex (client, name, args, types, indexCond, sorted) {
+  const r = await client.query('SELECT generic_plans::int AS generic, custom_plans::int AS custom, ' +
+    'parameter_types::text[] AS types FROM pg_prepared_statements WHERE name = $1', [name])
+  check(r.rows.length === 1, `prepared statement ${name} not in pg_prepared_statements`)
+  const { generic, custom } = r.rows[0]
+  check(same(r.rows[0].types, types), `${name}: parameters typed ${show(r.rows[0].types)}, expected ${show(types)}`)
+  check(generic >= 1 && custom === 0, `${name}: ${generic} generic, ${custom} custom plans`)
+  const plan = await explainExecute(client, name, args)
+  check(plan.includes(indexCond) && !['Seq Scan', 'Filter:'].concat(sorted ? ['Sort'] : []).some((w) => plan.includes(w)),
+    `the generic plan of ${name} is not an index scan with ${indexCond}:\n  ${plan}`)
+}
+
+// Keys as parameters: node-postgres sends strings untyped (they become
+// adjkeys); $1::text makes the parameter text, which is compared with the
+// keys as text (adjkey = text): the same rows, and a generic plan with the
+// same index range.  A graph function's adjkey argument still needs
+// ::adjkey (42883 without: a function argument is converted only by an
+// implicit cast).
+async function checkParams (client, edges) {
+  const want = expectedOut(edges, START, PREFIX).map((e) => e.sk)
+  const sql = (c1, c2) => `SELECT sk FROM ${TBL} WHERE pk = $1${c1} AND sk ^@ $2${c2} ORDER BY sk`
+  for (const [c1, c2] of [['', ''], ['::adjkey', '::text'], ['::text', '::text'], ['::varchar', '::varchar']]) {
+    const r = await client.query(sql(c1, c2), [START, PREFIX])
+    check(same(r.rows.map((row) => row.sk), want), `${sql(c1, c2)}: ${show(r.rows)}`)
+  }
+  await client.query('SET plan_cache_mode = force_generic_plan')
+  const r = await client.query({ name: 'out_text', text: sql('::text', '::text'), values: [START, PREFIX] })
+  check(same(r.rows.map((row) => row.sk), want), `out_text: ${show(r.rows)}`)
+  await checkGenericIndex(client, 'out_text', [START, PREFIX], ['text', 'text'],
+    'Index Cond: ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) AND (sk < adjkey_prefix_upper($2)))', true)
+  await client.query('RESET plan_cache_mode')
+
+  let err = null
+  try {
+    await client.query(`SELECT sk FROM neighbors('${TBL}', $1::text, $2)`, [START, PREFIX])
+  } catch (e) {
+    err = e
+  }
+  check(err && err.code === '42883', `neighbors(tbl, $1::text, $2): ${err ? err.code : 'accepted'}, expected 42883`)
+  ok('string parameters untyped, with ::adjkey / ::text casts, as ::text and ::varchar: the same rows; ' +
+    'typed text, named: generic plan has Index Cond ((pk = $1) AND (sk >= adjkey_prefix_lower($2)) ...); ' +
+    'neighbors() with $1::text: 42883')
+}
+
+async function checkArraysSend (client, edges) {
+  const keys = ['USER#alice', 'USER#o"neil', TARGET, 'USER#nobody']
+  const want = edges.filter((e) => keys.includes(e.pk) && e.sk === 'PROFILE').map((e) => ({ pk: e.pk, data: e.data }))
+  check(want.length === 2, 'edges.tsv has no PROFILE of USER#alice and USER#中文')
+  const sql = (cast) => `SELECT pk, data FROM ${TBL} WHERE pk = ANY($1${cast}) AND sk = 'PROFILE' ORDER BY pk`
+  await client.query('SET plan_cache_mode = force_generic_plan')
+  for (const [cast, name, types] of [['', 'profiles', ['adjkey[]']], ['::adjkey[]', 'profiles_cast', null],
+    ['::text[]', 'profiles_text', ['text[]']]]) {
+    const r = await client.query({ name, text: sql(cast), values: [keys] })
+    check(same(r.rows, want), `= ANY($1${cast}): ${show(r.rows)}, expected ${show(want)}`)
+    if (types) {
+      await checkGenericIndex(client, name, ['{USER#alice}'], types,
+        "Index Cond: ((pk = ANY ($1)) AND (sk = 'PROFILE'::adjkey))", false)
+    }
+  }
+  await client.query('RESET plan_cache_mode')
+  ok('an array of keys to = ANY($1) as it is (adjkey[]), with ::adjkey[] and as ::text[]: the same rows; ' +
+    'generic plans, adjkey[] and text[], have Index Cond (pk = ANY ($1))')
+}
+
+async function checkArraysReceive (client, edges) {
+  const sp = `SELECT shortest_path('${TBL}', $1, $2, $3) AS path`
+  const raw = (await client.query(sp, [START, PATH_TARGETS[0], PREFIX])).rows[0].path
+  check(typeof raw === 'string' && raw.startsWith('{'), `unregistered adjkey[]: ${show(raw)}`)
+
+  // the one-line setup: parse adjkey[] as text[] is parsed (pg.types is global)
+  const arrayOid = (await client.query("SELECT 'adjkey[]'::regtype::oid::int AS oid")).rows[0].oid
+  pg.types.setTypeParser(arrayOid, pg.types.getTypeParser(1009))
+
+  const out = arcs(edges, PREFIX)
+  const dist = expectedBfs(edges, START, PREFIX, 6, false)
+  for (const target of PATH_TARGETS) {
+    const path = (await client.query(sp, [START, target, PREFIX])).rows[0].path
+    checkPath(path, START, target, dist.get(target), out, `shortest_path to ${target}`)
+  }
+  check((await client.query(sp, [START, 'USER#nobody', PREFIX])).rows[0].path === null, 'shortest_path to nowhere is not null')
+  ok(`adjkey[] registered (setTypeParser with text[]'s parser): shortest_path() as arrays of strings, ${PATH_TARGETS.length} targets`)
+
+  const want = expectedBfs(edges, START, PREFIX, 3, false)
+  const r = await client.query(`SELECT node, depth, path FROM traverse('${TBL}', $1, $2, 3, with_path => true)`, [START, PREFIX])
+  check(r.rows.length === want.size, `traverse depth 3: ${r.rows.length} nodes, expected ${want.size}`)
+  for (const row of r.rows) {
+    check(want.get(row.node) === row.depth, `traverse: ${row.node} at depth ${row.depth}`)
+    checkPath(row.path, START, row.node, row.depth, out, `traverse path to ${row.node}`)
+  }
+  ok(`traverse(with_path => true): ${r.rows.length} paths as arrays of strings`)
+}
+
+async function checkWriteApi (client) {
+  const node = 'USER#node new'
+  const targets = [TARGET, 'USER#o"neil', 'USER#a b']
+  const items = targets.map((t, i) => ({ pk: node, sk: PREFIX + t, data: { i } }))
+  // JSON.stringify: pg would send a JS array as a Postgres array, not as JSON
+  let r = await client.query('SELECT put_edges($1, $2)::int AS n', [TBL, JSON.stringify(items)])
+  check(r.rows[0].n === 3, `put_edges wrote ${r.rows[0].n} rows`)
+  r = await client.query(`SELECT sk FROM ${TBL} WHERE pk = $1 AND sk = ANY($2) ORDER BY sk`, [node, targets.map((t) => PREFIX + t)])
+  check(same(r.rows.map((row) => row.sk), targets.map((t) => PREFIX + t).sort(byBytes)), `put_edges rows: ${show(r.rows)}`)
+  r = await client.query('SELECT delete_node($1, $2, $3)::int AS n', [TBL, node, [PREFIX]])
+  check(r.rows[0].n === 3, `delete_node deleted ${r.rows[0].n} rows`)
+  r = await client.query('SELECT count(*)::int AS n FROM verify_inverted_index($1)', [TBL + '_inverted'])
+  check(r.rows[0].n === 0, 'verify_inverted_index reports problems')
+  ok('put_edges(JSON.stringify(items)), read back by = ANY(array), delete_node(array as text[])')
+}
+
+async function checkQueryPaging (client, edges) {
+  const sks = expectedOut(edges, START, PREFIX).map((e) => e.sk)
+  const srcs = expectedIn(edges, TARGET, PREFIX)
+  const q = 'SELECT sort_key, key FROM query($1, $2, \'begins_with\', $3, backward => $4, lim => $5, exclusive_start_key => $6)'
+  // the key comes back as an object (jsonb); pg sends an object back as JSON
+  const fetch = (tbl, node, prefix, backward, lim) => async (last) =>
+    (await client.query({ text: q, values: [tbl, node, prefix, backward, lim, last], rowMode: 'array' })).rows
+  const n1 = await pageThrough(fetch(TBL, START, PREFIX, false, LIM), LIM, sks, 'query forward')
+  const n2 = await pageThrough(fetch(TBL, START, PREFIX, true, 3), 3, [...sks].reverse(), 'query backward')
+  const n3 = await pageThrough(fetch(TBL + '_inverted', PREFIX + TARGET, '', false, 2), 2, srcs, 'query inverted')
+  ok(`query(..., exclusive_start_key => last key): forward ${n1}, backward ${n2}, inverted index ${n3} pages, every row once`)
+}
+
 async function main () {
   const edges = readEdges(process.argv[2] || '../edges.tsv')
   const client = new pg.Client() // PGHOST, PGPORT, PGUSER, PGDATABASE
@@ -378,6 +546,11 @@ async function main () {
     await checkTextAndBinary(client, edges, adjkeyOid)
     await checkPaging(client, edges, '', false)
     await checkPaging(client, edges, '_g', true)
+    await checkParams(client, edges)
+    await checkQueryPaging(client, edges)
+    await checkArraysSend(client, edges)
+    await checkArraysReceive(client, edges)
+    await checkWriteApi(client)
     await checkReverse(client, edges)
     await checkTraverse(client, edges, START, 'out', false)
     await checkTraverse(client, edges, TARGET, 'in', true)

@@ -1,0 +1,642 @@
+/*-------------------------------------------------------------------------
+ *
+ * dynamo_io.c
+ *	  import_dynamodb() and export_dynamodb(): items in DynamoDB JSON, the
+ *	  typed lines of a DynamoDB table export:
+ *
+ *	  {"Item":{"pk":{"S":"USER#a"},"sk":{"S":"FOLLOWS#USER#b"},"since":{"N":"2024"}}}
+ *
+ * An item is its two key attributes (named as the table's key columns,
+ * strings: type S) and its other attributes, which live as plain JSON in
+ * the jsonb column "data".  Import turns each typed value into plain JSON:
+ * S and B (base64 text) into strings, N into a number that keeps its digits
+ * (jsonb numbers are numeric: "1.50" stays 1.50), BOOL and NULL into true,
+ * false and null, M into an object, L into an array, and the sets SS, NS
+ * and BS into arrays.  Export writes plain JSON back with the types it can
+ * tell: strings as S, numbers as N, booleans as BOOL, null as NULL,
+ * objects as M, arrays as L.  What plain JSON cannot tell apart comes back
+ * as the more general type: a set as a list (SS -> L of S), binary as a
+ * string (B -> S); and a number in exponent form as its digits ("1E+3" ->
+ * "1000").  Everything else comes back as it went in.
+ *
+ * Import writes through the write API (put_rows() in write_api.c), one
+ * statement per batch of lines, so that the inverted indexes and their
+ * counters follow on any table the write API handles (Citus too), as the
+ * caller, with the caller's privileges and row-level security.  Export
+ * reads as the caller through a cursor, in key order.  A malformed line is
+ * an error (22P02) that names its line; nothing of the call is kept.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/json.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "dynamo_io.h"
+
+PG_FUNCTION_INFO_V1(adjlist_import_dynamodb);
+PG_FUNCTION_INFO_V1(adjlist_export_dynamodb);
+
+/* Items written per statement by import_dynamodb(). */
+#define IMPORT_BATCH	1000
+/* Rows fetched at a time by export_dynamodb(). */
+#define EXPORT_FETCH	1000
+
+/* ----------------------------------------------------------------------
+ * Import: typed DynamoDB JSON -> plain JSON
+ * ----------------------------------------------------------------------
+ */
+
+/* Where import is, for the context line of its errors. */
+typedef struct ImportPosition
+{
+	int64		line;			/* the line being read, from 1 */
+	int64		first;			/* lines of the batch being written, or 0 */
+	int64		last;
+} ImportPosition;
+
+static void
+import_error_context(void *arg)
+{
+	ImportPosition *pos = (ImportPosition *) arg;
+
+	if (pos->first > 0)
+		errcontext("writing the items of lines " INT64_FORMAT " to " INT64_FORMAT " of the DynamoDB JSON",
+				   pos->first, pos->last);
+	else if (pos->line > 0)
+		errcontext("line " INT64_FORMAT " of the DynamoDB JSON", pos->line);
+}
+
+static void
+bad_item(const char *msg, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+			 errmsg("invalid DynamoDB JSON: %s", msg),
+			 detail ? errdetail("%s", detail) : 0));
+}
+
+static char *
+value_string(const JsonbValue *v)
+{
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/*
+ * Is s a DynamoDB number: an optional minus, digits with an optional
+ * decimal point, an optional exponent?  (No NaN, no infinity, no blanks.)
+ */
+static bool
+is_dynamo_number(const char *s)
+{
+	bool		digits = false;
+
+	if (*s == '-')
+		s++;
+	for (; isdigit((unsigned char) *s); s++)
+		digits = true;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char) *s); s++)
+			digits = true;
+	if (!digits)
+		return false;
+	if (*s == 'e' || *s == 'E')
+	{
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!isdigit((unsigned char) *s))
+			return false;
+		while (isdigit((unsigned char) *s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+/* A number of an N or NS value: a string of digits (or a JSON number). */
+static void
+number_value(const JsonbValue *v, JsonbValue *out)
+{
+	char	   *s;
+
+	if (v->type == jbvNumeric)
+	{
+		*out = *v;
+		return;
+	}
+	if (v->type != jbvString)
+		bad_item("a number must be a string of digits", "For example {\"N\": \"2024\"}.");
+	s = value_string(v);
+	if (!is_dynamo_number(s))
+		bad_item(psprintf("\"%s\" is not a number", s), NULL);
+	out->type = jbvNumeric;
+	out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s),
+														   ObjectIdGetDatum(InvalidOid),
+														   Int32GetDatum(-1)));
+}
+
+/*
+ * The one member of a typed value {"T": value}: its type descriptor T and
+ * its value.
+ */
+static const char *
+typed_member(const JsonbValue *typed, JsonbValue *val)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	char	   *desc = NULL;
+	int			members = 0;
+
+	if (typed->type != jbvBinary || !JsonContainerIsObject(typed->val.binary.data))
+		bad_item("an attribute value must be an object of one type descriptor",
+				 "For example {\"S\": \"text\"}, {\"N\": \"12\"} or {\"BOOL\": true}.");
+	it = JsonbIteratorInit(typed->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			members++;
+			desc = value_string(&v);
+		}
+		else if (tok == WJB_VALUE)
+			*val = v;
+	}
+	if (members != 1)
+		bad_item("an attribute value must be an object of one type descriptor",
+				 psprintf("This one has %d members.", members));
+	return desc;
+}
+
+/* Push the plain JSON of a typed value, as tok (WJB_VALUE or WJB_ELEM). */
+static void
+push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed)
+{
+	JsonbValue	val;
+	JsonbValue	out;
+	const char *desc = typed_member(typed, &val);
+
+	check_stack_depth();
+	if (strcmp(desc, "S") == 0 || strcmp(desc, "B") == 0)
+	{
+		if (val.type != jbvString)
+			bad_item(psprintf("a value of type %s must be a string", desc), NULL);
+		(void) pushJsonbValue(st, tok, &val);
+	}
+	else if (strcmp(desc, "N") == 0)
+	{
+		number_value(&val, &out);
+		(void) pushJsonbValue(st, tok, &out);
+	}
+	else if (strcmp(desc, "BOOL") == 0)
+	{
+		if (val.type != jbvBool)
+			bad_item("a value of type BOOL must be true or false", NULL);
+		(void) pushJsonbValue(st, tok, &val);
+	}
+	else if (strcmp(desc, "NULL") == 0)
+	{
+		if (val.type != jbvBool || !val.val.boolean)
+			bad_item("a value of type NULL must be true", "Write {\"NULL\": true}.");
+		out.type = jbvNull;
+		(void) pushJsonbValue(st, tok, &out);
+	}
+	else if (strcmp(desc, "M") == 0 || strcmp(desc, "L") == 0 || strcmp(desc, "SS") == 0 ||
+			 strcmp(desc, "NS") == 0 || strcmp(desc, "BS") == 0)
+	{
+		bool		map = desc[0] == 'M';
+		JsonbIterator *it;
+		JsonbValue	v;
+		JsonbIteratorToken t;
+
+		if (val.type != jbvBinary ||
+			(map ? !JsonContainerIsObject(val.val.binary.data) : !JsonContainerIsArray(val.val.binary.data)))
+			bad_item(psprintf("a value of type %s must be %s", desc, map ? "an object" : "an array"), NULL);
+		(void) pushJsonbValue(st, map ? WJB_BEGIN_OBJECT : WJB_BEGIN_ARRAY, NULL);
+		it = JsonbIteratorInit(val.val.binary.data);
+		while ((t = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (t == WJB_KEY)
+				(void) pushJsonbValue(st, WJB_KEY, &v);
+			else if (t == WJB_VALUE || (t == WJB_ELEM && desc[0] == 'L'))
+				push_plain(st, t, &v);
+			else if (t == WJB_ELEM && desc[0] == 'N')
+			{
+				number_value(&v, &out);
+				(void) pushJsonbValue(st, WJB_ELEM, &out);
+			}
+			else if (t == WJB_ELEM)
+			{
+				if (v.type != jbvString)
+					bad_item(psprintf("the members of a value of type %s must be strings", desc), NULL);
+				(void) pushJsonbValue(st, WJB_ELEM, &v);
+			}
+		}
+		(void) pushJsonbValue(st, map ? WJB_END_OBJECT : WJB_END_ARRAY, NULL);
+	}
+	else
+		bad_item(psprintf("unknown type descriptor \"%s\"", desc),
+				 "The types are S, N, B, BOOL, NULL, M, L, SS, NS and BS.");
+}
+
+/*
+ * One line: {"Item": {attribute: typed value, ...}}.  Fills the keys (the
+ * attributes named keynames[0] and [1], of type S) and the data (every
+ * other attribute, as plain JSON; NULL when there is none).
+ */
+static void
+import_line(const char *line, const char **keynames, bool has_data,
+			struct varlena **keys, Jsonb **data)
+{
+	Jsonb	   *j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(line)));
+	JsonbValue	name;
+	JsonbValue *item;
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	JsonbParseState *st = NULL;
+	char	   *attr = NULL;
+
+	name.type = jbvString;
+	name.val.string.val = "Item";
+	name.val.string.len = 4;
+	item = JB_ROOT_IS_OBJECT(j) ? findJsonbValueFromContainer(&j->root, JB_FOBJECT, &name) : NULL;
+	if (item == NULL || item->type != jbvBinary || !JsonContainerIsObject(item->val.binary.data))
+		bad_item("a line must be an object {\"Item\": {...}}",
+				 "Each line of a DynamoDB table export holds one item as {\"Item\": {\"pk\": {\"S\": \"...\"}, ...}}.");
+	keys[0] = keys[1] = NULL;
+	it = JsonbIteratorInit(item->val.binary.data);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+		{
+			attr = value_string(&v);
+			if (strcmp(attr, keynames[0]) != 0 && strcmp(attr, keynames[1]) != 0)
+			{
+				if (!has_data)
+					ereport(ERROR,
+							(errcode(ERRCODE_UNDEFINED_COLUMN),
+							 errmsg("the item has an attribute \"%s\" but the table has no jsonb column \"data\"",
+									attr),
+							 errdetail("Attributes other than the key are kept in the column \"data\".")));
+				if (st == NULL)
+					(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
+				(void) pushJsonbValue(&st, WJB_KEY, &v);
+			}
+		}
+		else if (tok == WJB_VALUE)
+		{
+			int			k = strcmp(attr, keynames[0]) == 0 ? 0 : strcmp(attr, keynames[1]) == 0 ? 1 : -1;
+			JsonbValue	val;
+
+			if (k < 0)
+			{
+				push_plain(&st, WJB_VALUE, &v);
+				continue;
+			}
+			if (strcmp(typed_member(&v, &val), "S") != 0 || val.type != jbvString)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("key attribute \"%s\" must be a string (type S)", attr),
+						 errdetail("The keys of an adjlist table are adjkey strings.")));
+			keys[k] = adjkey_from_server(val.val.string.val, val.val.string.len, NULL);
+		}
+	}
+	for (int k = 0; k < 2; k++)
+		if (keys[k] == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the item has no key attribute \"%s\"", keynames[k]),
+					 errdetail("Its key attributes are named as the table's key columns.")));
+	*data = st == NULL ? NULL : JsonbValueToJsonb(pushJsonbValue(&st, WJB_END_OBJECT, NULL));
+}
+
+typedef struct ImportBatch
+{
+	MemoryContext cxt;
+	ArrayBuildState *pks;
+	ArrayBuildState *sks;
+	ArrayBuildState *datas;
+	int			n;
+	int64		first_line;		/* of its first item */
+} ImportBatch;
+
+static void
+batch_start(ImportBatch *b)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+
+	MemoryContextReset(b->cxt);
+	b->pks = initArrayResult(keytype, b->cxt, false);
+	b->sks = initArrayResult(keytype, b->cxt, false);
+	b->datas = initArrayResult(JSONBOID, b->cxt, false);
+	b->n = 0;
+}
+
+static void
+batch_write(ApiTable *t, ImportBatch *b, ImportPosition *pos)
+{
+	if (b->n == 0)
+		return;
+	pos->first = b->first_line;
+	pos->last = pos->line;
+	(void) adjlist_api_put(t, makeArrayResult(b->pks, b->cxt), makeArrayResult(b->sks, b->cxt),
+						   makeArrayResult(b->datas, b->cxt));
+	pos->first = 0;
+	batch_start(b);
+}
+
+/*
+ * import_dynamodb(tbl regclass, items text) RETURNS bigint: put each item
+ * of the lines (one {"Item": ...} object a line; blank lines are skipped)
+ * into the table, as put_edges() does; returns how many items were read.
+ * An item given twice: the last wins.
+ */
+Datum
+adjlist_import_dynamodb(PG_FUNCTION_ARGS)
+{
+	text	   *items;
+	ApiTable   *t;
+	const char *keynames[2];
+	bool		has_data;
+	const char *p;
+	const char *end;
+	ImportBatch batch;
+	ImportPosition pos = {0, 0, 0};
+	ErrorContextCallback errcb;
+	MemoryContext linecxt;
+	int64		n = 0;
+	int64		lineno = 0;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table and the items must not be null")));
+	t = adjlist_api_table(PG_GETARG_OID(0));
+	keynames[0] = adjlist_api_key_name(t, 0);
+	keynames[1] = adjlist_api_key_name(t, 1);
+	has_data = adjlist_api_has_data(t);
+	items = PG_GETARG_TEXT_PP(1);
+	p = VARDATA_ANY(items);
+	end = p + VARSIZE_ANY_EXHDR(items);
+
+	batch.cxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist import batch",
+									  ALLOCSET_DEFAULT_SIZES);
+	linecxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist import line",
+									ALLOCSET_DEFAULT_SIZES);
+	batch_start(&batch);
+	errcb.callback = import_error_context;
+	errcb.arg = &pos;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+
+	while (p < end)
+	{
+		const char *nl = memchr(p, '\n', end - p);
+		const char *stop = nl ? nl : end;
+		const char *s = p;
+		const char *e = stop;
+		struct varlena *keys[2];
+		Jsonb	   *data;
+		MemoryContext old;
+
+		p = nl ? nl + 1 : end;
+		lineno++;
+		while (s < e && isspace((unsigned char) *s))
+			s++;
+		while (e > s && isspace((unsigned char) e[-1]))
+			e--;
+		if (s == e)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		pos.line = lineno;
+		old = MemoryContextSwitchTo(linecxt);
+		import_line(pnstrdup(s, e - s), keynames, has_data, keys, &data);
+		MemoryContextSwitchTo(old);
+		if (batch.n == 0)
+			batch.first_line = lineno;
+		accumArrayResult(batch.pks, PointerGetDatum(keys[0]), false,
+						 adjlist_catalog()->keytype, batch.cxt);
+		accumArrayResult(batch.sks, PointerGetDatum(keys[1]), false,
+						 adjlist_catalog()->keytype, batch.cxt);
+		accumArrayResult(batch.datas, data ? JsonbPGetDatum(data) : (Datum) 0, data == NULL,
+						 JSONBOID, batch.cxt);
+		MemoryContextReset(linecxt);
+		batch.n++;
+		n++;
+		if (batch.n >= IMPORT_BATCH)
+			batch_write(t, &batch, &pos);
+	}
+	batch_write(t, &batch, &pos);
+
+	error_context_stack = errcb.previous;
+	MemoryContextDelete(linecxt);
+	MemoryContextDelete(batch.cxt);
+	PG_RETURN_INT64(n);
+}
+
+/* ----------------------------------------------------------------------
+ * Export: plain JSON -> typed DynamoDB JSON
+ * ----------------------------------------------------------------------
+ */
+
+static void
+append_json_string(StringInfo out, const char *s, int len)
+{
+	escape_json(out, pnstrdup(s, len));
+}
+
+/* The typed form of a plain JSON value. */
+static void
+append_typed(StringInfo out, const JsonbValue *v)
+{
+	check_stack_depth();
+	switch (v->type)
+	{
+		case jbvNull:
+			appendStringInfoString(out, "{\"NULL\":true}");
+			break;
+		case jbvString:
+			appendStringInfoString(out, "{\"S\":");
+			append_json_string(out, v->val.string.val, v->val.string.len);
+			appendStringInfoChar(out, '}');
+			break;
+		case jbvNumeric:
+			appendStringInfo(out, "{\"N\":\"%s\"}",
+							 DatumGetCString(DirectFunctionCall1(numeric_out,
+																 NumericGetDatum(v->val.numeric))));
+			break;
+		case jbvBool:
+			appendStringInfo(out, "{\"BOOL\":%s}", v->val.boolean ? "true" : "false");
+			break;
+		case jbvBinary:
+			{
+				bool		map = JsonContainerIsObject(v->val.binary.data);
+				JsonbIterator *it = JsonbIteratorInit(v->val.binary.data);
+				JsonbValue	m;
+				JsonbIteratorToken tok;
+				bool		first = true;
+
+				appendStringInfoString(out, map ? "{\"M\":{" : "{\"L\":[");
+				while ((tok = JsonbIteratorNext(&it, &m, true)) != WJB_DONE)
+				{
+					if (tok == WJB_KEY)
+					{
+						if (!first)
+							appendStringInfoChar(out, ',');
+						append_json_string(out, m.val.string.val, m.val.string.len);
+						appendStringInfoChar(out, ':');
+						first = false;
+					}
+					else if (tok == WJB_VALUE)
+						append_typed(out, &m);
+					else if (tok == WJB_ELEM)
+					{
+						if (!first)
+							appendStringInfoChar(out, ',');
+						append_typed(out, &m);
+						first = false;
+					}
+				}
+				appendStringInfoString(out, map ? "}}" : "]}");
+				break;
+			}
+		default:
+			elog(ERROR, "unexpected jsonb value type %d", (int) v->type);
+	}
+}
+
+/* One item's line: its keys, then the members of its data. */
+static char *
+export_line(char **keycols, const char *pk, const char *sk, Jsonb *data)
+{
+	StringInfoData out;
+
+	initStringInfo(&out);
+	appendStringInfoString(&out, "{\"Item\":{");
+	escape_json(&out, keycols[0]);
+	appendStringInfoString(&out, ":{\"S\":");
+	escape_json(&out, pk);
+	appendStringInfoString(&out, "},");
+	escape_json(&out, keycols[1]);
+	appendStringInfoString(&out, ":{\"S\":");
+	escape_json(&out, sk);
+	appendStringInfoChar(&out, '}');
+	if (data != NULL && !(JB_ROOT_IS_SCALAR(data) && JB_ROOT_COUNT(data) == 1 &&
+						  getIthJsonbValueFromContainer(&data->root, 0)->type == jbvNull))
+	{
+		JsonbIterator *it;
+		JsonbValue	v;
+		JsonbIteratorToken tok;
+
+		if (!JB_ROOT_IS_OBJECT(data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the data of item (\"%s\", \"%s\") is not a JSON object", pk, sk),
+					 errdetail("A DynamoDB item's attributes are the members of its data.")));
+		it = JsonbIteratorInit(&data->root);
+		while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		{
+			if (tok == WJB_KEY)
+			{
+				char	   *name = value_string(&v);
+
+				if (strcmp(name, keycols[0]) == 0 || strcmp(name, keycols[1]) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("the data of item (\"%s\", \"%s\") has a member \"%s\", the name of a key attribute",
+									pk, sk, name)));
+				appendStringInfoChar(&out, ',');
+				escape_json(&out, name);
+				appendStringInfoChar(&out, ':');
+			}
+			else if (tok == WJB_VALUE)
+				append_typed(&out, &v);
+		}
+	}
+	appendStringInfoString(&out, "}}");
+	return out.data;
+}
+
+/*
+ * export_dynamodb(tbl regclass) RETURNS SETOF text: one line of DynamoDB
+ * JSON per item, in key order, read as the caller.
+ */
+Datum
+adjlist_export_dynamodb(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			relid;
+	char	   *keycols[2];
+	char	   *payload;
+	bool		is_index;
+	char	   *live;
+	char	   *sql;
+	SPIPlanPtr	plan;
+	Portal		portal;
+	MemoryContext rowcxt;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	relid = PG_GETARG_OID(0);
+	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
+	sql = psprintf("SELECT t.%s, t.%s, %s%s FROM %s t WHERE %s "
+				   "ORDER BY t.%s USING OPERATOR(%s.<), t.%s USING OPERATOR(%s.<)",
+				   quote_identifier(keycols[0]), quote_identifier(keycols[1]),
+				   payload ? "t." : "", payload ? payload : "NULL::pg_catalog.jsonb",
+				   adjlist_qualified_name(relid), live,
+				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]), cat->nspname);
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist export row", ALLOCSET_DEFAULT_SIZES);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	plan = SPI_prepare(sql, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	for (;;)
+	{
+		SPI_cursor_fetch(portal, true, EXPORT_FETCH);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 r = 0; r < SPI_processed; r++)
+		{
+			HeapTuple	tup = SPI_tuptable->vals[r];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			MemoryContext old = MemoryContextSwitchTo(rowcxt);
+			bool		isnull;
+			Datum		d = SPI_getbinval(tup, desc, 3, &isnull);
+			Datum		line;
+			bool		linenull = false;
+
+			line = CStringGetTextDatum(export_line(keycols, SPI_getvalue(tup, desc, 1),
+												   SPI_getvalue(tup, desc, 2),
+												   isnull ? NULL : DatumGetJsonbP(d)));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &line, &linenull);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+		SPI_freetuptable(SPI_tuptable);
+		CHECK_FOR_INTERRUPTS();
+	}
+	SPI_cursor_close(portal);
+	SPI_finish();
+	MemoryContextDelete(rowcxt);
+	return (Datum) 0;
+}

@@ -1,0 +1,43 @@
+/*-------------------------------------------------------------------------
+ *
+ * dynamo_io.h
+ *	  DynamoDB JSON import and export (dynamo_io.c), and what it borrows
+ *	  from the write API (write_api.c) and the Query reader
+ *	  (graph_dynamo_query.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_DYNAMO_IO_H
+#define ADJLIST_DYNAMO_IO_H
+
+#include "postgres.h"
+
+/* write_api.c: a table as the write API writes it */
+typedef struct ApiTable ApiTable;
+
+/*
+ * The write API's view of relid: its indexes (the table may have none, then
+ * its primary key must be two adjkey columns), its key columns and whether
+ * it has a jsonb column "data".
+ */
+extern ApiTable *adjlist_api_table(Oid relid);
+extern const char *adjlist_api_key_name(ApiTable *t, int i);	/* 0 pk, 1 sk */
+extern bool adjlist_api_has_data(ApiTable *t);
+
+/*
+ * put_edges() of arrays of keys (adjkey[]) and data (jsonb[]) in one
+ * statement, indexes and counters included; the last of a repeated key
+ * wins.  Returns the rows written.
+ */
+extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas);
+
+/*
+ * graph_dynamo_query.c: the item key of a table (two adjkey key columns,
+ * partition then sort), whether it has a jsonb column "data", and whether
+ * it is a registered index table; an error when its key is not two
+ * columns or the caller may read nothing of it.
+ */
+extern void adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index,
+							   char **live);
+
+#endif							/* ADJLIST_DYNAMO_IO_H */
