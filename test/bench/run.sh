@@ -72,7 +72,9 @@
 # quick 1), BENCH_10M (0), BENCH_PARTS ("short lat writes": the parts to
 # run), SHARED_BUFFERS (2GB), BENCH_PORT (55560),
 # BENCH_BUILD (0), BENCH_OUT (a file for the table), BENCH_RAW (a directory
-# for every raw number, pgbench's output and the statements).
+# for every raw number, pgbench's output and the statements), BENCH_KEEP
+# (0; 1 leaves the cluster running with its graph, for profiling:
+# BENCH_PARTS=none BENCH_KEEP=1 builds the graph and stops there).
 source "$(dirname "$0")/../lib/common.sh"
 
 BENCH_QUICK=${BENCH_QUICK:-0}
@@ -115,7 +117,11 @@ cleanup() {
 				"a server that maps the old file can crash" >&2
 		fi
 	fi
-	cluster_stop bench
+	if [ "${BENCH_KEEP:-0}" = 1 ] && [ "$rc" = 0 ]; then
+		echo "run.sh: cluster left running: PGHOST=${PGHOST:-} PGPORT=${PGPORT:-} psql -U postgres $DB" >&2
+	else
+		cluster_stop bench
+	fi
 	if [ -n "${BENCH_RAW:-}" ]; then mkdir -p "$BENCH_RAW" && cp -r "$WORK"/. "$BENCH_RAW"/; fi
 	rm -rf "$WORK"
 }
