@@ -4,7 +4,7 @@
 # side in one run on a seeded R-MAT graph; prints the table (markdown) and
 # writes it to $BENCH_OUT.  Not a test: ratios are reported, never asserted.
 #
-#   bash test/bench/run.sh                 # 1M edges, 20-25 minutes on 2 busy cores
+#   bash test/bench/run.sh                 # 1M edges, 20-30 minutes on 2 busy cores
 #   BENCH_QUICK=1 bash test/bench/run.sh   # 100k edges, short runs (development, 3 min)
 #   BENCH_10M=1 bash test/bench/run.sh     # then the adjlist reads again on 10M
 #                                          # edges: 15-30 minutes more, so not by default
@@ -66,7 +66,7 @@
 # compares it with the targets of issue 13 / DESIGN section 7.
 #
 # Knobs (environment): BENCH_QUICK (0), NEDGES (1000000; quick 100000),
-# SEED (42), ROUNDS (5; quick 1), PGB_TIME (1), LAT_ROUNDS (5;
+# SEED (42), ROUNDS (7; quick 1), PGB_TIME (1), LAT_ROUNDS (5;
 # quick 1), PGR_STARTS (2; 0 skips pgRouting), WRITE_TXNS (3000; quick
 # 300), BATCH (1000; quick 200), BATCHES (5; quick 2), COPY_ROUNDS (3;
 # quick 1), BENCH_10M (0), BENCH_PARTS ("short lat writes": the parts to
@@ -85,7 +85,7 @@ if [ "$BENCH_QUICK" = 1 ]; then
 fi
 NEDGES=${NEDGES:-1000000}
 SEED=${SEED:-42}
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-7}
 PGB_TIME=${PGB_TIME:-1}
 LAT_ROUNDS=${LAT_ROUNDS:-5}
 PGR_STARTS=${PGR_STARTS:-2}
