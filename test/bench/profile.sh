@@ -22,7 +22,8 @@ SQL=${1:?usage: profile.sh [-1] STATEMENT}
 SECS=${PROFILE_SECONDS:-8}
 OUT=${PROFILE_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
-export PGHOST="$(cluster_dir bench)/sock" PGPORT=${BENCH_PORT:-55560} PGUSER=postgres
+PGHOST="$(cluster_dir bench)/sock"
+export PGHOST PGPORT=${BENCH_PORT:-55560} PGUSER=postgres
 ensure_packages linux-perf
 "$PGBIN/psql" -X -q -d bench -c 'SELECT 1' >/dev/null ||
 	{ echo "profile.sh: no benchmark cluster on $PGHOST:$PGPORT (run.sh with BENCH_KEEP=1 first)" >&2; exit 1; }
