@@ -1,7 +1,7 @@
 #!/bin/bash
 # Benchmark (not a test): shortest_path_weighted against pgRouting's
 # pgr_dijkstraCost and a hand-written Dijkstra in PL/pgSQL, on the 1M-edge
-# power-law graph of test/bench/graph.sh (graph/setup.sql), whose edges
+# power-law graph of test/bench/graph/setup.sql, whose edges
 # carry a weight {"w": 0..99}.
 #
 #   bash test/bench/weighted.sh                 # prints a markdown table

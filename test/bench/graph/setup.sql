@@ -1,4 +1,4 @@
--- Data of test/bench/graph.sh: a deterministic power-law follower graph.
+-- Data of test/bench/weighted.sh: a deterministic power-law follower graph.
 --
 --   edges (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))
 --     pk  'USER#<src>'
