@@ -63,9 +63,11 @@ RESET enable_bitmapscan;
 -- hashing: hash index, hash join, hash aggregate, hash partitioning
 CREATE INDEX ord_hash ON ord USING hash (k);
 SET enable_seqscan = off;
+SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM ord WHERE k = 'USER#9';
 SELECT * FROM ord WHERE k = 'USER#9';
 RESET enable_seqscan;
+RESET enable_bitmapscan;
 SET enable_mergejoin = off;
 SET enable_nestloop = off;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM ord a JOIN ord b ON a.k = b.k;

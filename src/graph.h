@@ -162,7 +162,8 @@ extern const char *graph_scan_partition(const GraphScan *req, int *len);
 /* graph_dynamo_query.c: exclusive start keys, the cursor of paged calls */
 extern void graph_start_key_check_object(Jsonb *esk);
 extern char *graph_start_key_member(Jsonb *esk, const char *name, bool required);
-extern void graph_invalid_start_key(const char *detail) pg_attribute_noreturn();
+/* raises 22023: "the provided starting key is invalid" (does not return) */
+extern void graph_invalid_start_key(const char *detail);
 
 /* graph_nodes.c: node sets, directions and expansion for multi-hop calls */
 extern int	adjlist_max_visited;
