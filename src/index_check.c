@@ -52,8 +52,16 @@ static IndexDef *
 owned_index(Oid indexrel)
 {
 	IndexDef   *ix;
+	Oid			base = registry_base_of_index(indexrel);
 
-	/* a call that waited for a concurrent drop finds the index gone */
+	/*
+	 * The base table first, then the index, the order DDL on them takes
+	 * (create_inverted_index, drop, ALTER): an index locked first here
+	 * deadlocked with index DDL that waited for it while holding the base
+	 * table.  A call that waited for a concurrent drop finds the index gone.
+	 */
+	if (OidIsValid(base) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(base)))
+		LockRelationOid(base, AccessShareLock);
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)))
 		LockRelationOid(indexrel, AccessShareLock);
 	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)) ?

@@ -734,6 +734,7 @@ SELECT * FROM bill_items ORDER BY pk, sk;
 SELECT * FROM own_lines ORDER BY pk, sk;
 SELECT pk, sk, gsi1pk, is_bill(sk) FROM bills ORDER BY pk, sk;
 SET enable_seqscan = off;
+SET enable_bitmapscan = off;
 EXPLAIN (COSTS OFF) SELECT pk FROM bills WHERE sk ^@ 'NOTE#' ORDER BY pk;
 SELECT pk FROM bills WHERE sk ^@ 'NOTE#' ORDER BY pk;
 SQL

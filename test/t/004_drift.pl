@@ -189,7 +189,7 @@ is($node->safe_psql('postgres', q{SELECT to_regclass('rr_inverted') IS NULL}), '
 $node->safe_psql('postgres', q{SELECT create_inverted_index('rr')});
 is(drift_rows($node, 'postgres', 'rr_inverted'), '',
 	'in READ COMMITTED the backfill sees every committed row');
-my ($ret, $stdout, $stderr) = $node->psql('postgres', q{
+($ret, my $stdout, my $stderr) = $node->psql('postgres', q{
 	BEGIN ISOLATION LEVEL REPEATABLE READ;
 	SELECT rebuild_inverted_index('rr_inverted');
 	COMMIT;});
