@@ -63,13 +63,13 @@ static bool stale = false;
  * (which ALTER EXTENSION adjlist UPDATE sends), has the catalog looked up
  * again at its next use; until then it stays in place: the other modules'
  * callbacks compare invalidated relations with the registry's OID, which
- * must stay known to them.  A dropped extension is noticed at the next use
- * (its registry table is gone).
- */
-/*
- * The one relcache callback of the library: core has room for only ten in a
- * backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several, so every
- * cache of adjlist is told from here rather than registering its own.
+ * must stay known to them (this one runs first).  A dropped extension is
+ * noticed at the next use (its registry table is gone).
+ *
+ * It is the one relcache callback of the library: core has room for only
+ * ten in a backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several,
+ * so every cache of adjlist is told from here rather than registering its
+ * own.
  */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
