@@ -669,10 +669,19 @@ drop_index(Oid idx)
 	char	   *qidx;
 	char	   *qcnt = NULL;
 
+	Oid			base = registry_base_of_index(idx);
+
 	/*
-	 * One drop at a time (the lock conflicts with itself, not with readers
-	 * or writers); a drop that waited for another finds the index gone.
+	 * The base table first, then the index, the order every index DDL and
+	 * verify take.  One drop at a time (the lock conflicts with itself, not
+	 * with readers or writers); a drop that waited for another finds the
+	 * index gone.
 	 */
+	if (OidIsValid(base) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(base)))
+	{
+		admin_require_owner(base);	/* before locking it: no queue for others */
+		LockRelationOid(base, ShareRowExclusiveLock);
+	}
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(idx)))
 		LockRelationOid(idx, ShareUpdateExclusiveLock);
 	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(idx)) ? registry_index(idx, false) : NULL;

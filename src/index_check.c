@@ -61,7 +61,12 @@ owned_index(Oid indexrel)
 	 * table.  A call that waited for a concurrent drop finds the index gone.
 	 */
 	if (OidIsValid(base) && SearchSysCacheExists1(RELOID, ObjectIdGetDatum(base)))
+	{
+		/* the owner's only: a refused caller queues for no lock */
+		if (!adjlist_rel_ownercheck(base, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(base));
 		LockRelationOid(base, AccessShareLock);
+	}
 	if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)))
 		LockRelationOid(indexrel, AccessShareLock);
 	ix = SearchSysCacheExists1(RELOID, ObjectIdGetDatum(indexrel)) ?
