@@ -242,6 +242,27 @@ index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
  */
 
 /*
+ * " ON CONFLICT (key) DO UPDATE SET the other columns" (DO NOTHING when
+ * the key is every column): the upsert of an index row.
+ */
+static void
+append_upsert(StringInfo buf, const IndexWriter *w, char **colnames)
+{
+	appendStringInfoString(buf, " ON CONFLICT (");
+	for (int i = 0; i < w->nkeys; i++)
+		appendStringInfo(buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	if (w->ncols == w->nkeys)
+	{
+		appendStringInfoString(buf, ") DO NOTHING");
+		return;
+	}
+	appendStringInfoString(buf, ") DO UPDATE SET ");
+	for (int i = w->nkeys; i < w->ncols; i++)
+		appendStringInfo(buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
+						 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
+}
+
+/*
  * Buffered SQL writes: rows a batch at a time, as arrays of the columns'
  * values unnested side by side into one INSERT, when every column's type
  * has an array type (else a row at a time).
@@ -303,18 +324,8 @@ bulk_sql_setup(IndexWriter *w, char **colnames)
 		appendStringInfoString(&buf, " ORDER BY ");
 		for (int i = 0; i < w->nkeys; i++)
 			appendStringInfo(&buf, "r.%s, ", quote_identifier(colnames[i]));
-		appendStringInfoString(&buf, "r.adjlist_row DESC ON CONFLICT (");
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-		if (w->ncols == w->nkeys)
-			appendStringInfoString(&buf, ") DO NOTHING");
-		else
-		{
-			appendStringInfoString(&buf, ") DO UPDATE SET ");
-			for (int i = w->nkeys; i < w->ncols; i++)
-				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
-								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
-		}
+		appendStringInfoString(&buf, "r.adjlist_row DESC");
+		append_upsert(&buf, w, colnames);
 	}
 	w->bulk_sql = buf.data;
 	w->bufsize = w->mode == WRITE_IF_ABSENT ? WRITE_BATCH : SQL_BATCH;
@@ -401,18 +412,7 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, boo
 	}
 	else if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
 	{
-		appendStringInfoString(&buf, " ON CONFLICT (");
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-		if (w->ncols == w->nkeys)
-			appendStringInfoString(&buf, ") DO NOTHING");
-		else
-		{
-			appendStringInfoString(&buf, ") DO UPDATE SET ");
-			for (int i = w->nkeys; i < w->ncols; i++)
-				appendStringInfo(&buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
-								 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
-		}
+		append_upsert(&buf, w, colnames);
 	}
 	else if (w->mode == WRITE_UPSERT && !unique_key)
 	{
