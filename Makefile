@@ -27,6 +27,10 @@ OBJS = \
 	src/index_update.o \
 	src/uninstall.o \
 	src/write_api.o \
+	src/write_api_table.o \
+	src/write_api_index.o \
+	src/write_api_put.o \
+	src/write_api_cond.o \
 	src/write_shard.o \
 	src/graph_meta.o \
 	src/graph_reader.o \

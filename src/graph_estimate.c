@@ -146,12 +146,73 @@ column_ndistinct(Oid relid, AttrNumber att, double rows)
 	return Max(n, 1.0);
 }
 
-static bool
-key_has_prefix(Datum key, const char *prefix, int len)
+/* A predicate on a column's values, tested against its statistics. */
+typedef bool (*ValueMatch) (Datum value, const void *arg);
+
+/* What the statistics row of a column says about a predicate. */
+typedef struct StatsMatch
 {
+	double		nullfrac;		/* share of NULLs */
+	double		mcv_total;		/* share of the most common values */
+	double		mcv_matching;	/* share of the most common values that match */
+	int			hist_n;			/* histogram entries (0: no histogram) */
+	int			hist_matching;	/* histogram entries that match */
+} StatsMatch;
+
+/*
+ * Test match against the most common values and the histogram entries of
+ * a statistics row.
+ */
+static void
+stats_match(HeapTuple tp, ValueMatch match, const void *arg, StatsMatch *m)
+{
+	AttStatsSlot mcv;
+	AttStatsSlot hist;
+
+	memset(m, 0, sizeof(*m));
+	m->nullfrac = ((Form_pg_statistic) GETSTRUCT(tp))->stanullfrac;
+	if (get_attstatsslot(&mcv, tp, STATISTIC_KIND_MCV, InvalidOid,
+						 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+	{
+		for (int i = 0; i < mcv.nvalues; i++)
+		{
+			m->mcv_total += mcv.numbers[i];
+			if (match(mcv.values[i], arg))
+				m->mcv_matching += mcv.numbers[i];
+		}
+		free_attstatsslot(&mcv);
+	}
+	if (get_attstatsslot(&hist, tp, STATISTIC_KIND_HISTOGRAM, InvalidOid,
+						 ATTSTATSSLOT_VALUES))
+	{
+		m->hist_n = hist.nvalues;
+		for (int i = 0; i < hist.nvalues; i++)
+			if (match(hist.values[i], arg))
+				m->hist_matching++;
+		free_attstatsslot(&hist);
+	}
+}
+
+typedef struct KeyPrefix
+{
+	const char *prefix;
+	int			len;
+} KeyPrefix;
+
+static bool
+key_has_prefix(Datum key, const void *arg)
+{
+	const KeyPrefix *p = arg;
 	struct varlena *k = DatumGetAdjkeyPP(key);
 
-	return ADJKEY_LEN(k) >= len && memcmp(ADJKEY_DATA(k), prefix, len) == 0;
+	return ADJKEY_LEN(k) >= p->len && memcmp(ADJKEY_DATA(k), p->prefix, p->len) == 0;
+}
+
+static bool
+jsonb_contains_filter(Datum value, const void *arg)
+{
+	return DatumGetBool(DirectFunctionCall2(jsonb_contains, value,
+											*(const Datum *) arg));
 }
 
 /*
@@ -164,43 +225,21 @@ static double
 prefix_fraction(Oid relid, AttrNumber att, const char *prefix, int len)
 {
 	HeapTuple	tp;
-	AttStatsSlot mcv;
-	AttStatsSlot hist;
-	double		fraction = 0;
-	double		mcv_total = 0;
-	double		nullfrac;
+	KeyPrefix	p = {prefix, len};
+	StatsMatch	m;
+	double		fraction;
 
 	if (len == 0)
 		return 1.0;
 	tp = column_stats(relid, att);
 	if (!HeapTupleIsValid(tp))
 		return DEFAULT_PREFIX_FRACTION;
-	nullfrac = ((Form_pg_statistic) GETSTRUCT(tp))->stanullfrac;
-	if (get_attstatsslot(&mcv, tp, STATISTIC_KIND_MCV, InvalidOid,
-						 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-	{
-		for (int i = 0; i < mcv.nvalues; i++)
-		{
-			mcv_total += mcv.numbers[i];
-			if (key_has_prefix(mcv.values[i], prefix, len))
-				fraction += mcv.numbers[i];
-		}
-		free_attstatsslot(&mcv);
-	}
-	if (get_attstatsslot(&hist, tp, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-						 ATTSTATSSLOT_VALUES))
-	{
-		int			matching = 0;
-
-		for (int i = 0; i < hist.nvalues; i++)
-			if (key_has_prefix(hist.values[i], prefix, len))
-				matching++;
-		if (hist.nvalues > 1)
-			fraction += (1.0 - mcv_total - nullfrac) *
-				Max(matching, 0.5) / (double) (hist.nvalues - 1);
-		free_attstatsslot(&hist);
-	}
+	stats_match(tp, key_has_prefix, &p, &m);
 	ReleaseSysCache(tp);
+	fraction = m.mcv_matching;
+	if (m.hist_n > 1)
+		fraction += (1.0 - m.mcv_total - m.nullfrac) *
+			Max(m.hist_matching, 0.5) / (double) (m.hist_n - 1);
 	return Min(Max(fraction, 0.0), 1.0);
 }
 
@@ -213,42 +252,18 @@ static double
 filter_fraction(Oid relid, AttrNumber att, Datum filter)
 {
 	HeapTuple	tp;
-	AttStatsSlot mcv;
-	AttStatsSlot hist;
-	double		fraction = 0;
-	double		mcv_total = 0;
+	StatsMatch	m;
 	double		rest = DEFAULT_FILTER_FRACTION;
-	double		nullfrac;
+	double		fraction;
 
 	tp = column_stats(relid, att);
 	if (!HeapTupleIsValid(tp))
 		return DEFAULT_FILTER_FRACTION;
-	nullfrac = ((Form_pg_statistic) GETSTRUCT(tp))->stanullfrac;
-	if (get_attstatsslot(&mcv, tp, STATISTIC_KIND_MCV, InvalidOid,
-						 ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
-	{
-		for (int i = 0; i < mcv.nvalues; i++)
-		{
-			mcv_total += mcv.numbers[i];
-			if (DatumGetBool(DirectFunctionCall2(jsonb_contains, mcv.values[i], filter)))
-				fraction += mcv.numbers[i];
-		}
-		free_attstatsslot(&mcv);
-	}
-	if (get_attstatsslot(&hist, tp, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-						 ATTSTATSSLOT_VALUES))
-	{
-		int			matching = 0;
-
-		for (int i = 0; i < hist.nvalues; i++)
-			if (DatumGetBool(DirectFunctionCall2(jsonb_contains, hist.values[i], filter)))
-				matching++;
-		if (hist.nvalues > 0)
-			rest = (double) matching / hist.nvalues;
-		free_attstatsslot(&hist);
-	}
-	fraction += Max(1.0 - mcv_total - nullfrac, 0.0) * rest;
+	stats_match(tp, jsonb_contains_filter, &filter, &m);
 	ReleaseSysCache(tp);
+	if (m.hist_n > 0)
+		rest = (double) m.hist_matching / m.hist_n;
+	fraction = m.mcv_matching + Max(1.0 - m.mcv_total - m.nullfrac, 0.0) * rest;
 	return Min(Max(fraction, 0.0), 1.0);
 }
 

@@ -261,6 +261,67 @@ node_cmp_score(const void *a, const void *b)
 }
 
 /*
+ * The hops of a walk (arguments 2 and 3: edge prefixes and directions, two
+ * or three of each) as edge conventions and directions; returns the number
+ * of hops, and the union of the directions in *all.
+ */
+static int
+walk_hops_arg(FunctionCallInfo fcinfo, Jsonb *filter, EdgeConvention **convs,
+			  Direction **dirs, Direction *all)
+{
+	Datum	   *pdat;
+	Datum	   *ddat;
+	bool	   *pnull;
+	bool	   *dnull;
+	int			nhops;
+	int			ndirs;
+
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
+					  &pdat, &pnull, &nhops);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), TEXTOID, -1, false, TYPALIGN_INT,
+					  &ddat, &dnull, &ndirs);
+	if (nhops < 2 || nhops > 3 || ndirs != nhops)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a ranked walk takes two or three hops, with one edge prefix and one direction each")));
+	*convs = palloc(sizeof(EdgeConvention) * nhops);
+	*dirs = palloc(sizeof(Direction) * nhops);
+	*all = 0;
+	for (int i = 0; i < nhops; i++)
+	{
+		if (pnull[i] || dnull[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("edge prefixes and directions of a walk must not be null")));
+		graph_convention_from_args(&(*convs)[i], DatumGetTextPP(pdat[i]), PG_GETARG_TEXT_PP(6),
+								   PG_GETARG_BOOL(7));
+		(*convs)[i].filter = filter;
+		(*dirs)[i] = graph_parse_direction(DatumGetTextPP(ddat[i]), true);
+		*all |= (*dirs)[i];
+	}
+	return nhops;
+}
+
+/* The nodes of the last level, best score first (ties by key), up to limit. */
+static void
+walk_emit(ReturnSetInfo *rsinfo, NodeSet *last, int64 limit)
+{
+	GNode	  **sorted = palloc(sizeof(GNode *) * Max(last->n, 1));
+
+	memcpy(sorted, last->byid, sizeof(GNode *) * last->n);
+	qsort(sorted, last->n, sizeof(GNode *), node_cmp_score);
+	for (int32 i = 0; i < last->n && (limit <= 0 || i < limit); i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = PointerGetDatum(adjkey_from_utf8(sorted[i]->key.data, sorted[i]->key.len));
+		values[1] = Int64GetDatum(sorted[i]->score);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/*
  * walk_ranked(tbl, start, edge_prefixes text[], directions text[],
  *			   exclude_first_hop boolean, lim bigint, target_prefix text,
  *			   sk_is_target boolean, edge_filter jsonb)
@@ -279,22 +340,16 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 	GraphTable *g;
 	GraphReader *rd;
 	struct varlena *start;
-	Datum	   *pdat;
-	Datum	   *ddat;
-	bool	   *pnull;
-	bool	   *dnull;
 	int			nhops;
-	int			ndirs;
 	EdgeConvention *convs;
 	Jsonb	   *filter;
 	Direction  *dirs;
-	Direction	all = 0;
+	Direction	all;
 	bool		exclude_first;
 	int64		limit;
 	NodeSet    *levels;
 	NodeSet		excluded;
 	bool		isnew;
-	GNode	  **sorted;
 	MemoryContext callcxt;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -306,28 +361,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 	exclude_first = PG_GETARG_BOOL(4);
 	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
 
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT,
-					  &pdat, &pnull, &nhops);
-	deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), TEXTOID, -1, false, TYPALIGN_INT,
-					  &ddat, &dnull, &ndirs);
-	if (nhops < 2 || nhops > 3 || ndirs != nhops)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("a ranked walk takes two or three hops, with one edge prefix and one direction each")));
-	convs = palloc(sizeof(EdgeConvention) * nhops);
-	dirs = palloc(sizeof(Direction) * nhops);
-	for (int i = 0; i < nhops; i++)
-	{
-		if (pnull[i] || dnull[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("edge prefixes and directions of a walk must not be null")));
-		graph_convention_from_args(&convs[i], DatumGetTextPP(pdat[i]), PG_GETARG_TEXT_PP(6),
-								   PG_GETARG_BOOL(7));
-		convs[i].filter = filter;
-		dirs[i] = graph_parse_direction(DatumGetTextPP(ddat[i]), true);
-		all |= dirs[i];
-	}
+	nhops = walk_hops_arg(fcinfo, filter, &convs, &dirs, &all);
 	if (!PG_ARGISNULL(5) && limit <= 0)
 		return (Datum) 0;
 
@@ -362,18 +396,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		}
 	}
 
-	sorted = palloc(sizeof(GNode *) * Max(levels[nhops].n, 1));
-	memcpy(sorted, levels[nhops].byid, sizeof(GNode *) * levels[nhops].n);
-	qsort(sorted, levels[nhops].n, sizeof(GNode *), node_cmp_score);
-	for (int32 i = 0; i < levels[nhops].n && (limit <= 0 || i < limit); i++)
-	{
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-
-		values[0] = PointerGetDatum(adjkey_from_utf8(sorted[i]->key.data, sorted[i]->key.len));
-		values[1] = Int64GetDatum(sorted[i]->score);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
+	walk_emit(rsinfo, &levels[nhops], limit);
 	graph_reader_end(rd);
 	SPI_finish();
 	return (Datum) 0;

@@ -446,6 +446,81 @@ meeting_path(Dijkstra *d, GraphTable *g, int32 fwd_id, int32 bwd_id)
 	return construct_array(elems, n, g->keytype, -1, false, TYPALIGN_INT);
 }
 
+/* Start side s of the search at key (its root, at cost 0). */
+static void
+search_root(Dijkstra *d, int side, Direction dir, struct varlena *key)
+{
+	GNode	   *root;
+	bool		isnew;
+
+	search_init(&d->side[side], CurrentMemoryContext, dir);
+	root = nodeset_add(&d->side[side].set, ADJKEY_DATA(key), ADJKEY_LEN(key), &isnew);
+	node_reached(&d->side[side], root, 0.0, -1);
+}
+
+/*
+ * Forward only (no inverted index): settle nodes until to is settled.
+ * Returns to's id, or -1 when it cannot be reached.
+ */
+static int32
+search_forward(Dijkstra *d, GraphReader *rd, struct varlena *to)
+{
+	while (d->side[0].nheap > 0)
+	{
+		int32		id;
+		GNode	   *node;
+
+		CHECK_FOR_INTERRUPTS();
+		id = heap_pop(&d->side[0]);
+		node = d->side[0].set.byid[id];
+		if (adjkey_cmp_bytes(node->key.data, node->key.len,
+							 ADJKEY_DATA(to), ADJKEY_LEN(to)) == 0)
+		{
+			d->best = d->side[0].cost[id];
+			return id;
+		}
+		expand(d, rd, 0, id);
+	}
+	return -1;
+}
+
+/*
+ * Both ways: expand the side with the smaller frontier until the two
+ * smallest costs left add up to no less than the best meeting; the meeting
+ * ends up in d->meet.
+ */
+static void
+search_both(Dijkstra *d, GraphReader *rd)
+{
+	Search	   *f = &d->side[0];
+	Search	   *b = &d->side[1];
+
+	while (f->nheap > 0 && b->nheap > 0 && heap_top(f) + heap_top(b) < d->best)
+	{
+		/* the smaller frontier; on a tie, the forward search */
+		int			cur = f->nheap <= b->nheap ? 0 : 1;
+
+		CHECK_FOR_INTERRUPTS();
+		expand(d, rd, cur, heap_pop(&d->side[cur]));
+	}
+}
+
+/* max_cost (argument 6): NULL is no bound; otherwise a number >= 0. */
+static double
+max_cost_arg(FunctionCallInfo fcinfo)
+{
+	double		max_cost;
+
+	if (PG_ARGISNULL(6))
+		return get_float8_infinity();
+	max_cost = PG_GETARG_FLOAT8(6);
+	if (isnan(max_cost) || max_cost < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_cost must be a number of zero or more")));
+	return max_cost;
+}
+
 /*
  * shortest_path_weighted(tbl, from_node, to_node, edge_prefix, weight,
  *						  direction, max_cost, target_prefix, sk_is_target,
@@ -475,9 +550,6 @@ adjlist_shortest_path_weighted(PG_FUNCTION_ARGS)
 	struct varlena *from;
 	struct varlena *to;
 	text	   *weight;
-	double		max_cost = get_float8_infinity();
-	GNode	   *root;
-	bool		isnew;
 	int32		found_f = -1;
 	int32		found_b = -1;
 
@@ -493,41 +565,27 @@ adjlist_shortest_path_weighted(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("weight must name a member of the edges' data")));
-	if (!PG_ARGISNULL(6))
-	{
-		max_cost = PG_GETARG_FLOAT8(6);
-		if (isnan(max_cost) || max_cost < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("max_cost must be a number of zero or more")));
-	}
 	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(3), PG_GETARG_TEXT_PP(7),
 							   PG_GETARG_BOOL(8));
 	conv.filter = graph_filter_arg(fcinfo, 9);
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(5), true);
 
+	memset(&d, 0, sizeof(d));
+	d.max_cost = max_cost_arg(fcinfo);
 	g = graph_open(PG_GETARG_OID(0), dir, false);
 	graph_check_data(g, "shortest_path_weighted()");
 	rd = graph_reader_begin(g);
 
-	memset(&d, 0, sizeof(d));
 	d.conv = &conv;
 	d.weight = VARDATA_ANY(weight);
 	d.weightlen = VARSIZE_ANY_EXHDR(weight);
-	d.max_cost = max_cost;
 	d.best = get_float8_infinity();
 	d.meet[0] = d.meet[1] = -1;
 	/* backward along the edges needs the edges the other way: the index */
 	d.nsides = OidIsValid(g->inv_rel) ? 2 : 1;
-	search_init(&d.side[0], CurrentMemoryContext, dir);
-	root = nodeset_add(&d.side[0].set, ADJKEY_DATA(from), ADJKEY_LEN(from), &isnew);
-	node_reached(&d.side[0], root, 0.0, -1);
+	search_root(&d, 0, dir, from);
 	if (d.nsides == 2)
-	{
-		search_init(&d.side[1], CurrentMemoryContext, graph_reverse_direction(dir));
-		root = nodeset_add(&d.side[1].set, ADJKEY_DATA(to), ADJKEY_LEN(to), &isnew);
-		node_reached(&d.side[1], root, 0.0, -1);
-	}
+		search_root(&d, 1, graph_reverse_direction(dir), to);
 
 	if (adjkey_cmp_bytes(ADJKEY_DATA(from), ADJKEY_LEN(from),
 						 ADJKEY_DATA(to), ADJKEY_LEN(to)) == 0)
@@ -537,43 +595,15 @@ adjlist_shortest_path_weighted(PG_FUNCTION_ARGS)
 		found_b = d.nsides == 2 ? 0 : -1;
 	}
 	else if (d.nsides == 1)
-	{
-		while (d.side[0].nheap > 0)
-		{
-			int32		id;
-			GNode	   *node;
-
-			CHECK_FOR_INTERRUPTS();
-			id = heap_pop(&d.side[0]);
-			node = d.side[0].set.byid[id];
-			if (adjkey_cmp_bytes(node->key.data, node->key.len,
-								 ADJKEY_DATA(to), ADJKEY_LEN(to)) == 0)
-			{
-				d.best = d.side[0].cost[id];
-				found_f = id;
-				break;
-			}
-			expand(&d, rd, 0, id);
-		}
-	}
+		found_f = search_forward(&d, rd, to);
 	else
 	{
-		Search	   *f = &d.side[0];
-		Search	   *b = &d.side[1];
-
-		while (f->nheap > 0 && b->nheap > 0 && heap_top(f) + heap_top(b) < d.best)
-		{
-			/* the smaller frontier; on a tie, the forward search */
-			int			cur = f->nheap <= b->nheap ? 0 : 1;
-
-			CHECK_FOR_INTERRUPTS();
-			expand(&d, rd, cur, heap_pop(&d.side[cur]));
-		}
+		search_both(&d, rd);
 		found_f = d.meet[0];
 		found_b = d.meet[1];
 	}
 
-	if (found_f >= 0 && d.best <= max_cost)
+	if (found_f >= 0 && d.best <= d.max_cost)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {false, false};

@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * write_api_int.h
+ *	  What the files of the write API share (write_api.c, the entry points;
+ *	  write_api_table.c, a table's shape; write_api_index.c, index rows from
+ *	  returned base rows; write_api_put.c, the statements of a put and a
+ *	  delete; write_api_cond.c, conditional writes).  Not for other modules:
+ *	  import_dynamodb goes through dynamo_io.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_WRITE_API_INT_H
+#define ADJLIST_WRITE_API_INT_H
+
+#include "executor/spi.h"
+#include "fmgr.h"
+
+#include "dynamo_io.h"
+#include "registry.h"
+
+/*
+ * The fourth field of adjlist's advisory lock tags: pg_advisory_lock() uses
+ * 1 and 2, so its locks never meet these.
+ */
+#define ADJLIST_LOCK_FIELD 0xAD1
+
+/*
+ * Index rows written one statement each (a router query on Citus) up to
+ * this many; more are buffered and written a statement a table.
+ */
+#define API_FEW 16
+
+/* What the write API needs to know about a table (dynamo_io.h names it). */
+struct ApiTable
+{
+	Oid			relid;
+	char	   *qname;
+	TableIndexes *ti;
+	const char *pk;				/* the two key columns, quoted */
+	const char *sk;
+	const char *pkname;			/* the same, as they are */
+	const char *skname;
+	const char *payload;		/* the payload column, quoted, or NULL: none */
+	const char *payload_name;	/* its name as it is: "data" unless set */
+	bool		unique_key;		/* a unique index on (pk, sk): upsert */
+	char	  **cols;			/* every column any index needs, for RETURNING */
+	int			ncols;
+	char	   *returning;
+	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
+	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
+								 * but the payload column */
+	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
+
+	/* Where no trigger runs: what a replacement does to the index rows */
+	char	   *breturning;		/* the returning list, "b.c, ..." */
+	int			pkcol;			/* where pk and sk stand in cols */
+	int			skcol;
+	bool		multiset;		/* an index table has a deferrable key */
+	AttrNumber *attnos;			/* the attribute of each of cols */
+	int			nmoving;		/* index key columns a replacement can change */
+	int		   *moving;			/* their positions in cols */
+};
+
+/* The index writers of one statement (write_api_index.c) */
+typedef struct ApiWriters ApiWriters;
+
+/* write_api_table.c */
+extern ApiTable *api_table(Oid relid);
+
+/* write_api_index.c */
+extern ApiWriters *api_writers_begin(ApiTable *t, bool bulk);
+extern void api_writers_end(ApiWriters *aw);
+extern void api_row(ApiTable *t, SPITupleTable *tt, uint64 r, int first, Datum *vals, bool *nulls);
+extern void api_row_apply(ApiWriters *aw, Datum *vals, bool *nulls, bool add, bool counted);
+extern void api_row_replace(ApiWriters *aw, Datum *oldv, bool *oldn, Datum *newv, bool *newn);
+extern void api_apply(ApiWriters *aw, SPITupleTable *tt, uint64 n, bool add, const bool *counted);
+extern bool api_writers_any(ApiWriters *aw);
+
+/* write_api_put.c */
+extern const char *payload_target(ApiTable *t);
+extern void no_payload_column(ApiTable *t);
+extern void lock_keys(ApiTable *t, Datum pks, Datum sks);
+extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas);
+extern int64 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values);
+
+/* write_api.c */
+extern Datum one_elem_array(Datum d, Oid type, bool isnull);
+extern int64 in_write_api(int64 (*body) (void *), void *arg);
+extern void require_args(FunctionCallInfo fcinfo, int n, const char *what);
+
+#endif							/* ADJLIST_WRITE_API_INT_H */

@@ -1,0 +1,689 @@
+/*-------------------------------------------------------------------------
+ *
+ * write_api_put.c
+ *	  The statements of a put and a delete: the upserts, the key lock of a
+ *	  table without a unique key, and the puts that need the old versions
+ *	  of the items they replace (moving index keys: put_one_tracked(); no
+ *	  unique key: put_by_delete()).  See write_api.c for how the files fit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_relation.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/snapmgr.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "dynamo_io.h"
+#include "index_predicate.h"
+#include "index_rule.h"
+#include "index_write.h"
+#include "plan_cache.h"
+#include "registry.h"
+#include "table_options.h"
+#include "write_api_int.h"
+
+/* ----------------------------------------------------------------------
+ * The statements
+ * ----------------------------------------------------------------------
+ */
+
+/* ", <payload column>" to follow the key in a target list, or "" */
+const char *
+payload_target(ApiTable *t)
+{
+	return t->payload ? psprintf(", %s", t->payload) : "";
+}
+
+/* A table without its payload column given an item's attributes: 42703 */
+void
+no_payload_column(ApiTable *t)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_COLUMN),
+			 errmsg("table \"%s\" has no jsonb column \"%s\"", get_rel_name(t->relid),
+					t->payload_name),
+			 errdetail("An item's attributes are kept in its payload column (\"data\" unless set_payload_column() names another)."),
+			 errhint("Name the table's jsonb column of attributes with set_payload_column(), or give the item none (NULL).")));
+}
+
+/*
+ * Whether an upsert inserted its row (xmax 0), which the counters the
+ * write API keeps need (where no trigger runs); elsewhere the triggers
+ * count, and a constant spares a partitioned table, which cannot return a
+ * system column.
+ */
+static const char *
+inserted_flag(ApiTable *t)
+{
+	return t->no_triggers ? "(b.xmax OPERATOR(pg_catalog.=) 0)" : "true";
+}
+
+/*
+ * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (the payload) into the base
+ * table (one with a unique key), returning what each index needs and
+ * whether the row is new.
+ */
+static char *
+upsert_sql(ApiTable *t)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	char	   *source = psprintf("SELECT DISTINCT ON (u.k, u.s) u.k, u.s%s FROM "
+								  "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) WITH ORDINALITY AS u(k, s, d, o) "
+								  "ORDER BY u.k, u.s, u.o DESC",
+								  t->payload ? ", u.d" : "", nsp, nsp);
+	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, payload_target(t));
+
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, %s",
+					t->qname, target, source, t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning, inserted_flag(t));
+}
+
+/* The same for one item: $1 (pk), $2 (sk)[, $3 (data)], as VALUES */
+static char *
+upsert_one_sql(ApiTable *t)
+{
+	Assert(t->unique_key);
+	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO %s "
+					"RETURNING %s, %s",
+					t->qname, t->pk, t->sk, payload_target(t),
+					t->payload ? ", $3" : "", t->pk, t->sk,
+					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
+					t->returning, inserted_flag(t));
+}
+
+static int
+uint32_cmp(const void *a, const void *b)
+{
+	uint32		x = *(const uint32 *) a;
+	uint32		y = *(const uint32 *) b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * A table with no unique index on its key cannot make a second put of the
+ * same new key wait for the first, as an INSERT ... ON CONFLICT does: the
+ * write API takes a transaction lock on each key instead (an advisory lock
+ * in a space of adjlist's own, in hash order so that two batches never
+ * deadlock), so that last writer wins there too.
+ */
+void
+lock_keys(ApiTable *t, Datum pks, Datum sks)
+{
+	Datum	   *pv;
+	Datum	   *sv;
+	bool	   *pn;
+	bool	   *sn;
+	int			np;
+	int			ns;
+	uint32	   *hashes;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), adjlist_catalog()->keytype, -1, false,
+					  TYPALIGN_INT, &sv, &sn, &ns);
+	hashes = palloc(sizeof(uint32) * Max(np, 1));
+	for (int i = 0; i < np && i < ns; i++)
+	{
+		struct varlena *p = DatumGetAdjkeyPP(pv[i]);
+		struct varlena *k = DatumGetAdjkeyPP(sv[i]);
+
+		hashes[i] = hash_combine(hash_bytes((const unsigned char *) ADJKEY_DATA(p), ADJKEY_LEN(p)),
+								 hash_bytes((const unsigned char *) ADJKEY_DATA(k), ADJKEY_LEN(k)));
+	}
+	qsort(hashes, Min(np, ns), sizeof(uint32), uint32_cmp);
+	for (int i = 0; i < Min(np, ns); i++)
+	{
+		LOCKTAG		tag;
+
+		if (i > 0 && hashes[i] == hashes[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, t->relid, hashes[i], ADJLIST_LOCK_FIELD);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
+}
+
+/* ----------------------------------------------------------------------
+ * Puts that need the old versions of the items they replace
+ * ----------------------------------------------------------------------
+ */
+
+/* One item of a put, once repeated keys are dropped (the last one wins). */
+typedef struct PutItem
+{
+	struct varlena *pk;			/* detoasted */
+	struct varlena *sk;
+	Datum		data;
+	bool		data_null;
+	int			ord;			/* position in the request */
+	HeapTuple	oldtup;			/* its version before (t->returning), or NULL */
+	HeapTuple	newtup;			/* its version after, or NULL */
+} PutItem;
+
+/* Rows a put wrote or removed that are no item's versions (put_by_delete()) */
+typedef struct PutExtras
+{
+	HeapTuple  *rows;
+	bool	   *add;			/* written; else removed */
+	int			n;
+	int			size;
+} PutExtras;
+
+/* The versions a put read and wrote: rows of t->returning */
+typedef struct PutResult
+{
+	TupleDesc	desc;			/* of t->returning (and what follows) */
+	PutExtras	x;
+} PutResult;
+
+/* adjkey's order: its bytes */
+static int
+key_cmp(struct varlena *a, struct varlena *b)
+{
+	int			la = ADJKEY_LEN(a);
+	int			lb = ADJKEY_LEN(b);
+	int			c = memcmp(ADJKEY_DATA(a), ADJKEY_DATA(b), Min(la, lb));
+
+	return c != 0 ? c : (la > lb) - (la < lb);
+}
+
+static int
+item_key_cmp(const PutItem *x, struct varlena *pk, struct varlena *sk)
+{
+	int			c = key_cmp(x->pk, pk);
+
+	return c != 0 ? c : key_cmp(x->sk, sk);
+}
+
+static int
+item_cmp(const void *a, const void *b)
+{
+	const PutItem *x = (const PutItem *) a;
+	const PutItem *y = (const PutItem *) b;
+	int			c = item_key_cmp(x, y->pk, y->sk);
+
+	return c != 0 ? c : (x->ord > y->ord) - (x->ord < y->ord);
+}
+
+/* The items of a put: sorted by key, the last one given of each key. */
+static PutItem *
+put_items(Datum pks, Datum sks, Datum datas, int *nitems)
+{
+	Oid			keytype = adjlist_catalog()->keytype;
+	Datum	   *pv;
+	Datum	   *sv;
+	Datum	   *dv;
+	bool	   *pn;
+	bool	   *sn;
+	bool	   *dn;
+	int			np;
+	int			ns;
+	int			nd;
+	int			n;
+	int			kept = 0;
+	PutItem    *items;
+
+	deconstruct_array(DatumGetArrayTypeP(pks), keytype, -1, false, TYPALIGN_INT, &pv, &pn, &np);
+	deconstruct_array(DatumGetArrayTypeP(sks), keytype, -1, false, TYPALIGN_INT, &sv, &sn, &ns);
+	deconstruct_array(DatumGetArrayTypeP(datas), JSONBOID, -1, false, TYPALIGN_INT, &dv, &dn, &nd);
+	n = Min(np, Min(ns, nd));
+	items = palloc0(sizeof(PutItem) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		if (pn[i] || sn[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the key of an item must not be null")));
+		items[i].pk = DatumGetAdjkeyPP(pv[i]);
+		items[i].sk = DatumGetAdjkeyPP(sv[i]);
+		items[i].data = dv[i];
+		items[i].data_null = dn[i];
+		items[i].ord = i;
+	}
+	qsort(items, n, sizeof(PutItem), item_cmp);
+	for (int i = 0; i < n; i++)
+		if (i + 1 == n || item_key_cmp(&items[i + 1], items[i].pk, items[i].sk) != 0)
+			items[kept++] = items[i];
+	*nitems = kept;
+	return items;
+}
+
+/* The item with the key of row r of tt (columns 1..: t->cols), or NULL. */
+static PutItem *
+put_item_of(ApiTable *t, PutItem *items, int n, SPITupleTable *tt, uint64 r)
+{
+	bool		pnull;
+	bool		snull;
+	Datum		pk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->pkcol + 1, &pnull);
+	Datum		sk = SPI_getbinval(tt->vals[r], tt->tupdesc, t->skcol + 1, &snull);
+	int			lo = 0;
+	int			hi = n - 1;
+
+	if (pnull || snull)
+		return NULL;
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = item_key_cmp(&items[mid], DatumGetAdjkeyPP(pk), DatumGetAdjkeyPP(sk));
+
+		if (c == 0)
+			return &items[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+static void
+put_extra(PutExtras *x, HeapTuple tup, bool add)
+{
+	if (x->n == x->size)
+	{
+		x->size = Max(16, x->size * 2);
+		x->rows = x->rows ? repalloc(x->rows, sizeof(HeapTuple) * x->size) :
+			palloc(sizeof(HeapTuple) * x->size);
+		x->add = x->add ? repalloc(x->add, sizeof(bool) * x->size) :
+			palloc(sizeof(bool) * x->size);
+	}
+	x->rows[x->n] = tup;
+	x->add[x->n] = add;
+	x->n++;
+}
+
+/* Row r of SPI_tuptable, copied out of SPI's memory; its shape kept once. */
+static HeapTuple
+put_keep(PutResult *res, uint64 r)
+{
+	if (res->desc == NULL)
+		res->desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+	return SPI_copytuple(SPI_tuptable->vals[r]);
+}
+
+/* The values of t->cols in a row kept by put_keep(). */
+static void
+api_tuple(ApiTable *t, TupleDesc desc, HeapTuple tup, Datum *vals, bool *nulls)
+{
+	for (int k = 0; k < t->ncols; k++)
+		vals[k] = heap_getattr(tup, k + 1, desc, &nulls[k]);
+}
+
+/*
+ * Apply what became of the items (their old and new versions) and of the
+ * extra rows to the indexes, with counters.
+ */
+static void
+put_items_apply(ApiTable *t, PutItem *items, int n, PutResult *res)
+{
+	PutExtras  *x = &res->x;
+	ApiWriters *aw = api_writers_begin(t, n + x->n > API_FEW);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist api row",
+												 ALLOCSET_DEFAULT_SIZES);
+	Datum	   *oldv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *oldn = palloc(sizeof(bool) * t->ncols);
+	Datum	   *newv = palloc(sizeof(Datum) * t->ncols);
+	bool	   *newn = palloc(sizeof(bool) * t->ncols);
+
+	/* removals first, so that a row put again under the same key stays */
+	for (int pass = 0; pass < 2 && api_writers_any(aw); pass++)
+		for (int i = 0; i < x->n; i++)
+		{
+			MemoryContext old;
+
+			if (x->add[i] != (pass == 1))
+				continue;
+			old = MemoryContextSwitchTo(rowcxt);
+			api_tuple(t, res->desc, x->rows[i], oldv, oldn);
+			api_row_apply(aw, oldv, oldn, x->add[i], true);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowcxt);
+		}
+	for (int i = 0; i < n && api_writers_any(aw); i++)
+	{
+		PutItem    *it = &items[i];
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		CHECK_FOR_INTERRUPTS();
+		if (it->oldtup != NULL)
+			api_tuple(t, res->desc, it->oldtup, oldv, oldn);
+		if (it->newtup != NULL)
+			api_tuple(t, res->desc, it->newtup, newv, newn);
+		if (it->oldtup != NULL && it->newtup != NULL)
+			api_row_replace(aw, oldv, oldn, newv, newn);
+		else if (it->oldtup != NULL)
+			api_row_apply(aw, oldv, oldn, false, true);
+		else if (it->newtup != NULL)
+			api_row_apply(aw, newv, newn, true, true);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	MemoryContextDelete(rowcxt);
+	api_writers_end(aw);
+}
+
+static Datum
+datum_array(Datum *d, bool *nulls, int n, Oid type)
+{
+	int16		len;
+	bool		byval;
+	char		align;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(type, &len, &byval, &align);
+	return PointerGetDatum(construct_md_array(d, nulls, 1, dims, lbs, type, len, byval, align));
+}
+
+/*
+ * Put by delete and insert, where no unique index on the key can be named
+ * (or an index holds a multiset and no trigger runs): the DELETE returns
+ * the old versions, for the indexes the write API keeps.  Two statements,
+ * so that where triggers run each statement's triggers see one change of
+ * the key (a writable CTE deleting and inserting the same key in one
+ * statement trips them).  The caller holds the key locks (lock_keys()).
+ */
+static void
+put_by_delete(ApiTable *t, PutItem *items, int n)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	const char *nsp = cat->nspname;
+	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+	Datum		values[3];
+	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+	char	   *source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	PutResult	res = {0};
+
+	for (int i = 0; i < n; i++)
+	{
+		pk[i] = PointerGetDatum(items[i].pk);
+		sk[i] = PointerGetDatum(items[i].sk);
+		d[i] = items[i].data;
+		dn[i] = items[i].data_null;
+	}
+	values[0] = datum_array(pk, nn, n, cat->keytype);
+	values[1] = datum_array(sk, nn, n, cat->keytype);
+	values[2] = datum_array(d, dn, n, JSONBOID);
+	/* the ANY terms let Citus prune to the shards of the keys */
+	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE "
+											   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
+											   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
+											   t->qname, source, t->pk, nsp, nsp, t->sk, nsp, nsp,
+											   t->pk, nsp, t->sk, nsp, t->breturning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_DELETE_RETURNING);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
+
+		/* a second row of a key: a table without a unique key may have one */
+		if (it != NULL && it->oldtup == NULL)
+			it->oldtup = put_keep(&res, r);
+		else
+			put_extra(&res.x, put_keep(&res, r), false);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	adjlist_plan_execute(adjlist_plan(psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
+											   "RETURNING %s",
+											   t->qname, t->pk, t->sk, payload_target(t),
+											   t->payload ? ", u.d" : "", source, t->returning),
+									  3, types),
+						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
+
+		/* a row whose key a BEFORE trigger changed is no item's */
+		if (it != NULL && it->newtup == NULL)
+			it->newtup = put_keep(&res, r);
+		else
+			put_extra(&res.x, put_keep(&res, r), true);
+	}
+	SPI_freetuptable(SPI_tuptable);
+	put_items_apply(t, items, n, &res);
+}
+
+/*
+ * Put one item whose index rows may move (t->moving), where no trigger
+ * runs, on a table with a unique key: read its current version, locking it
+ * (SELECT ... FOR UPDATE of one key: a router query on Citus) and replace
+ * it by an UPDATE; where there is none, insert it, unless a row appeared
+ * meanwhile: ON CONFLICT DO UPDATE ... WHERE false, which needs the
+ * privileges the upsert needs and locks that row without changing it, so
+ * that a second read sees it as it stays.  A row the insert met that the
+ * second read still does not see is one row-level security hides from the
+ * caller: the common upsert refuses it, as it would on a local table.  In
+ * REPEATABLE READ and SERIALIZABLE a row written since the snapshot makes
+ * the read or the insert fail with a serialization failure, as the upsert
+ * would.  Four statements at most, each on one key.
+ */
+typedef struct TrackedSql
+{
+	char	   *read;
+	char	   *update;
+	char	   *insert;
+	char	   *upsert;
+} TrackedSql;
+
+static void
+tracked_sql(ApiTable *t, TrackedSql *q)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+	char	   *where = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
+								 t->pk, nsp, t->sk, nsp);
+
+	q->read = psprintf("SELECT %s FROM %s b WHERE %s FOR UPDATE OF b",
+					   t->breturning, t->qname, where);
+	q->update = psprintf("UPDATE %s AS b SET %s WHERE %s RETURNING %s", t->qname,
+						 t->payload ? psprintf("%s = $3%s", t->payload, t->default_list) :
+						 t->default_list + (t->default_list[0] ? 2 : 0),
+						 where, t->returning);
+	q->insert = psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) "
+						 "ON CONFLICT (%s, %s) DO %s RETURNING %s",
+						 t->qname, t->pk, t->sk, payload_target(t),
+						 t->payload ? ", $3" : "", t->pk, t->sk,
+						 t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
+						 "NOTHING",
+						 t->returning);
+	q->upsert = upsert_one_sql(t);
+}
+
+static void
+put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
+	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+	int			nargs = t->payload ? 3 : 2;
+
+	for (int round = 0; round < 2; round++)
+	{
+		adjlist_plan_execute(adjlist_plan(q->read, 2, types), values, nulls, false, 0, SPI_OK_SELECT);
+		if (SPI_processed > 0)
+		{
+			it->oldtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			if (t->set_list[0] == '\0')
+			{
+				it->newtup = it->oldtup;	/* nothing to set */
+				return;
+			}
+			adjlist_plan_execute(adjlist_plan(q->update, nargs, types),
+								 values, nulls, false, 0, SPI_OK_UPDATE_RETURNING);
+			/* none: a BEFORE trigger skipped the row, which stays as it was */
+			if (SPI_processed == 0)
+				it->oldtup = NULL;
+			else
+				it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		if (round == 1)
+			break;
+		adjlist_plan_execute(adjlist_plan(q->insert, nargs, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+		if (SPI_processed > 0)
+		{
+			it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+
+	/* there, locked, and not visible to the caller: the common upsert */
+	adjlist_plan_execute(adjlist_plan(q->upsert, nargs, types), values, nulls, false, 0,
+						 SPI_OK_INSERT_RETURNING);
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+		Datum		inserted = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											 t->ncols + 1, &isnull);
+
+		if (isnull || !DatumGetBool(inserted))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update"),
+					 errdetail("An item put into table \"%s\" changed while it was read.",
+							   get_rel_name(t->relid)),
+					 errhint("Retry the transaction.")));
+		it->newtup = put_keep(res, 0);
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/*
+ * Put rows: arrays of keys and data.  With a unique key, where triggers
+ * keep the indexes or no index row of a replaced item can move, one
+ * upsert (INSERT ... VALUES for one item: a router query on Citus);
+ * where rows can move, put_one_tracked() item by item, in key order.
+ * Without a unique key (or where an index holds a multiset and no trigger
+ * runs), put_by_delete().
+ */
+int64
+put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	SPITupleTable *tt;
+	uint64		n;
+	bool	   *counted;
+	ApiWriters *aw;
+	int			flagcol;
+	bool		by_delete = !t->unique_key || (t->no_triggers && t->multiset);
+	int			nitems;
+	PutItem    *items;
+
+	if (by_delete)
+		lock_keys(t, pks, sks);
+	items = put_items(pks, sks, datas, &nitems);
+	if (nitems == 0)
+		return 0;
+	if (by_delete)
+	{
+		put_by_delete(t, items, nitems);
+		return nitems;
+	}
+	if (t->no_triggers && t->nmoving > 0)
+	{
+		PutResult	res = {0};
+		TrackedSql	q;
+
+		tracked_sql(t, &q);
+		for (int i = 0; i < nitems; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			put_one_tracked(t, &q, &items[i], &res);
+		}
+		put_items_apply(t, items, nitems, &res);
+		return nitems;
+	}
+	if (nitems == 1)
+	{
+		Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+		Datum		values[3] = {PointerGetDatum(items[0].pk), PointerGetDatum(items[0].sk),
+		items[0].data};
+		char		nulls[3] = {' ', ' ', items[0].data_null ? 'n' : ' '};
+
+		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->payload ? 3 : 2, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+	}
+	else
+	{
+		Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+		Datum		values[3] = {pks, sks, datas};
+
+		adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
+							 SPI_OK_INSERT_RETURNING);
+	}
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	flagcol = t->ncols + 1;
+	counted = palloc(sizeof(bool) * Max(n, 1));
+	for (uint64 r = 0; r < n; r++)
+	{
+		bool		isnull;
+		Datum		v = SPI_getbinval(tt->vals[r], tt->tupdesc, flagcol, &isnull);
+
+		counted[r] = !isnull && DatumGetBool(v);
+	}
+	aw = api_writers_begin(t, n > API_FEW);
+	api_apply(aw, tt, n, true, counted);
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
+
+/* Delete the base rows a condition selects, and their index rows. */
+int64
+delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values)
+{
+	char	   *sql = psprintf("DELETE FROM %s b WHERE %s RETURNING %s",
+							   t->qname, where, t->returning);
+	SPITupleTable *tt;
+	uint64		n;
+	ApiWriters *aw;
+
+	adjlist_plan_execute(adjlist_plan(sql, nargs, types), values, NULL, false, 0,
+						 SPI_OK_DELETE_RETURNING);
+	tt = SPI_tuptable;
+	n = SPI_processed;
+	aw = api_writers_begin(t, n > API_FEW);
+	api_apply(aw, tt, n, false, NULL);
+	api_writers_end(aw);
+	SPI_freetuptable(tt);
+	return (int64) n;
+}
