@@ -59,21 +59,10 @@ INSERT INTO filters VALUES ('{"c": "red"}'), ('{"c": ["red"]}'), ('{}'), ('[]'),
 CREATE TABLE starts AS SELECT DISTINCT ('N#' || (g * 29 % 120))::adjkey AS s FROM generate_series(1, 16) g;
 
 -- the reference: the edges a filter selects, and BFS over them
-CREATE FUNCTION pg_temp.fe(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
+CREATE FUNCTION pg_temp.ref_edges(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
 	SELECT pk, key_tail(sk, 1) FROM fg WHERE sk ^@ 'E#' AND data @> f
 $$;
-CREATE FUNCTION pg_temp.ref_depths(start adjkey, maxd int, dir text, f jsonb)
-RETURNS TABLE (node adjkey, depth int) LANGUAGE sql AS $$
-	WITH RECURSIVE e(a, b) AS (
-		SELECT a, b FROM pg_temp.fe(f) WHERE dir IN ('out', 'both')
-		UNION ALL
-		SELECT b, a FROM pg_temp.fe(f) WHERE dir IN ('in', 'both')),
-	r(node, depth) AS (
-		SELECT start, 0
-		UNION
-		SELECT e.b, r.depth + 1 FROM r JOIN e ON e.a = r.node WHERE r.depth < maxd)
-	SELECT node, min(depth) FROM r WHERE node <> start GROUP BY node
-$$;
+\i sql/ref_bfs.psql
 CREATE TEMP TABLE ref AS
 SELECT s, dir, f, r.node, r.depth FROM starts, filters, (VALUES ('out'), ('in'), ('both')) d(dir),
 	 pg_temp.ref_depths(s, 3, dir, f) r;
@@ -185,10 +174,10 @@ GROUP BY tbl, dir ORDER BY tbl::text, dir;
 SELECT tbl, count(*) AS pairs,
 	   count(*) FILTER (WHERE EXISTS (SELECT * FROM common_neighbors(tbl, s, t, 'E#', edge_filter => f))) AS nonempty,
 	   count(*) FILTER (WHERE ARRAY(SELECT * FROM common_neighbors(tbl, s, t, 'E#', edge_filter => f))
-		   <> ARRAY(SELECT b FROM pg_temp.fe(f) WHERE a = s INTERSECT SELECT b FROM pg_temp.fe(f) WHERE a = t
+		   <> ARRAY(SELECT b FROM pg_temp.ref_edges(f) WHERE a = s INTERSECT SELECT b FROM pg_temp.ref_edges(f) WHERE a = t
 					ORDER BY 1)) AS wrong_out,
 	   count(*) FILTER (WHERE ARRAY(SELECT * FROM common_neighbors(tbl, s, t, 'E#', 'in', edge_filter => f))
-		   <> ARRAY(SELECT a FROM pg_temp.fe(f) WHERE b = s INTERSECT SELECT a FROM pg_temp.fe(f) WHERE b = t
+		   <> ARRAY(SELECT a FROM pg_temp.ref_edges(f) WHERE b = s INTERSECT SELECT a FROM pg_temp.ref_edges(f) WHERE b = t
 					ORDER BY 1)) AS wrong_in
 FROM tbls, (SELECT s, ('N#' || (h * 13 % 40))::adjkey AS t FROM starts, generate_series(1, 4) h) pr,
 	 (VALUES ('{"c": "red"}'::jsonb), ('{}')) v(f)
@@ -200,9 +189,9 @@ SELECT tbl, count(*) AS starts,
 	   count(*) FILTER (WHERE ARRAY(SELECT ROW(node, score) FROM walk_ranked(tbl, s, '{E#,E#}', '{out,in}', edge_filter => f))
 		   <> ARRAY(SELECT ROW(w.node, w.score) FROM (
 					SELECT h2.a AS node, count(*) AS score
-					FROM pg_temp.fe(f) h1 JOIN pg_temp.fe(f) h2 ON h2.b = h1.b
+					FROM pg_temp.ref_edges(f) h1 JOIN pg_temp.ref_edges(f) h2 ON h2.b = h1.b
 					WHERE h1.a = s AND h2.a <> s
-					  AND h2.a NOT IN (SELECT b FROM pg_temp.fe(f) WHERE a = s)
+					  AND h2.a NOT IN (SELECT b FROM pg_temp.ref_edges(f) WHERE a = s)
 					GROUP BY h2.a) w
 					ORDER BY w.score DESC, w.node)) AS wrong
 FROM tbls, starts, (VALUES ('{"c": "red"}'::jsonb), ('{}')) v(f)

@@ -27,18 +27,10 @@ SELECT create_inverted_index('rgp', partitions => 2);
 CREATE TABLE starts AS SELECT DISTINCT ('N#' || (g * 37 % 300))::adjkey AS s FROM generate_series(1, 25) g;
 
 -- the reference: BFS depths by a recursive CTE, per direction
-CREATE FUNCTION pg_temp.ref_depths(start adjkey, maxd int, dir text)
-RETURNS TABLE (node adjkey, depth int) LANGUAGE sql AS $$
-	WITH RECURSIVE e(a, b) AS (
-		SELECT pk, key_tail(sk, 1) FROM rg WHERE sk ^@ 'E#' AND dir IN ('out', 'both')
-		UNION ALL
-		SELECT key_tail(sk, 1), pk FROM rg WHERE sk ^@ 'E#' AND dir IN ('in', 'both')),
-	r(node, depth) AS (
-		SELECT start, 0
-		UNION
-		SELECT e.b, r.depth + 1 FROM r JOIN e ON e.a = r.node WHERE r.depth < maxd)
-	SELECT node, min(depth) FROM r WHERE node <> start GROUP BY node
+CREATE FUNCTION pg_temp.ref_edges(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
+	SELECT pk, key_tail(sk, 1) FROM rg WHERE sk ^@ 'E#'
 $$;
+\i sql/ref_bfs.psql
 
 -- the reference answers, computed once per start and direction
 CREATE TEMP TABLE ref3 AS
