@@ -26,8 +26,11 @@
  *	index_guard.c		event triggers: DDL on indexed tables
  *	index_restore.c		registry rows pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C
- *	write_api.c			put_edge, put_edges, delete_edge, delete_node, and
- *						the conditional writes
+ *	write_api.c			put_edge, put_edges, delete_edge, delete_node
+ *	write_api_table.c	the write API's view of a table (write_api_int.h)
+ *	write_api_index.c	index rows from the rows a write API statement returned
+ *	write_api_put.c		the statements of a put and a delete, tracked puts
+ *	write_api_cond.c	the conditional writes
  *	dynamo_io.c			DynamoDB JSON import and export
  *	write_shard.c		write-sharded partition keys
  *	graph_meta.c		what a table's graph looks like to the readers
@@ -41,6 +44,7 @@
  *	graph_batch_get.c	batch_get()
  *	graph_traverse.c	traverse, reachable_count, shortest_path
  *	graph_rank.c		common_neighbors, walk_ranked
+ *	graph_weighted.c	shortest_path_weighted (Dijkstra)
  *	graph_export.c		DOT and Mermaid export
  *	graph_estimate.c	the planner's row estimates of the graph functions
  *	table_options.c		a table's payload and expiry columns, sweep_expired()
@@ -55,11 +59,12 @@
  *	   index_write.h
  *	5. what keeps indexes exact: index_sync.c, index_admin.h (index_admin.c,
  *	   index_create.c, index_build.c), index_check.h, index_guard.c,
- *	   index_restore.c, index_update.c, write_api.c, dynamo_io.h
+ *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
+ *	   dynamo_io.h
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
  *	7. graph algorithms: graph_query.c, graph_dynamo_query.c,
  *	   graph_batch_get.c, graph_nodes.c, graph_traverse.c, graph_rank.c,
- *	   graph_export.c, graph_estimate.c
+ *	   graph_weighted.c, graph_export.c, graph_estimate.c
  *
  * The SQL objects are created by adjlist--<version>.sql, which the
  * Makefile assembles from src/sql/.
