@@ -45,6 +45,7 @@ OBJS = \
 	src/graph_export.o \
 	src/graph_weighted.o \
 	src/graph_estimate.o \
+	src/graph_columns.o \
 	src/dynamo_io.o
 
 # The install script of the current version and the update script to it

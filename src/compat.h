@@ -77,6 +77,18 @@ adjlist_rel_ownercheck(Oid relid, Oid roleid)
 #endif
 }
 
+/* Privilege checks on functions became generic in 16. */
+#include "catalog/pg_proc.h"
+static inline AclResult
+adjlist_proc_aclcheck(Oid procid, Oid roleid, AclMode mode)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_aclcheck(ProcedureRelationId, procid, roleid, mode);
+#else
+	return pg_proc_aclcheck(procid, roleid, mode);
+#endif
+}
+
 /* ExecInsertIndexTuples() gained "onlySummarizing" in 16. */
 #if PG_VERSION_NUM >= 160000
 #define ADJLIST_INSERT_INDEX_TUPLES(rri, slot, estate, noDupErr, specConflict, arbiters) \

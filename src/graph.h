@@ -4,8 +4,9 @@
  *	  Reading a graph stored as an adjacency list: declarations shared by
  *	  graph_meta.c (what a table looks like), graph_reader.c and
  *	  graph_scan_*.c (the edge scan), graph_query.c (one-hop functions),
- *	  graph_traverse.c (multi-hop functions) and graph_weighted.c
- *	  (weighted shortest paths).
+ *	  graph_traverse.c (multi-hop functions), graph_weighted.c
+ *	  (weighted shortest paths) and graph_columns.c (keys-only twins of
+ *	  the one-hop functions, chosen by the planner).
  *
  *-------------------------------------------------------------------------
  */
@@ -219,5 +220,11 @@ extern void graph_expand(GraphReader *rd, const EdgeConvention *conv, Direction 
 						 const char *node, int nodelen, NeighborCallback cb, void *arg);
 extern GraphTable *graph_open(Oid relid, Direction dir, bool want_data);
 extern ArrayType *graph_path_array(GraphTable *g, NodeSet *set, GNode *node);
+
+/* graph_columns.c: keys-only twins of neighbors() and reverse_neighbors() */
+struct SupportRequestSimplify;
+extern Node *graph_columns_simplify(struct SupportRequestSimplify *req);
+extern const char *graph_columns_estimated_as(const char *fn);
+extern void graph_columns_check_twin(FunctionCallInfo fcinfo);
 
 #endif							/* ADJLIST_GRAPH_H */

@@ -2,9 +2,10 @@
  *
  * graph_estimate.c
  *	  How many rows a graph function returns, for the planner: the support
- *	  function (SupportRequestRows) of neighbors(), reverse_neighbors(),
- *	  traverse(), common_neighbors(), walk_ranked() (and the ranked walks
- *	  written over it), query() and batch_get().
+ *	  function (SupportRequestRows) of neighbors(), reverse_neighbors()
+ *	  (and their keys-only twins), traverse(), common_neighbors(),
+ *	  walk_ranked() (and the ranked walks written over it), query() and
+ *	  batch_get().  It passes SupportRequestSimplify to graph_columns.c.
  *
  * Estimates come from the statistics ANALYZE keeps of the base table, as a
  * WHERE clause's would: the rows per node are the table's rows over the
@@ -544,6 +545,8 @@ adjlist_graph_rows(PG_FUNCTION_ARGS)
 	char	   *fn;
 	double		rows;
 
+	if (IsA(rawreq, SupportRequestSimplify))
+		PG_RETURN_POINTER(graph_columns_simplify((SupportRequestSimplify *) rawreq));
 	if (!IsA(rawreq, SupportRequestRows))
 		PG_RETURN_POINTER(NULL);
 	req = (SupportRequestRows *) rawreq;
@@ -552,7 +555,7 @@ adjlist_graph_rows(PG_FUNCTION_ARGS)
 	fn = get_func_name(req->funcid);
 	if (fn == NULL)
 		PG_RETURN_POINTER(NULL);
-	rows = estimate(fn, req->root, ((FuncExpr *) req->node)->args);
+	rows = estimate(graph_columns_estimated_as(fn), req->root, ((FuncExpr *) req->node)->args);
 	if (rows <= 0)
 		PG_RETURN_POINTER(NULL);
 	req->rows = rows;

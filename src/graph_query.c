@@ -11,6 +11,10 @@
  * of edges from growing the call's memory by more than the tuplestore
  * itself (which spills to disk past work_mem).
  *
+ * neighbors_keys and reverse_neighbors_keys, which the planner puts in
+ * place of a call whose data column the query does not read
+ * (graph_columns.c), return the same rows with data NULL.
+ *
  * Each takes an edge_filter (its last argument): only edges whose data
  * contains it count, tested by the scan before the limit counts an edge.
  *
@@ -38,6 +42,8 @@
 
 PG_FUNCTION_INFO_V1(adjlist_neighbors);
 PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors);
+PG_FUNCTION_INFO_V1(adjlist_neighbors_keys);
+PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors_keys);
 PG_FUNCTION_INFO_V1(adjlist_degree);
 PG_FUNCTION_INFO_V1(adjlist_has_edge);
 
@@ -47,6 +53,7 @@ typedef struct EmitState
 	TupleDesc	desc;
 	const EdgeConvention *conv;
 	bool		reverse;
+	bool		with_data;		/* false: data is NULL (a keys-only twin) */
 	MemoryContext rowcxt;
 } EmitState;
 
@@ -70,8 +77,8 @@ emit_edge(void *arg, const GraphEdge *edge)
 			PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
 		values[0] = (st->reverse && nb == edge->pk) ? values[1] :
 			PointerGetDatum(adjkey_from_utf8(nb, nblen));
-		values[3] = edge->data;
-		nulls[3] = edge->data_isnull;
+		values[3] = st->with_data ? edge->data : (Datum) 0;
+		nulls[3] = !st->with_data || edge->data_isnull;
 		tuplestore_putvalues(st->ts, st->desc, values, nulls);
 	}
 	MemoryContextSwitchTo(old);
@@ -126,10 +133,13 @@ neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
 /*
  * neighbors(tbl, node, edge_prefix, lim, after, backward, target_prefix,
  *			 sk_is_target, edge_filter, exclusive_start_key) and
- * reverse_neighbors(...): the same arguments.
+ * reverse_neighbors(...): the same arguments.  Without with_data (the
+ * keys-only twins, graph_columns.c) the data column is NULL and the scan
+ * reads the index only, unless an edge_filter needs the data.  The
+ * privileges asked are the same either way.
  */
 static Datum
-neighbors_common(FunctionCallInfo fcinfo, bool reverse)
+neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	EdgeConvention conv;
@@ -165,7 +175,7 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	req.conv = &conv;
 	req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
 	req.limit = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
-	req.want_data = true;
+	req.want_data = with_data;
 	if (!PG_ARGISNULL(3) && req.limit <= 0)
 		return (Datum) 0;
 
@@ -185,6 +195,7 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 	st.desc = rsinfo->setDesc;
 	st.conv = &conv;
 	st.reverse = reverse;
+	st.with_data = with_data;
 	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
 									  ALLOCSET_SMALL_SIZES);
 	graph_scan(g, &req, emit_edge, &st);
@@ -195,13 +206,28 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse)
 Datum
 adjlist_neighbors(PG_FUNCTION_ARGS)
 {
-	return neighbors_common(fcinfo, false);
+	return neighbors_common(fcinfo, false, true);
 }
 
 Datum
 adjlist_reverse_neighbors(PG_FUNCTION_ARGS)
 {
-	return neighbors_common(fcinfo, true);
+	return neighbors_common(fcinfo, true, true);
+}
+
+/* neighbors_keys(...), reverse_neighbors_keys(...): the same rows, data NULL */
+Datum
+adjlist_neighbors_keys(PG_FUNCTION_ARGS)
+{
+	graph_columns_check_twin(fcinfo);
+	return neighbors_common(fcinfo, false, false);
+}
+
+Datum
+adjlist_reverse_neighbors_keys(PG_FUNCTION_ARGS)
+{
+	graph_columns_check_twin(fcinfo);
+	return neighbors_common(fcinfo, true, false);
 }
 
 /* ----------------------------------------------------------------------

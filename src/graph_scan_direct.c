@@ -154,6 +154,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 	IndexScanDesc scan = ds->scan;
 	bool		pnull;
 	bool		snull;
+	Datum		keys[INDEX_MAX_KEYS];
+	bool		nulls[INDEX_MAX_KEYS];
 
 	for (;;)
 	{
@@ -179,8 +181,15 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
 								  scan->xs_snapshot);
 			}
-			*partd = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &pnull);
-			*sortd = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &snull);
+			/*
+			 * Both keys in one pass over the tuple: index_getattr() of the
+			 * sort key would walk the varlena partition key again.
+			 */
+			index_deform_tuple(scan->xs_itup, scan->xs_itupdesc, keys, nulls);
+			*partd = keys[0];
+			pnull = nulls[0];
+			*sortd = keys[1];
+			snull = nulls[1];
 			*data = (Datum) 0;
 			*data_isnull = true;
 		}

@@ -51,6 +51,35 @@ RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 COMMENT ON FUNCTION reverse_neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
 	'in-edges of a node through the inverted index, in source order, with keyset pagination (exclusive_start_key = the last row''s key {pk, sk}; after = its pk, the source, an alias); only those whose data contains edge_filter';
 
+-- The keys-only twins: the same arguments, columns and rows, with data
+-- NULL, read from the index only.  The planner calls one in place of
+-- neighbors() / reverse_neighbors() in FROM when the query does not read
+-- data (graph_columns.c); a twin runs only for a caller who may execute
+-- its original.
+CREATE OR REPLACE FUNCTION neighbors_keys(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_neighbors_keys'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
+COMMENT ON FUNCTION neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'the rows of neighbors() with data NULL: reads the index only (the planner uses it when a query does not read data)';
+
+CREATE OR REPLACE FUNCTION reverse_neighbors_keys(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors_keys'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
+COMMENT ON FUNCTION reverse_neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'the rows of reverse_neighbors() with data NULL: reads the inverted index only (the planner uses it when a query does not read data)';
+
 CREATE OR REPLACE FUNCTION degree(
 	tbl regclass, node adjkey, edge_prefix text, direction text DEFAULT 'out',
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,

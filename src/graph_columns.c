@@ -1,0 +1,388 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_columns.c
+ *	  Keys-only one-hop reads: a call of neighbors() or reverse_neighbors()
+ *	  in FROM whose data column the query never reads is replaced, while
+ *	  the query is planned, by its twin neighbors_keys() or
+ *	  reverse_neighbors_keys(): the same rows with data NULL, read from the
+ *	  index only (no heap fetch on all-visible pages, no data copied).
+ *
+ * A set-returning function is not told which of its columns are read, but
+ * its planner support function (adjlist_graph_rows, graph_estimate.c, which
+ * dispatches SupportRequestSimplify here) sees the call while the query is
+ * planned.  The call is recognized as the function of one of the query's
+ * range table entries (same function, same arguments once expanded and
+ * simplified as the planner did); the whole query is then searched for a
+ * Var of that entry's data column or a whole-row Var of the entry, at
+ * every subquery level, through join alias variables and UNION ALL
+ * translations.  Anything not understood keeps the original function: a
+ * call outside FROM, in ROWS FROM with other functions, WITH ORDINALITY,
+ * an entry that cannot be told apart from another.
+ *
+ * The twins have the same arguments and OUT columns as the originals, so
+ * the range table entry stays valid.  They are called with the caller's
+ * privileges on the original: a twin refuses a caller without EXECUTE on
+ * neighbors() / reverse_neighbors(), so revoking EXECUTE on those keeps
+ * covering a rewritten query and a direct call of a twin.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_func.h"
+#include "parser/parsetree.h"
+#include "utils/acl.h"
+#include "utils/regproc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "compat.h"
+#include "graph.h"
+
+#define KEYS_SUFFIX "_keys"
+
+/* The functions that have a keys-only twin, and the twins. */
+static const char *const originals[] = {"neighbors", "reverse_neighbors"};
+static const char *const twins[] = {"neighbors_keys", "reverse_neighbors_keys"};
+
+/*
+ * The function named name in the namespace of, and with the argument
+ * types of, function funcid; InvalidOid if there is none.
+ */
+static Oid
+sibling_function(Oid funcid, const char *name)
+{
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	Form_pg_proc proc;
+	char	   *nsp;
+	Oid			found;
+
+	if (!HeapTupleIsValid(tp))
+		return InvalidOid;
+	proc = (Form_pg_proc) GETSTRUCT(tp);
+	nsp = get_namespace_name(proc->pronamespace);
+	found = nsp == NULL ? InvalidOid :
+		LookupFuncName(list_make2(makeString(nsp), makeString(pstrdup(name))),
+					   proc->pronargs, proc->proargtypes.values, true);
+	ReleaseSysCache(tp);
+	return found;
+}
+
+/* The row type of a function with OUT parameters (NULL if it has none). */
+static TupleDesc
+result_desc(Oid funcid)
+{
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	TupleDesc	desc;
+
+	if (!HeapTupleIsValid(tp))
+		return NULL;
+	desc = build_function_result_tupdesc_t(tp);
+	ReleaseSysCache(tp);
+	return desc;
+}
+
+/*
+ * The keys-only twin of funcid, when it is neighbors() or
+ * reverse_neighbors() and its twin exists with the same columns (an
+ * extension whose catalog is not updated yet has none); *data_att is the
+ * data column's attribute number.
+ */
+static Oid
+keys_twin(Oid funcid, AttrNumber *data_att)
+{
+	char	   *name = get_func_name(funcid);
+	Oid			twin = InvalidOid;
+	TupleDesc	a;
+	TupleDesc	b;
+
+	for (int i = 0; name != NULL && i < (int) lengthof(originals); i++)
+		if (strcmp(name, originals[i]) == 0)
+			twin = sibling_function(funcid, twins[i]);
+	if (!OidIsValid(twin))
+		return InvalidOid;
+	a = result_desc(funcid);
+	b = result_desc(twin);
+	if (a == NULL || b == NULL || a->natts != b->natts)
+		return InvalidOid;
+	*data_att = InvalidAttrNumber;
+	for (int i = 0; i < a->natts; i++)
+	{
+		Form_pg_attribute x = TupleDescAttr(a, i);
+		Form_pg_attribute y = TupleDescAttr(b, i);
+
+		if (x->atttypid != y->atttypid || strcmp(NameStr(x->attname), NameStr(y->attname)) != 0)
+			return InvalidOid;
+		if (strcmp(NameStr(x->attname), "data") == 0)
+			*data_att = i + 1;
+	}
+	return *data_att != InvalidAttrNumber ? twin : InvalidOid;
+}
+
+/* ----------------------------------------------------------------------
+ * Which range table entry the call is
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct CallCount
+{
+	Oid			funcid;
+	int			n;
+} CallCount;
+
+/* Calls of funcid at this query level (not in sublinks' subqueries). */
+static bool
+count_calls_walker(Node *node, void *arg)
+{
+	CallCount  *cc = (CallCount *) arg;
+
+	if (node == NULL || IsA(node, Query))
+		return false;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == cc->funcid)
+		cc->n++;
+	return expression_tree_walker(node, count_calls_walker, arg);
+}
+
+/* The call alone in a FROM item without ordinality, or NULL. */
+static FuncExpr *
+from_call(RangeTblEntry *rte, Oid funcid)
+{
+	RangeTblFunction *rtf;
+
+	if (rte->rtekind != RTE_FUNCTION || rte->funcordinality ||
+		list_length(rte->functions) != 1)
+		return NULL;
+	rtf = linitial_node(RangeTblFunction, rte->functions);
+	if (!IsA(rtf->funcexpr, FuncExpr) || ((FuncExpr *) rtf->funcexpr)->funcid != funcid)
+		return NULL;
+	return (FuncExpr *) rtf->funcexpr;
+}
+
+/*
+ * The arguments of a call of the range table as the planner simplifies
+ * them: defaults and named arguments put in place, constants folded.
+ */
+static List *
+planned_args(PlannerInfo *root, FuncExpr *f)
+{
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(f->funcid));
+	List	   *args;
+
+	if (!HeapTupleIsValid(tp))
+		return NIL;
+	args = expand_function_arguments(copyObject(f->args), false, f->funcresulttype, tp);
+	ReleaseSysCache(tp);
+	return (List *) eval_const_expressions(root, (Node *) args);
+}
+
+/*
+ * The range table indexes of the FROM items that may be this call, or NIL
+ * when the call may be elsewhere too (the function is called outside a
+ * plain FROM item at this level).
+ */
+static List *
+call_entries(PlannerInfo *root, FuncExpr *call)
+{
+	Query	   *q = root->parse;
+	CallCount	cc = {call->funcid, 0};
+	List	   *rtis = NIL;
+	int			in_from = 0;
+	Index		rti = 0;
+	ListCell   *lc;
+
+	(void) query_tree_walker(q, count_calls_walker, &cc, QTW_IGNORE_RC_SUBQUERIES);
+	foreach(lc, q->rtable)
+	{
+		FuncExpr   *f = from_call(lfirst_node(RangeTblEntry, lc), call->funcid);
+
+		rti++;
+		if (f == NULL)
+			continue;
+		in_from++;
+		if (equal(planned_args(root, f), call->args))
+			rtis = lappend_int(rtis, (int) rti);
+	}
+	if (cc.n != in_from)
+		return NIL;
+	return rtis;
+}
+
+/* ----------------------------------------------------------------------
+ * Whether the query reads the data column of an entry
+ * ----------------------------------------------------------------------
+ */
+
+typedef struct ReadsData
+{
+	Query	   *top;			/* the query of the call's level */
+	int			rti;			/* the call's entry in top->rtable */
+	AttrNumber	att;			/* its data column */
+	int			sublevels_up;	/* how deep the walk is below top */
+} ReadsData;
+
+static bool reads_data_walker(Node *node, void *arg);
+
+/* A Var of a join of the call's level: whether what it stands for reads data. */
+static bool
+join_var_reads(Var *v, ReadsData *ctx)
+{
+	RangeTblEntry *rte;
+	int			save = ctx->sublevels_up;
+	bool		reads;
+
+	if (v->varno < 1 || v->varno > list_length(ctx->top->rtable))
+		return false;
+	rte = rt_fetch(v->varno, ctx->top->rtable);
+	if (rte->rtekind != RTE_JOIN)
+		return false;
+	if (rte->joinaliasvars == NIL || v->varattno < 0 ||
+		v->varattno > list_length(rte->joinaliasvars))
+		return true;			/* cannot tell */
+	ctx->sublevels_up = 0;		/* the aliases are Vars of the top level */
+	reads = reads_data_walker(v->varattno == 0 ? (Node *) rte->joinaliasvars :
+							  (Node *) list_nth(rte->joinaliasvars, v->varattno - 1), ctx);
+	ctx->sublevels_up = save;
+	return reads;
+}
+
+static bool
+reads_data_walker(Node *node, void *arg)
+{
+	ReadsData  *ctx = (ReadsData *) arg;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if ((int) v->varlevelsup != ctx->sublevels_up)
+			return false;
+		if (v->varno == ctx->rti)
+			return v->varattno == ctx->att || v->varattno == InvalidAttrNumber;
+		return join_var_reads(v, ctx);
+	}
+	if (IsA(node, Query))
+	{
+		bool		reads;
+
+		ctx->sublevels_up++;
+		reads = query_tree_walker((Query *) node, reads_data_walker, arg,
+								  QTW_IGNORE_JOINALIASES);
+		ctx->sublevels_up--;
+		return reads;
+	}
+	return expression_tree_walker(node, reads_data_walker, arg);
+}
+
+/*
+ * Whether the query of root reads the data column att (or the whole row)
+ * of range table entry rti: anywhere in it, in its subqueries, or through
+ * the translations of a UNION ALL pulled up into it.
+ */
+static bool
+query_reads_data(PlannerInfo *root, Index rti, AttrNumber att)
+{
+	ReadsData	ctx = {root->parse, (int) rti, att, 0};
+	ListCell   *lc;
+
+	if (query_tree_walker(root->parse, reads_data_walker, &ctx, QTW_IGNORE_JOINALIASES))
+		return true;
+	foreach(lc, root->append_rel_list)
+	{
+		AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
+
+		if (reads_data_walker((Node *) ai->translated_vars, &ctx))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * SupportRequestSimplify of neighbors() and reverse_neighbors(): the call
+ * of the keys-only twin when the call is a FROM item whose data column
+ * the query does not read, else NULL (the call is kept).
+ */
+Node *
+graph_columns_simplify(SupportRequestSimplify *req)
+{
+	FuncExpr   *call = req->fcall;
+	PlannerInfo *root = req->root;
+	AttrNumber	data_att;
+	Oid			twin;
+	List	   *rtis;
+	ListCell   *lc;
+	FuncExpr   *keys;
+
+	if (root == NULL || root->parse == NULL)
+		return NULL;
+	twin = keys_twin(call->funcid, &data_att);
+	if (!OidIsValid(twin) ||
+		adjlist_proc_aclcheck(twin, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		return NULL;
+	rtis = call_entries(root, call);
+	if (rtis == NIL)
+		return NULL;
+	foreach(lc, rtis)
+		if (query_reads_data(root, (Index) lfirst_int(lc), data_att))
+			return NULL;
+	keys = copyObject(call);
+	keys->funcid = twin;
+	return (Node *) keys;
+}
+
+/*
+ * The function whose row estimate a function's is: the original's for a
+ * twin, its own for any other.
+ */
+const char *
+graph_columns_estimated_as(const char *fn)
+{
+	for (int i = 0; i < (int) lengthof(twins); i++)
+		if (strcmp(fn, twins[i]) == 0)
+			return originals[i];
+	return fn;
+}
+
+/*
+ * A twin is called with the privileges of its original: an error unless
+ * the caller may execute neighbors() / reverse_neighbors() (found once per
+ * call site, kept in fn_extra).
+ */
+void
+graph_columns_check_twin(FunctionCallInfo fcinfo)
+{
+	Oid		   *original = (Oid *) fcinfo->flinfo->fn_extra;
+
+	if (original == NULL)
+	{
+		Oid			self = fcinfo->flinfo->fn_oid;
+		char	   *name = get_func_name(self);
+		size_t		len = name ? strlen(name) : 0;
+
+		original = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
+		if (len > strlen(KEYS_SUFFIX) &&
+			strcmp(name + len - strlen(KEYS_SUFFIX), KEYS_SUFFIX) == 0)
+			*original = sibling_function(self, pnstrdup(name, len - strlen(KEYS_SUFFIX)));
+		if (!OidIsValid(*original))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("function %s has no original to take its privileges from",
+							format_procedure(self)),
+					 errdetail("A keys-only function needs the function it is the twin of in its schema, with the same arguments.")));
+		fcinfo->flinfo->fn_extra = original;
+	}
+	if (adjlist_proc_aclcheck(*original, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(*original));
+}
