@@ -54,35 +54,63 @@ typedef struct EmitState
 	const EdgeConvention *conv;
 	bool		reverse;
 	bool		with_data;		/* false: data is NULL (a keys-only twin) */
-	MemoryContext rowcxt;
+	struct varlena *nbkey;		/* the neighbor's key, rebuilt for each row */
+	char	   *tbuf;			/* target_prefix + rest, for each row */
+	MemoryContext rowcxt;		/* keys the scan gave as bytes only */
 } EmitState;
+
+/*
+ * A key datum of bytes: the scan's own datum when the bytes are its, else
+ * the row's neighbor key buffer (the tuplestore copies the row).
+ */
+static Datum
+neighbor_datum(EmitState *st, const GraphEdge *edge, const char *nb, int nblen)
+{
+	if (nb == edge->pk && nblen == edge->pklen && edge->pkdatum)
+		return edge->pkdatum;
+	if (nb == edge->sk && nblen == edge->sklen && edge->skdatum)
+		return edge->skdatum;
+	SET_VARSIZE(st->nbkey, VARHDRSZ + nblen);
+	memcpy(VARDATA(st->nbkey), nb, nblen);
+	return PointerGetDatum(st->nbkey);
+}
 
 static bool
 emit_edge(void *arg, const GraphEdge *edge)
 {
 	EmitState  *st = (EmitState *) arg;
-	MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 	const char *nb;
 	int			nblen;
-	char	   *buf = NULL;
+	bool		own_keys = edge->pkdatum && edge->skdatum;
+	MemoryContext old = NULL;
 
-	if (graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &buf))
+	if (!graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &st->tbuf))
+		return true;
+	/* (a neighbor has at most ADJKEY_MAX_BYTES: graph_edge_neighbor) */
+	values[0] = neighbor_datum(st, edge, nb, nblen);
+	if (own_keys)
 	{
-		/* the scan's own datums when it has them: the tuplestore copies */
+		values[1] = edge->pkdatum;
+		values[2] = edge->skdatum;
+	}
+	else
+	{
+		old = MemoryContextSwitchTo(st->rowcxt);
 		values[1] = edge->pkdatum ? edge->pkdatum :
 			PointerGetDatum(adjkey_from_utf8(edge->pk, edge->pklen));
 		values[2] = edge->skdatum ? edge->skdatum :
 			PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
-		values[0] = (st->reverse && nb == edge->pk) ? values[1] :
-			PointerGetDatum(adjkey_from_utf8(nb, nblen));
-		values[3] = st->with_data ? edge->data : (Datum) 0;
-		nulls[3] = !st->with_data || edge->data_isnull;
-		tuplestore_putvalues(st->ts, st->desc, values, nulls);
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(st->rowcxt);
+	values[3] = st->with_data ? edge->data : (Datum) 0;
+	nulls[3] = !st->with_data || edge->data_isnull;
+	tuplestore_putvalues(st->ts, st->desc, values, nulls);
+	if (!own_keys)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(st->rowcxt);
+	}
 	return true;
 }
 
@@ -196,6 +224,8 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 	st.conv = &conv;
 	st.reverse = reverse;
 	st.with_data = with_data;
+	st.nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
+	st.tbuf = NULL;
 	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
 									  ALLOCSET_SMALL_SIZES);
 	graph_scan(g, &req, emit_edge, &st);
