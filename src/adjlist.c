@@ -47,6 +47,8 @@
  *	graph_weighted.c	shortest_path_weighted (Dijkstra)
  *	graph_export.c		DOT and Mermaid export
  *	graph_estimate.c	the planner's row estimates of the graph functions
+ *	graph_columns.c		keys-only twins of neighbors and reverse_neighbors,
+ *						chosen by the planner when data is not read
  *	table_options.c		a table's payload and expiry columns, sweep_expired()
  *	uninstall.c			adjlist_uninstall()
  *
@@ -64,7 +66,7 @@
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
  *	7. graph algorithms: graph_query.c, graph_dynamo_query.c,
  *	   graph_batch_get.c, graph_nodes.c, graph_traverse.c, graph_rank.c,
- *	   graph_weighted.c, graph_export.c, graph_estimate.c
+ *	   graph_weighted.c, graph_export.c, graph_estimate.c, graph_columns.c
  *
  * The SQL objects are created by adjlist--<version>.sql, which the
  * Makefile assembles from src/sql/.
