@@ -70,6 +70,8 @@ typedef struct DirectScan
 	int			nkeys;
 	bool		index_only;
 	AttrNumber	data_att;
+	const char *endprefix;		/* the scan ends at the first sk without it */
+	int			endprefixlen;
 } DirectScan;
 
 struct DirectReader
@@ -125,6 +127,7 @@ direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 {
 	MemoryContext oldcxt;
 
+	ds->endprefix = NULL;		/* direct_scan sets it for its scan */
 	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
 							 ds->data_att != data_att))
 		direct_scan_close(ds);
@@ -141,6 +144,33 @@ direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 	ds->index_only = index_only;
 	ds->data_att = data_att;
 	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * Does the index tuple's sort key begin with the scan's end prefix?  A
+ * forward index-only scan of an edge prefix positions itself with sk >=
+ * prefix and ends here, at the first key without it (keys sort by their
+ * bytes, so the range is contiguous), instead of testing a third scan key
+ * through fmgr on every tuple.  Read before the visibility check, so a
+ * tuple past the range costs no heap access nor predicate lock.
+ */
+static bool
+in_end_prefix(DirectScan *ds)
+{
+	IndexScanDesc scan = ds->scan;
+	bool		isnull;
+	Datum		d = index_getattr(scan->xs_itup, 2, scan->xs_itupdesc, &isnull);
+	struct varlena *v;
+	bool		in;
+
+	if (isnull)
+		return true;			/* no edge: direct_scan_next skips it */
+	v = DatumGetAdjkeyPP(d);
+	in = ADJKEY_LEN(v) >= ds->endprefixlen &&
+		memcmp(ADJKEY_DATA(v), ds->endprefix, ds->endprefixlen) == 0;
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	return in;
 }
 
 /*
@@ -163,6 +193,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 			ItemPointer tid = index_getnext_tid(scan, dir);
 
 			if (tid == NULL)
+				return false;
+			if (ds->endprefix != NULL && !in_end_prefix(ds))
 				return false;
 			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
 			{
@@ -467,6 +499,7 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 	Datum		partd;
 	Datum		sortd;
 	MemoryContext callercxt;
+	const char *endprefix = NULL;
 
 	if (req->want_data || req->need_data || req->conv->filter != NULL)
 		data_att = reverse ? g->inv_data : g->base_data;
@@ -475,17 +508,27 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 		from_base = true;
 	index_only = (data_att == 0);
 
-	/* keys[0], the partition, is set per scan below */
+	/*
+	 * keys[0], the partition, is set per scan below.  The edge prefix: sk
+	 * >= prefix positions a forward scan, and an index-only one ends in C
+	 * at the first key without the prefix (in_end_prefix); otherwise sk <
+	 * the prefix's successor ends it (and positions a backward scan).
+	 */
 	if (plen > 0)
 	{
-		char	   *succ = palloc(plen + 4);
-		int			slen = adjkey_prefix_successor(prefix, plen, succ);
-
 		ScanKeyInit(&keys[nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
 					key_datum(prefix, plen));
-		if (slen >= 0)
-			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
-						key_datum(succ, slen));
+		if (index_only && nshards == 0 && ScanDirectionIsForward(dir))
+			endprefix = prefix;
+		else
+		{
+			char	   *succ = palloc(plen + 4);
+			int			slen = adjkey_prefix_successor(prefix, plen, succ);
+
+			if (slen >= 0)
+				ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+							key_datum(succ, slen));
+		}
 	}
 	if (req->after != NULL)
 	{
@@ -504,6 +547,8 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc,
 					key_datum(part, partlen));
 		direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
+		ds->endprefix = endprefix;
+		ds->endprefixlen = plen;
 
 		/*
 		 * The index AM allocates during a scan (btree's list of killed
