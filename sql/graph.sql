@@ -195,6 +195,10 @@ FROM traverse('pfx', 'M', 'E~', 1) ORDER BY node;
 CREATE TABLE bin (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
 INSERT INTO bin SELECT 'K' || g, 'E#K' || (2 * g + b), NULL
 FROM generate_series(1, 1023) g, generate_series(0, 1) b;
+ANALYZE bin;	-- counted: big levels of reachable_count read by one pass
 SELECT depth, count(*) FROM traverse('bin', 'K1', 'E#', 11) GROUP BY depth ORDER BY depth;
-SELECT reachable_count('bin', 'K1', 'E#', 10) AS k1, reachable_count('bin', 'K10', 'E#', 3) AS k10;
+SELECT reachable_count('bin', 'K1', 'E#', 10) AS k1, reachable_count('bin', 'K10', 'E#', 3) AS k10,
+	   reachable_count('bin', 'K1', 'E#', 8) AS k1_8, reachable_count('bin', 'K3', 'E#', 9) AS k3_9;
+SELECT node, score FROM walk_ranked('bin', 'K2', '{E#,E#,E#}', '{out,out,out}') ORDER BY node LIMIT 3;
+SELECT count(*), sum(score) FROM walk_ranked('bin', 'K1', '{E#,E#,E#}', '{out,out,out}');
 SELECT path FROM traverse('bin', 'K1', 'E#', 3, with_path => true) WHERE node = 'K10';

@@ -138,6 +138,7 @@ extern int	adjlist_max_memory;
 extern GraphReader *graph_reader_begin(GraphTable *g);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
+extern void graph_reader_any_order(GraphReader *r);
 extern void graph_reader_end(GraphReader *r);
 extern int64 graph_reader_scan_one(GraphReader *r, const GraphScan *req,
 								   GraphEdgeCallback cb, void *arg);
