@@ -167,3 +167,38 @@ CREATE TABLE not_graph (id int PRIMARY KEY, name text);
 SELECT * FROM neighbors('not_graph', 'USER#alice', 'FRIEND#');
 CREATE TABLE one_key (pk adjkey PRIMARY KEY);
 SELECT * FROM neighbors('one_key', 'USER#alice', 'FRIEND#');
+
+-- where a prefix's range ends: a forward scan stops at the first sort key
+-- without the prefix; keys just past it, and a node key ending in the
+-- largest character (no successor in its last place)
+CREATE TABLE pfx (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO pfx VALUES ('A', 'E}z', NULL), ('A', 'E~a', NULL), ('A', 'E~~', NULL),
+	('A', 'E~' || U&'\+10FFFF', NULL), ('A', 'F', NULL), ('A', 'E/x', NULL), ('A', 'E0', NULL),
+	('A', 'E/', NULL), ('M', 'E~Z' || U&'\+10FFFF', NULL), ('M', 'E~Z' || U&'\+10FFFF' || 'a', NULL),
+	('M', 'E~Z' || U&'\+10FFFF' || U&'\+10FFFF', NULL), ('M', 'E~[', NULL);
+SELECT encode(convert_to(node::text, 'UTF8'), 'hex') AS node_hex, depth
+FROM traverse('pfx', 'A', 'E~', 1) ORDER BY node;
+SELECT node, depth FROM traverse('pfx', 'A', 'E/', 1) ORDER BY node;
+SELECT reachable_count('pfx', 'A', 'E~', 1) AS tilde, reachable_count('pfx', 'A', 'E/', 1) AS slash,
+	   reachable_count('pfx', 'A', '', 1, sk_is_target => true) AS every_sk;
+SELECT has_edge('pfx', 'M', ('Z' || U&'\+10FFFF')::adjkey, 'E~') AS max_char,
+	   has_edge('pfx', 'M', ('Z' || U&'\+10FFFF' || 'a')::adjkey, 'E~') AS max_char_a,
+	   has_edge('pfx', 'M', ('Z' || U&'\+10FFFF' || 'b')::adjkey, 'E~') AS max_char_b,
+	   has_edge('pfx', 'M', 'Z', 'E~') AS shorter;
+SELECT encode(convert_to(neighbor::text, 'UTF8'), 'hex') AS neighbor_hex
+FROM neighbors('pfx', 'M', 'E~') ORDER BY neighbor;
+SELECT encode(convert_to(node::text, 'UTF8'), 'hex') AS node_hex
+FROM traverse('pfx', 'M', 'E~', 1) ORDER BY node;
+
+-- node keys that are byte prefixes of each other, in sets that grow
+-- (K<g> -> K<2g>, K<2g+1>: K1, K10, K100 ... are distinct nodes)
+CREATE TABLE bin (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO bin SELECT 'K' || g, 'E#K' || (2 * g + b), NULL
+FROM generate_series(1, 1023) g, generate_series(0, 1) b;
+ANALYZE bin;	-- counted: big levels of reachable_count read by one pass
+SELECT depth, count(*) FROM traverse('bin', 'K1', 'E#', 11) GROUP BY depth ORDER BY depth;
+SELECT reachable_count('bin', 'K1', 'E#', 10) AS k1, reachable_count('bin', 'K10', 'E#', 3) AS k10,
+	   reachable_count('bin', 'K1', 'E#', 8) AS k1_8, reachable_count('bin', 'K3', 'E#', 9) AS k3_9;
+SELECT node, score FROM walk_ranked('bin', 'K2', '{E#,E#,E#}', '{out,out,out}') ORDER BY node LIMIT 3;
+SELECT count(*), sum(score) FROM walk_ranked('bin', 'K1', '{E#,E#,E#}', '{out,out,out}');
+SELECT path FROM traverse('bin', 'K1', 'E#', 3, with_path => true) WHERE node = 'K10';

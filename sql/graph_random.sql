@@ -14,6 +14,9 @@ INSERT INTO rg SELECT 'N#' || g, 'PROFILE', '{}' FROM generate_series(0, 300, 7)
 INSERT INTO rg SELECT 'N#' || g, 'F#N#' || (g * 7 % 300), NULL FROM generate_series(0, 300, 3) g
 	ON CONFLICT DO NOTHING;
 SELECT create_inverted_index('rg');
+-- counted rows: big levels of reachable_count and walk_ranked are then
+-- read by one pass over the index instead of a descent per node
+ANALYZE rg, rg_inverted;
 SELECT count(*) > 1000 AS many_edges FROM rg WHERE sk ^@ 'E#';
 
 -- the same graph, partitioned: graph functions take the SPI path
@@ -55,6 +58,16 @@ SELECT dir, tbl, count(*) AS starts,
 						<> (SELECT count(*) FROM ref3 r WHERE r.s = x.s AND r.dir = d.dir)) AS wrong_count
 FROM starts x, (VALUES ('out'), ('in'), ('both')) d(dir), (VALUES ('rg'::regclass), ('rgp')) t(tbl)
 GROUP BY dir, tbl ORDER BY dir, tbl::text;
+
+-- walk_ranked: the same ranking on both paths (levels by one pass over
+-- the index on rg, through SQL on rgp)
+SELECT dirs, count(*) AS starts,
+	   count(*) FILTER (WHERE EXISTS (SELECT * FROM walk_ranked('rg', s, '{E#,E#,E#}', dirs))) AS nonempty,
+	   count(*) FILTER (WHERE ARRAY(SELECT ROW(node, score) FROM walk_ranked('rg', s, '{E#,E#,E#}', dirs))
+						  IS DISTINCT FROM
+						  ARRAY(SELECT ROW(node, score) FROM walk_ranked('rgp', s, '{E#,E#,E#}', dirs))) AS differ
+FROM starts, (VALUES ('{out,out,out}'::text[]), ('{out,in,both}'), ('{in,in,out}')) d(dirs)
+GROUP BY dirs ORDER BY dirs;
 
 -- paths returned by traverse are real paths of the right length
 SELECT count(*) AS paths,

@@ -139,6 +139,7 @@ extern int	adjlist_max_memory;
 extern GraphReader *graph_reader_begin(GraphTable *g);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
+extern void graph_reader_any_order(GraphReader *r);
 extern void graph_reader_end(GraphReader *r);
 extern int64 graph_reader_scan_one(GraphReader *r, const GraphScan *req,
 								   GraphEdgeCallback cb, void *arg);
@@ -188,19 +189,27 @@ typedef struct NodeKey
 
 typedef struct GNode
 {
-	NodeKey		key;			/* hash key: must be first */
+	NodeKey		key;			/* the node's bytes, in the set's arena */
 	int32		id;
 	int32		depth;
 	int32		parent;			/* id of the node it was reached from, or -1 */
 	int64		score;
 } GNode;
 
+struct nodehash_hash;
+
 typedef struct NodeSet
 {
-	struct HTAB *hash;
+	struct nodehash_hash *hash; /* (hash, id) entries: simplehash */
 	GNode	  **byid;			/* id -> node */
 	int32		n;
 	int32		cap;
+	GNode	   *nodes;			/* the current block of GNodes */
+	int32		nodes_free;		/* unused GNodes left in it */
+	char	   *arena;			/* the current block of key bytes */
+	Size		arena_free;		/* unused bytes left in it */
+	const char *probe;			/* the key being looked up (id -1) */
+	int			probelen;
 	MemoryContext cxt;			/* the set's memory */
 	MemoryContext charged;		/* what graph_charge() checks */
 	const char *what;			/* the function, for the error message */

@@ -5,8 +5,8 @@
  *	  directions, and the expansion of nodes (one, or a whole level) into
  *	  their neighbors.
  *
- * Visited nodes live in a hash table keyed by the node's bytes, copied once
- * into the set's memory context.  Two limits keep a call from exhausting
+ * Visited nodes live in a hash table (simplehash) keyed by the node's
+ * bytes, copied once into an arena of the set's memory context.  Two limits keep a call from exhausting
  * memory: adjlist.max_visited caps the nodes of one set, and the memory of
  * all of a call's sets is charged against adjlist.max_memory (bytes;
  * graph_reader.c), so a traversal that would grow without bound stops with
@@ -27,7 +27,6 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "adjlist.h"
@@ -38,27 +37,66 @@ int			adjlist_max_visited = 1000000;
 
 /* ----------------------------------------------------------------------
  * Node sets
+ *
+ * A simplehash table of (hash, id) entries: 12 bytes an entry, the hash
+ * compared before any byte, the bytes found through byid[id].  A lookup
+ * passes id -1, which stands for the key in set->probe.  GNodes are
+ * allocated a block at a time and never move (callers keep pointers to
+ * them); their key bytes are copied into an arena of blocks.  So the set
+ * allocates per block, never per probe or per node, and its memory is
+ * proportional to the nodes it holds.
  * ----------------------------------------------------------------------
  */
 
-static uint32
-nodekey_hash(const void *key, Size keysize)
-{
-	const NodeKey *k = (const NodeKey *) key;
+#define NODESET_INITIAL 64		/* small: walk_ranked makes a set per hop */
+#define NODE_BLOCK 256			/* GNodes per block */
+#define ARENA_BLOCK 8192		/* bytes per arena block */
+#define ARENA_OWN 1024			/* a key this long gets its own chunk */
 
-	return DatumGetUInt32(hash_any((const unsigned char *) k->data, k->len));
+typedef struct NodeEntry
+{
+	uint32		hash;
+	int32		id;				/* byid[id], or -1: the key being looked up */
+	char		status;			/* simplehash's */
+} NodeEntry;
+
+static inline uint32
+nodeset_hash_bytes(const char *data, int len)
+{
+	return hash_bytes((const unsigned char *) data, len);
 }
 
-static int
-nodekey_match(const void *a, const void *b, Size keysize)
+static inline bool
+nodeset_equal(NodeSet *set, int32 stored, int32 probe)
 {
-	const NodeKey *x = (const NodeKey *) a;
-	const NodeKey *y = (const NodeKey *) b;
+	const NodeKey *a = &set->byid[stored]->key;
 
-	if (x->len != y->len)
-		return 1;
-	return memcmp(x->data, y->data, x->len);
+	if (probe < 0)
+		return a->len == set->probelen && memcmp(a->data, set->probe, a->len) == 0;
+	return a->len == set->byid[probe]->key.len &&
+		memcmp(a->data, set->byid[probe]->key.data, a->len) == 0;
 }
+
+static inline uint32
+nodeset_hash_id(NodeSet *set, int32 id)
+{
+	if (id < 0)
+		return nodeset_hash_bytes(set->probe, set->probelen);
+	return nodeset_hash_bytes(set->byid[id]->key.data, set->byid[id]->key.len);
+}
+
+#define SH_PREFIX nodehash
+#define SH_ELEMENT_TYPE NodeEntry
+#define SH_KEY_TYPE int32
+#define SH_KEY id
+#define SH_HASH_KEY(tb, key) nodeset_hash_id((NodeSet *) (tb)->private_data, key)
+#define SH_EQUAL(tb, a, b) nodeset_equal((NodeSet *) (tb)->private_data, a, b)
+#define SH_STORE_HASH
+#define SH_GET_HASH(tb, a) ((a)->hash)
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
 
 /*
  * A new set in its own context under parent; parent is what the memory
@@ -67,19 +105,11 @@ nodekey_match(const void *a, const void *b, Size keysize)
 void
 nodeset_init(NodeSet *set, MemoryContext parent, const char *what)
 {
-	HASHCTL		ctl;
-
+	memset(set, 0, sizeof(*set));
 	set->cxt = AllocSetContextCreate(parent, "adjlist nodes", ALLOCSET_DEFAULT_SIZES);
 	set->charged = parent;
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(NodeKey);
-	ctl.entrysize = sizeof(GNode);
-	ctl.hash = nodekey_hash;
-	ctl.match = nodekey_match;
-	ctl.hcxt = set->cxt;
-	set->hash = hash_create("adjlist nodes", 1024, &ctl,
-							HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
-	set->cap = 1024;
+	set->hash = nodehash_create(set->cxt, NODESET_INITIAL, set);
+	set->cap = NODESET_INITIAL;
 	set->byid = MemoryContextAlloc(set->cxt, sizeof(GNode *) * set->cap);
 	set->n = 0;
 	set->what = what;
@@ -88,26 +118,84 @@ nodeset_init(NodeSet *set, MemoryContext parent, const char *what)
 GNode *
 nodeset_find(NodeSet *set, const char *data, int len)
 {
-	NodeKey		k = {data, len};
+	NodeEntry  *e;
 
-	return (GNode *) hash_search(set->hash, &k, HASH_FIND, NULL);
+	set->probe = data;
+	set->probelen = len;
+	e = nodehash_lookup_hash(set->hash, -1, nodeset_hash_bytes(data, len));
+	return e != NULL ? set->byid[e->id] : NULL;
 }
 
-/* Add a node; *isnew says whether it was not there yet.  Hashes once. */
+/* A copy of a node's bytes in the set's arena. */
+static const char *
+nodeset_copy_key(NodeSet *set, const char *data, int len)
+{
+	char	   *p;
+
+	if (len >= ARENA_OWN)
+		p = MemoryContextAlloc(set->cxt, len);
+	else
+	{
+		if (set->arena_free < (Size) len)
+		{
+			set->arena = MemoryContextAlloc(set->cxt, ARENA_BLOCK);
+			set->arena_free = ARENA_BLOCK;
+		}
+		p = set->arena;
+		set->arena += len;
+		set->arena_free -= len;
+	}
+	memcpy(p, data, len);
+	return p;
+}
+
+/* The GNode of a new node, id set->n; the caller fills the key. */
+static GNode *
+nodeset_new_node(NodeSet *set)
+{
+	GNode	   *node;
+
+	if (set->nodes_free == 0)
+	{
+		set->nodes = MemoryContextAlloc(set->cxt, sizeof(GNode) * NODE_BLOCK);
+		set->nodes_free = NODE_BLOCK;
+	}
+	node = set->nodes++;
+	set->nodes_free--;
+	if (set->n >= set->cap)
+	{
+		set->cap *= 2;
+		set->byid = repalloc(set->byid, sizeof(GNode *) * set->cap);
+	}
+	node->id = set->n;
+	node->depth = 0;
+	node->parent = -1;
+	node->score = 0;
+	set->byid[set->n] = node;
+	return node;
+}
+
+/* Add a node; *isnew says whether it was not there yet.  One probe. */
 GNode *
 nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 {
-	NodeKey		k = {data, len};
-	uint32		h = nodekey_hash(&k, sizeof(NodeKey));
+	NodeEntry  *e;
 	GNode	   *node;
 	bool		found;
 
-	node = (GNode *) hash_search_with_hash_value(set->hash, &k, h, HASH_FIND, NULL);
-	if (node != NULL)
+	set->probe = data;
+	set->probelen = len;
+	e = nodehash_insert_hash(set->hash, -1, nodeset_hash_bytes(data, len), &found);
+	if (found)
 	{
 		*isnew = false;
-		return node;
+		return set->byid[e->id];
 	}
+
+	/*
+	 * An error here leaves an entry of id -1 behind: the set is the
+	 * aborted call's, and nothing reads it again.
+	 */
 	if (set->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -116,19 +204,10 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 				 errhint("Raise adjlist.max_visited, or lower max_depth or the limit.")));
 	if ((set->n & 1023) == 1023)
 		graph_charge(set->charged, set->what);
-	k.data = MemoryContextAlloc(set->cxt, Max(len, 1));
-	memcpy((char *) k.data, data, len);
-	node = (GNode *) hash_search_with_hash_value(set->hash, &k, h, HASH_ENTER, &found);
-	node->id = set->n;
-	node->depth = 0;
-	node->parent = -1;
-	node->score = 0;
-	if (set->n >= set->cap)
-	{
-		set->cap *= 2;
-		set->byid = repalloc(set->byid, sizeof(GNode *) * set->cap);
-	}
-	set->byid[set->n++] = node;
+	node = nodeset_new_node(set);
+	node->key.data = nodeset_copy_key(set, data, len);
+	node->key.len = len;
+	e->id = set->n++;
 	*isnew = true;
 	return node;
 }

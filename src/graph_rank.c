@@ -369,6 +369,7 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 	if (filter != NULL)
 		graph_check_data(g, "walk_ranked() with an edge_filter");
 	rd = graph_reader_begin(g);
+	graph_reader_any_order(rd); /* scores are sums; the result is sorted */
 	callcxt = CurrentMemoryContext;
 
 	/* levels[0] = {start}; levels[i] = the nodes after hop i, scored */

@@ -59,6 +59,7 @@ struct GraphReader
 	MemoryContext cxt;			/* the reader's (the call's) context */
 	MemoryContext scratch;		/* reset after each expansion */
 	bool		rls;
+	bool		any_order;		/* a level's nodes may be read in key order */
 };
 
 /* ----------------------------------------------------------------------
@@ -235,6 +236,19 @@ graph_reader_begin(GraphTable *g)
 	return r;
 }
 
+/*
+ * The caller's results do not depend on the order in which a level's
+ * nodes hand over their edges (a count, scores summed over walks): the
+ * direct path may then read a big level in key order, by one pass over
+ * the index instead of a descent per node (scan_level_pass).  Each node's
+ * edges still come in key order, with its index in the level.
+ */
+void
+graph_reader_any_order(GraphReader *r)
+{
+	r->any_order = true;
+}
+
 void
 graph_reader_end(GraphReader *r)
 {
@@ -339,10 +353,65 @@ with_origin(void *arg, const GraphEdge *edge)
 	return !o->stopped;
 }
 
+typedef struct LevelPart
+{
+	const char *part;
+	int			len;
+	int			origin;
+} LevelPart;
+
+static int
+level_part_cmp(const void *a, const void *b)
+{
+	const LevelPart *x = (const LevelPart *) a;
+	const LevelPart *y = (const LevelPart *) b;
+
+	return adjkey_cmp_bytes(x->part, x->len, y->part, y->len);
+}
+
+/*
+ * A big level of a caller that allows any order, on the direct path: the
+ * nodes' partitions sorted, read by one pass over the index instead of a
+ * descent per node (direct_scan_level).  In the scratch context.
+ */
+static void
+scan_level_pass(GraphReader *r, const GraphScan *tmpl, const char **nodes, const int *lens,
+				int n, GraphEdgeCallback cb, void *arg)
+{
+	LevelPart  *lp = palloc(sizeof(LevelPart) * n);
+	const char **parts = palloc(sizeof(char *) * n);
+	int		   *plens = palloc(sizeof(int) * n);
+	int		   *origins = palloc(sizeof(int) * n);
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		GraphScan	req = *tmpl;
+
+		req.node = nodes[i];
+		req.nodelen = lens[i];
+		lp[m].part = graph_scan_partition(&req, &lp[m].len);
+		lp[m].origin = i;
+		if (lp[m].part != NULL)
+			m++;
+	}
+	qsort(lp, m, sizeof(LevelPart), level_part_cmp);
+	for (int i = 0; i < m; i++)
+	{
+		/* a level's nodes are distinct, and so are their partitions */
+		Assert(i == 0 || level_part_cmp(&lp[i - 1], &lp[i]) < 0);
+		parts[i] = lp[i].part;
+		plens[i] = lp[i].len;
+		origins[i] = lp[i].origin;
+	}
+	(void) direct_scan_level(r->direct, tmpl, parts, plens, origins, m, cb, arg);
+}
+
 /*
  * Read the edges of nodes[0..n) in one direction, handing each to cb with
  * edge->origin the index of its node.  Through SQL a level costs one
- * statement per chunk of nodes; directly, one index descent per node.
+ * statement per chunk of nodes; directly, one index descent per node, or
+ * for a big level of a caller that allows any order one pass over the index.
  * What the scans allocate is freed before returning.
  */
 void
@@ -351,7 +420,9 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
 
-	if (use_direct(r, tmpl))
+	if (use_direct(r, tmpl) && r->any_order && direct_level_pass(r->direct, tmpl, n))
+		scan_level_pass(r, tmpl, nodes, lens, n, cb, arg);
+	else if (use_direct(r, tmpl))
 	{
 		for (int i = 0; i < n; i++)
 		{

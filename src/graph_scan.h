@@ -17,6 +17,10 @@ typedef struct DirectReader DirectReader;
 extern DirectReader *direct_reader_create(GraphTable *g, MemoryContext cxt);
 extern int64 direct_scan(DirectReader *r, const GraphScan *req, const char *part,
 						 int partlen, GraphEdgeCallback cb, void *arg);
+extern bool direct_level_pass(DirectReader *r, const GraphScan *tmpl, int n);
+extern int64 direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts,
+							   const int *lens, const int *origins, int n,
+							   GraphEdgeCallback cb, void *arg);
 extern void direct_reader_close(DirectReader *r);
 
 /* graph_scan_spi.c */
