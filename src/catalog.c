@@ -70,7 +70,8 @@ static bool stale = false;
  * It is the one relcache callback of the library: core has room for only
  * ten in a backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several,
  * so every cache of adjlist is told from here rather than registering its
- * own.
+ * own.  (Two syscache callbacks, on schemas and operator classes, do the
+ * same for the caches that hold qualified names or ordering operators.)
  */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
