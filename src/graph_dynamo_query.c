@@ -518,7 +518,7 @@ adjlist_query(PG_FUNCTION_ARGS)
 	QueryTable *q;
 	QueryArgs	a;
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* not built from pg_proc per call */
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -684,7 +684,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	Datum		values[2] = {Int64GetDatum(0), (Datum) 0};
 	bool		nulls[2] = {false, true};
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
