@@ -367,15 +367,9 @@ query_sql(QueryTable *q, const QueryArgs *a, bool count_only)
 	}
 	if (q->shards == 0)
 	{
-		StringInfoData key;
-
-		initStringInfo(&key);
-		for (int i = 0; i < q->ncols; i++)
-			appendStringInfo(&key, "%s%s, t.%s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
-							 quote_identifier(q->cols[i]));
-		appendStringInfo(&sql, "SELECT t.%s, t.%s, pg_catalog.jsonb_build_object(%s), pg_catalog.to_jsonb(t) "
-						 "FROM %s t WHERE t.%s OPERATOR(%s.=) $1%s",
-						 p, quote_identifier(q->cols[1]), key.data, q->qname, p, nsp, where.data);
+		appendStringInfo(&sql, "SELECT t.%s, t.%s, %s, %s FROM %s t WHERE t.%s OPERATOR(%s.=) $1%s",
+						 p, quote_identifier(q->cols[1]), q->key_sql, q->item_sql, q->qname, p, nsp,
+						 where.data);
 		append_order(&sql, q, a->backward);
 		if (a->has_limit)
 			appendStringInfoString(&sql, " LIMIT $6");

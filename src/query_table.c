@@ -32,6 +32,7 @@
 #include "catalog/pg_index.h"
 #include "commands/defrem.h"
 #include "storage/lmgr.h"
+#include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -145,6 +146,64 @@ key_of(QueryTable *q, Relation rel, IndexDef *ix)
 	}
 }
 
+/*
+ * t.col for a jsonb object's value: adjkey columns as text.  Both are the
+ * same JSON string (adjkey's output is its text), but jsonb_build_object()
+ * and to_jsonb() look a type that is not built in up in pg_cast (is there
+ * a cast to json?) for every value of every row, and text they know.
+ */
+static void
+append_json_value(StringInfo s, const char *col, Oid type, Oid keytype)
+{
+	appendStringInfo(s, "t.%s%s", quote_identifier(col),
+					 type == keytype ? "::pg_catalog.text" : "");
+}
+
+/*
+ * The item (every column of t, as to_jsonb(t) gives it: the same object,
+ * whose key order jsonb normalizes) and its key, as SQL over t.
+ */
+static void
+json_sql(QueryTable *q, Relation rel, Oid keytype)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData s;
+	int			n = 0;
+
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			n++;
+	initStringInfo(&s);
+	if (n == 0 || n * 2 > FUNC_MAX_ARGS)
+		appendStringInfoString(&s, "pg_catalog.to_jsonb(t)");
+	else
+	{
+		appendStringInfoString(&s, "pg_catalog.jsonb_build_object(");
+		n = 0;
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (att->attisdropped)
+				continue;
+			appendStringInfo(&s, "%s%s, ", n++ ? ", " : "",
+							 quote_literal_cstr(NameStr(att->attname)));
+			append_json_value(&s, NameStr(att->attname), att->atttypid, keytype);
+		}
+		appendStringInfoChar(&s, ')');
+	}
+	q->item_sql = s.data;
+	initStringInfo(&s);
+	appendStringInfoString(&s, "pg_catalog.jsonb_build_object(");
+	for (int i = 0; i < q->ncols; i++)
+	{
+		appendStringInfo(&s, "%s%s, ", i ? ", " : "", quote_literal_cstr(q->cols[i]));
+		append_json_value(&s, q->cols[i], q->types[i], keytype);
+	}
+	appendStringInfoChar(&s, ')');
+	q->key_sql = s.data;
+}
+
 /* The entry of relid, built in the current memory context. */
 static QueryTable *
 query_table_build(Oid relid, bool *ready)
@@ -160,13 +219,14 @@ query_table_build(Oid relid, bool *ready)
 	q->relid = relid;
 	q->qname = adjlist_qualified_name(relid);
 	key_of(q, rel, ix);
-	table_close(rel, NoLock);
 	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 				 errmsg("table \"%s\" needs a primary key whose first two columns are adjkey",
 						get_rel_name(relid)),
 				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
+	json_sql(q, rel, cat->keytype);
+	table_close(rel, NoLock);
 	q->lt_sql = palloc0(sizeof(char *) * q->ncols);
 	q->gt_sql = palloc0(sizeof(char *) * q->ncols);
 	q->eq_sql = palloc0(sizeof(char *) * q->ncols);

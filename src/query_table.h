@@ -35,6 +35,8 @@ typedef struct QueryTable
 	Oid			optrel;			/* the table whose options apply (the base) */
 	char	   *live;			/* the items that have not expired, as SQL
 								 * over t (table_options.c), or NULL */
+	char	   *item_sql;		/* a row t as a jsonb object: to_jsonb(t) */
+	char	   *key_sql;		/* the key columns of t as a jsonb object */
 	char	   *sql[QUERY_SHAPES];	/* statements built so far, or NULL */
 } QueryTable;
 
