@@ -39,6 +39,7 @@ OBJS = \
 	src/graph_nodes.o \
 	src/graph_query.o \
 	src/graph_dynamo_query.o \
+	src/query_table.o \
 	src/graph_batch_get.o \
 	src/graph_traverse.o \
 	src/graph_rank.o \

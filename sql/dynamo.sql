@@ -352,6 +352,22 @@ SELECT line FROM export_dynamodb('dyn2') line WHERE line LIKE '%USER#x%';
 SELECT pg_temp.err($$SELECT count(*) FROM export_dynamodb('three')$$) AS export_three;
 SELECT pg_temp.err($$SELECT count(*) FROM export_dynamodb(NULL)$$) AS export_null;
 
+-- query()'s item is to_jsonb(t) and its key the key columns, whatever the
+-- columns' types (adjkey, a domain over it, arrays, quoted names, dropped
+-- columns, NULLs), also after the table changes in this session
+CREATE DOMAIN dkey AS adjkey;
+CREATE TABLE items (pk adjkey, sk adjkey, gone int, "Odd Name" text, n int, d dkey, ks adjkey[],
+					data jsonb, PRIMARY KEY (pk, sk));
+ALTER TABLE items DROP COLUMN gone;
+INSERT INTO items VALUES ('P#1', 'S#1', 'x"y', 1, 'D#1', '{A#1,B#2}', '{"v": [1, "two"]}'),
+						 ('P#1', 'S#2', NULL, NULL, NULL, NULL, NULL);
+SELECT q.sort_key, q.item = to_jsonb(t) AS item_is_row, q.key = jsonb_build_object('pk', t.pk, 'sk', t.sk) AS key_ok
+FROM query('items', 'P#1') q JOIN items t ON t.pk = q.partition_key AND t.sk = q.sort_key ORDER BY 1;
+ALTER TABLE items ADD COLUMN extra text DEFAULT 'new';
+ALTER TABLE items RENAME COLUMN n TO m;
+SELECT q.sort_key, q.item = to_jsonb(t) AS item_is_row, q.item ? 'extra' AND q.item ? 'm' AS sees_changes
+FROM query('items', 'P#1') q JOIN items t ON t.pk = q.partition_key AND t.sk = q.sort_key ORDER BY 1;
+
 RESET search_path;
 SET client_min_messages = warning;
 DROP SCHEMA dynamo_test CASCADE;

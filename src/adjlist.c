@@ -41,6 +41,8 @@
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
  *	graph_dynamo_query.c query(), query_count(), query_count_page(),
  *						explain_query()
+ *	query_table.c		what those read of a table, and their statements,
+ *						cached per session
  *	graph_batch_get.c	batch_get()
  *	graph_traverse.c	traverse, reachable_count, shortest_path
  *	graph_rank.c		common_neighbors, walk_ranked
@@ -64,7 +66,7 @@
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
  *	   dynamo_io.h
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
- *	7. graph algorithms: graph_query.c, graph_dynamo_query.c,
+ *	7. graph algorithms: graph_query.c, graph_dynamo_query.c (query_table.h),
  *	   graph_batch_get.c, graph_nodes.c, graph_traverse.c, graph_rank.c,
  *	   graph_weighted.c, graph_export.c, graph_estimate.c, graph_columns.c
  *

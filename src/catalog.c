@@ -46,6 +46,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "graph.h"
+#include "query_table.h"
 #include "registry.h"
 #include "table_options.h"
 
@@ -69,7 +70,8 @@ static bool stale = false;
  * It is the one relcache callback of the library: core has room for only
  * ten in a backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several,
  * so every cache of adjlist is told from here rather than registering its
- * own.
+ * own.  (Two syscache callbacks, on schemas and operator classes, do the
+ * same for the caches that hold qualified names or ordering operators.)
  */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
@@ -79,6 +81,19 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	registry_relcache_invalidate(relid);
 	table_options_relcache_invalidate(relid);
 	graph_meta_relcache_invalidate(relid);
+	query_table_relcache_invalidate(relid);
+}
+
+/*
+ * A change of a schema (a rename changes the qualified names cached in
+ * statements) or of an operator class (the ordering operators query()
+ * uses): the caches that hold such names are built again.
+ */
+static void
+catalog_syscache_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	graph_meta_relcache_invalidate(InvalidOid);
+	query_table_relcache_invalidate(InvalidOid);
 }
 
 Oid
@@ -97,6 +112,8 @@ void
 adjlist_catalog_init(void)
 {
 	CacheRegisterRelcacheCallback(catalog_relcache_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_syscache_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(CLAOID, catalog_syscache_callback, (Datum) 0);
 }
 
 /*

@@ -12,8 +12,10 @@
  * any other key columns), or, for an index table over foreign partitions
  * that can have none, the key it was registered with.
  *
- * The SQL is built here once per table and shape, and its plan saved
- * (plan_cache.c), so a call costs what the hand-written statement costs.
+ * The SQL is built here once per table and shape of call (the key, its
+ * ordering operators and the statements are cached with the table by
+ * query_table.c), and its plan saved (plan_cache.c, per role), so a call
+ * costs what the hand-written statement costs: binding its parameters.
  * A write-sharded index table spreads a partition over N stored keys: one
  * ordered branch per shard under one ORDER BY (a Merge Append), with the
  * partition the caller asked for in the results.
@@ -55,6 +57,7 @@
 #include "dynamo_io.h"
 #include "graph.h"
 #include "plan_cache.h"
+#include "query_table.h"
 #include "registry.h"
 #include "table_options.h"
 
@@ -67,105 +70,6 @@ typedef enum SortOp
 {
 	SORT_NONE, SORT_EQ, SORT_LT, SORT_LE, SORT_GT, SORT_GE, SORT_BETWEEN, SORT_BEGINS
 } SortOp;
-
-/* The key of the table query() reads. */
-typedef struct QueryTable
-{
-	Oid			relid;
-	char	   *qname;
-	int			ncols;			/* key columns: partition, sort, others */
-	char	  **cols;
-	Oid		   *types;
-	int			shards;			/* write shards of a registered index table */
-	bool		is_index;		/* a registered index table */
-	char	   *live;			/* the items that have not expired, as SQL
-								 * over t (table_options.c), or NULL */
-} QueryTable;
-
-static QueryTable *
-query_table(Oid relid)
-{
-	const AdjlistCatalog *cat = adjlist_catalog();
-	QueryTable *q = palloc0(sizeof(QueryTable));
-	Relation	rel;
-	Oid			pk;
-	IndexDef   *ix;
-
-	graph_require_some_select(relid);
-	rel = table_open(relid, AccessShareLock);
-	pk = adjlist_primary_key_index(rel);
-	ix = registry_index(relid, false);
-	if (ix != NULL && !ix->ready)
-		registry_not_ready(relid);
-
-	q->relid = relid;
-	q->qname = adjlist_qualified_name(relid);
-	if (OidIsValid(pk))
-	{
-		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pk));
-		Form_pg_index idx;
-
-		if (!HeapTupleIsValid(tp))
-			elog(ERROR, "cache lookup failed for index %u", pk);
-		idx = (Form_pg_index) GETSTRUCT(tp);
-		q->ncols = idx->indnkeyatts;
-		q->cols = palloc(sizeof(char *) * q->ncols);
-		q->types = palloc(sizeof(Oid) * q->ncols);
-		for (int i = 0; i < q->ncols; i++)
-		{
-			q->cols[i] = get_attname(relid, idx->indkey.values[i], false);
-			q->types[i] = get_atttype(relid, idx->indkey.values[i]);
-		}
-		ReleaseSysCache(tp);
-	}
-	else if (ix != NULL)
-	{
-		/* an index table that can have no primary key (foreign partitions) */
-		q->ncols = ix->nkeys;
-		q->cols = ix->colnames;
-		q->types = palloc(sizeof(Oid) * q->ncols);
-		for (int i = 0; i < q->ncols; i++)
-			q->types[i] = get_atttype(relid, get_attnum(relid, ix->colnames[i]));
-	}
-	else
-	{
-		/* a base table without one, keyed by the key it was registered with */
-		TableIndexes *ti = registry_lookup_unchecked(relid);
-
-		if (ti->nindexes > 0 && ti->baserel == relid)
-		{
-			q->ncols = ti->indexes[0].nbasekey;
-			q->cols = ti->indexes[0].base_key;
-			q->types = palloc(sizeof(Oid) * q->ncols);
-			for (int i = 0; i < q->ncols; i++)
-				q->types[i] = get_atttype(relid, get_attnum(relid, q->cols[i]));
-		}
-	}
-	table_close(rel, AccessShareLock);
-	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-				 errmsg("table \"%s\" needs a primary key whose first two columns are adjkey",
-						get_rel_name(relid)),
-				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
-	q->shards = ix ? ix->write_shards : 0;
-	q->is_index = ix != NULL;
-	{
-		/* time to live: the base table's expiry column, in it or its index */
-		TableOptions *o = table_options(ix ? ix->baserel : relid);
-
-		if (o->ttl != NULL)
-		{
-			if (ix != NULL && get_attnum(relid, o->ttl) <= 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-						 errmsg("inverted index \"%s\" does not project the expiry column \"%s\"",
-								get_rel_name(relid), o->ttl)));
-			q->live = table_options_live_sql(o, "t");
-		}
-	}
-	return q;
-}
 
 static SortOp
 parse_sort_op(text *t)
@@ -413,11 +317,9 @@ append_keyset(StringInfo sql, QueryTable *q, bool backward)
 	for (int i = q->ncols - 1; i >= 1; i--)
 	{
 		const char *c = quote_identifier(q->cols[i]);
-		char	   *gt = adjlist_operator_sql(get_opfamily_member(
-			get_opclass_family(GetDefaultOpClass(q->types[i], BTREE_AM_OID)),
-			q->types[i], q->types[i], backward ? BTLessStrategyNumber : BTGreaterStrategyNumber));
+		const char *gt = backward ? q->lt_sql[i] : q->gt_sql[i];
 		char	   *val = psprintf("($5 OPERATOR(pg_catalog.->>) %s)::%s", quote_literal_cstr(q->cols[i]),
-								   format_type_be_qualified(q->types[i]));
+								   q->type_sql[i]);
 		char	   *prev = k.data[0] ? pstrdup(k.data) : NULL;
 
 		resetStringInfo(&k);
@@ -425,7 +327,7 @@ append_keyset(StringInfo sql, QueryTable *q, bool backward)
 			appendStringInfo(&k, "t.%s %s %s", c, gt, val);
 		else
 			appendStringInfo(&k, "(t.%s %s %s OR (t.%s %s %s AND %s))", c, gt, val,
-							 c, adjlist_equality_sql(q->types[i]), val, prev);
+							 c, q->eq_sql[i], val, prev);
 	}
 	appendStringInfo(sql, " AND %s", k.data);
 }
@@ -435,14 +337,8 @@ append_order(StringInfo sql, QueryTable *q, bool backward)
 {
 	appendStringInfoString(sql, " ORDER BY ");
 	for (int i = 1; i < q->ncols; i++)
-	{
-		Oid			opf = get_opclass_family(GetDefaultOpClass(q->types[i], BTREE_AM_OID));
-
 		appendStringInfo(sql, "%st.%s USING %s", i > 1 ? ", " : "", quote_identifier(q->cols[i]),
-						 adjlist_operator_sql(get_opfamily_member(opf, q->types[i], q->types[i],
-																   backward ? BTGreaterStrategyNumber :
-																   BTLessStrategyNumber)));
-	}
+						 backward ? q->gt_sql[i] : q->lt_sql[i]);
 }
 
 /*
@@ -471,15 +367,9 @@ query_sql(QueryTable *q, const QueryArgs *a, bool count_only)
 	}
 	if (q->shards == 0)
 	{
-		StringInfoData key;
-
-		initStringInfo(&key);
-		for (int i = 0; i < q->ncols; i++)
-			appendStringInfo(&key, "%s%s, t.%s", i ? ", " : "", quote_literal_cstr(q->cols[i]),
-							 quote_identifier(q->cols[i]));
-		appendStringInfo(&sql, "SELECT t.%s, t.%s, pg_catalog.jsonb_build_object(%s), pg_catalog.to_jsonb(t) "
-						 "FROM %s t WHERE t.%s OPERATOR(%s.=) $1%s",
-						 p, quote_identifier(q->cols[1]), key.data, q->qname, p, nsp, where.data);
+		appendStringInfo(&sql, "SELECT t.%s, t.%s, %s, %s FROM %s t WHERE t.%s OPERATOR(%s.=) $1%s",
+						 p, quote_identifier(q->cols[1]), q->key_sql, q->item_sql, q->qname, p, nsp,
+						 where.data);
 		append_order(&sql, q, a->backward);
 		if (a->has_limit)
 			appendStringInfoString(&sql, " LIMIT $6");
@@ -562,10 +452,52 @@ run_query_sql(QueryTable *q, QueryArgs *a, const char *sql, bool explain)
 	return adjlist_plan_execute(adjlist_plan(sql, 7, types), values, nulls, true, 0, SPI_OK_SELECT);
 }
 
+/* What makes two calls' statements differ (besides the table). */
+typedef enum QueryKind
+{
+	QUERY_ROWS, QUERY_COUNT, QUERY_PAGE
+} QueryKind;
+
+static int
+query_shape(QueryKind kind, const QueryArgs *a)
+{
+	return (((((int) kind * 8 + (int) a->op) * 2 + (a->esk != NULL)) * 2 + a->backward) * 2) +
+		a->has_limit;
+}
+
+static char *
+build_rows(QueryTable *q, const void *arg)
+{
+	return query_sql(q, (const QueryArgs *) arg, false);
+}
+
+static char *
+build_count(QueryTable *q, const void *arg)
+{
+	return query_sql(q, (const QueryArgs *) arg, true);
+}
+
+static char *count_page_sql(QueryTable *q, const QueryArgs *a);
+
+static char *
+build_page(QueryTable *q, const void *arg)
+{
+	return count_page_sql(q, (const QueryArgs *) arg);
+}
+
+/* The statement of a call, from the table's cache (built on first use). */
+static char *
+call_sql(QueryTable *q, const QueryArgs *a, QueryKind kind)
+{
+	return query_table_sql(q, query_shape(kind, a),
+						   kind == QUERY_ROWS ? build_rows :
+						   kind == QUERY_COUNT ? build_count : build_page, a);
+}
+
 static int
 run_query(QueryTable *q, QueryArgs *a, bool count_only, bool explain)
 {
-	return run_query_sql(q, a, query_sql(q, a, count_only), explain);
+	return run_query_sql(q, a, call_sql(q, a, count_only ? QUERY_COUNT : QUERY_ROWS), explain);
 }
 
 /*
@@ -580,14 +512,14 @@ adjlist_query(PG_FUNCTION_ARGS)
 	QueryTable *q;
 	QueryArgs	a;
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* not built from pg_proc per call */
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the table must not be null")));
 	if (PG_ARGISNULL(1))
 		return (Datum) 0;
-	q = query_table(PG_GETARG_OID(0));
+	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, true);
 	if (a.esk != NULL)
 		check_start_key(q, &a);
@@ -622,7 +554,7 @@ adjlist_query_count(PG_FUNCTION_ARGS)
 				 errmsg("the table must not be null")));
 	if (PG_ARGISNULL(1))
 		PG_RETURN_INT64(0);
-	q = query_table(PG_GETARG_OID(0));
+	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -649,7 +581,7 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the table and the partition value must not be null")));
-	q = query_table(PG_GETARG_OID(0));
+	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, true);
 	if (a.esk != NULL)
 		check_start_key(q, &a);
@@ -746,7 +678,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	Datum		values[2] = {Int64GetDatum(0), (Datum) 0};
 	bool		nulls[2] = {false, true};
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -756,7 +688,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		return (Datum) 0;
 	}
-	q = query_table(PG_GETARG_OID(0));
+	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, true);
 	if (a.esk != NULL)
 		check_start_key(q, &a);
@@ -771,7 +703,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	}
 	else
 	{
-		run_query_sql(q, &a, count_page_sql(q, &a), false);
+		run_query_sql(q, &a, call_sql(q, &a, QUERY_PAGE), false);
 		if (SPI_processed > 0)
 		{
 			bool		isnull;
@@ -810,7 +742,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 void
 adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, char **live)
 {
-	QueryTable *q = query_table(relid);
+	QueryTable *q = query_table_get(relid);
 	TableOptions *o = table_options(relid);
 
 	if (q->ncols != 2)
@@ -819,9 +751,10 @@ adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, ch
 				 errmsg("table \"%s\" is not keyed by two adjkey columns", get_rel_name(relid)),
 				 errdetail("An item is read by its partition and sort key; this table's key has %d columns.",
 						   q->ncols)));
-	keycols[0] = q->cols[0];
-	keycols[1] = q->cols[1];
+	/* (copies: the cache entry may be rebuilt by a nested call) */
+	keycols[0] = pstrdup(q->cols[0]);
+	keycols[1] = pstrdup(q->cols[1]);
 	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
-	*live = q->live ? q->live : "true";
+	*live = pstrdup(q->live ? q->live : "true");
 }

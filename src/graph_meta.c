@@ -54,11 +54,13 @@ typedef struct GraphCacheEntry
 {
 	Oid			relid;			/* hash key */
 	bool		valid;
+	uint64		stamp;			/* which build: see graph_meta_unchanged() */
 	MemoryContext cxt;
 	GraphTable *g;
 } GraphCacheEntry;
 
 static HTAB *graph_cache = NULL;
+static uint64 graph_builds = 0;
 
 void
 graph_meta_relcache_invalidate(Oid relid)
@@ -340,7 +342,7 @@ graph_require_some_select(Oid relid)
 }
 
 static GraphTable *
-graph_table_lookup(Oid relid, bool need_inverted)
+graph_table_lookup(Oid relid, uint64 *stamp)
 {
 	GraphCacheEntry *e;
 	GraphTable *g;
@@ -361,6 +363,7 @@ graph_table_lookup(Oid relid, bool need_inverted)
 		PG_TRY();
 		{
 			e->valid = true;	/* an invalidation during the build clears it */
+			e->stamp = ++graph_builds;
 			e->g = graph_table_build(relid);
 		}
 		PG_CATCH();
@@ -375,6 +378,7 @@ graph_table_lookup(Oid relid, bool need_inverted)
 		PG_END_TRY();
 		MemoryContextSwitchTo(oldcxt);
 	}
+	*stamp = e->stamp;
 	g = graph_table_copy(e->g);
 	if (OidIsValid(g->inv_rel) && ActiveSnapshotSet() &&
 		TransactionIdIsNormal(g->inv_xmin) &&
@@ -385,20 +389,48 @@ graph_table_lookup(Oid relid, bool need_inverted)
 }
 
 /*
+ * Has no invalidation touched relid's entry since the lookup that returned
+ * stamp?  Every change that could unregister or replace its inverted index
+ * (drop_inverted_index(), DROP TABLE of either table, any registry write)
+ * sends a relcache invalidation of one of the tables or of the registry.
+ */
+static bool
+graph_meta_unchanged(Oid relid, uint64 stamp)
+{
+	GraphCacheEntry *e;
+
+	if (graph_cache == NULL)
+		return false;
+	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
+	return e != NULL && e->valid && e->stamp == stamp;
+}
+
+/*
  * The graph of relid, read by a caller who may SELECT some of it.  The
- * inverted index is locked before it is trusted: a reader that waited for
- * a concurrent drop_inverted_index() finds out, after the lock, that the
- * index is gone, and looks again (another index may serve).
+ * table is locked first (AccessShareLock, held to the end of the
+ * transaction as a SELECT holds it): that processes the invalidations
+ * other sessions committed, so the cached entry is as current as the
+ * catalogs, and no DROP or ALTER of the table can change it under the
+ * call.  The inverted index is locked before it is trusted: a reader that
+ * waited for a concurrent drop_inverted_index() finds out, after the lock,
+ * that the index is gone, and looks again (another index may serve).  Only
+ * when an invalidation arrived since the lookup is the registry read again.
  */
 GraphTable *
 graph_table_get(Oid relid, bool need_inverted)
 {
 	GraphTable *g;
+	uint64		stamp;
 
 	graph_require_some_select(relid);
+	LockRelationOid(relid, AccessShareLock);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	for (int attempt = 0;; attempt++)
 	{
-		g = graph_table_lookup(relid, need_inverted);
+		g = graph_table_lookup(relid, &stamp);
 		if (g->inv_gone)
 		{
 			graph_meta_forget(relid);
@@ -410,7 +442,8 @@ graph_table_get(Oid relid, bool need_inverted)
 			break;
 		LockRelationOid(g->inv_rel, AccessShareLock);
 		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
-			registry_index(g->inv_rel, false) != NULL)
+			(graph_meta_unchanged(relid, stamp) ||
+			 registry_index(g->inv_rel, false) != NULL))
 			break;
 		UnlockRelationOid(g->inv_rel, AccessShareLock);
 		graph_meta_forget(relid);

@@ -43,6 +43,8 @@
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_namespace.h"
@@ -82,12 +84,15 @@ typedef struct RegistryEntry
 static HTAB *registry_cache = NULL;
 static uint64 registry_generation = 1;
 
+static void registry_columns_forget(Oid relid);
+
 void
 registry_relcache_invalidate(Oid relid)
 {
 	HASH_SEQ_STATUS status;
 	RegistryEntry *e;
 
+	registry_columns_forget(relid);
 	if (registry_cache == NULL)
 		return;
 	registry_generation++;
@@ -124,33 +129,113 @@ typedef struct RegistryColumns
 	AttrNumber	counter_shards;
 	AttrNumber	ready;			/* 0 before 0.3 */
 	AttrNumber	predicate;		/* 0 before 0.3 */
+	Oid			by_indexrel;	/* the registry's btree on (indexrel), or 0 */
+	Oid			by_baserel;		/* its btree on (baserel), or 0 */
 } RegistryColumns;
 
+/*
+ * The registry's column numbers and indexes, looked up once per registry
+ * table: forgotten by any relcache invalidation of the registry (ALTER
+ * EXTENSION adjlist UPDATE adds columns; a dropped and re-created
+ * extension has a new registry).
+ */
+static RegistryColumns rc_cache;
+static Oid	rc_cache_reg = InvalidOid;
+
 static void
-registry_columns(Oid reg, RegistryColumns *c)
+registry_columns_forget(Oid relid)
 {
-	c->indexrel = get_attnum(reg, "indexrel");
-	c->baserel = get_attnum(reg, "baserel");
-	c->columns = get_attnum(reg, "columns");
-	c->nkeys = get_attnum(reg, "nkeys");
-	c->counterrel = get_attnum(reg, "counterrel");
-	c->base_key = get_attnum(reg, "base_key");
-	c->mode = get_attnum(reg, "mode");
-	c->created = get_attnum(reg, "created");
-	c->write_shards = get_attnum(reg, "write_shards");
-	c->counter_shards = get_attnum(reg, "counter_shards");
+	if (!OidIsValid(relid) || relid == rc_cache_reg)
+		rc_cache_reg = InvalidOid;
+}
+
+static Oid
+index_am(Oid indexid)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(indexid));
+	Oid			am = InvalidOid;
+
+	if (HeapTupleIsValid(tp))
+	{
+		am = ((Form_pg_class) GETSTRUCT(tp))->relam;
+		ReleaseSysCache(tp);
+	}
+	return am;
+}
+
+/* The btree of the registry whose only key column is attno, or InvalidOid. */
+static Oid
+registry_index_on(Relation reg, AttrNumber attno)
+{
+	List	   *indexes = RelationGetIndexList(reg);
+	ListCell   *lc;
+	Oid			result = InvalidOid;
+
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+		Form_pg_index idx;
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		if (idx->indnkeyatts == 1 && idx->indkey.values[0] == attno && idx->indisvalid &&
+			idx->indisready && heap_attisnull(tp, Anum_pg_index_indpred, NULL) &&
+			heap_attisnull(tp, Anum_pg_index_indexprs, NULL) &&
+			index_am(lfirst_oid(lc)) == BTREE_AM_OID)
+			result = lfirst_oid(lc);
+		ReleaseSysCache(tp);
+		if (OidIsValid(result))
+			break;
+	}
+	list_free(indexes);
+	return result;
+}
+
+static void
+registry_columns_lookup(Relation reg, RegistryColumns *c)
+{
+	Oid			regid = RelationGetRelid(reg);
+
+	c->indexrel = get_attnum(regid, "indexrel");
+	c->baserel = get_attnum(regid, "baserel");
+	c->columns = get_attnum(regid, "columns");
+	c->nkeys = get_attnum(regid, "nkeys");
+	c->counterrel = get_attnum(regid, "counterrel");
+	c->base_key = get_attnum(regid, "base_key");
+	c->mode = get_attnum(regid, "mode");
+	c->created = get_attnum(regid, "created");
+	c->write_shards = get_attnum(regid, "write_shards");
+	c->counter_shards = get_attnum(regid, "counter_shards");
 	if (c->indexrel <= 0 || c->baserel <= 0 || c->columns <= 0 || c->nkeys <= 0 ||
 		c->counterrel <= 0 || c->base_key <= 0 || c->mode <= 0 || c->created <= 0 ||
 		c->counter_shards <= 0)
 		elog(ERROR, "the registry of extension adjlist lacks a column");
 	if (c->write_shards < 0)
 		c->write_shards = 0;
-	c->ready = get_attnum(reg, "ready");
+	c->ready = get_attnum(regid, "ready");
 	if (c->ready < 0)
 		c->ready = 0;
-	c->predicate = get_attnum(reg, "predicate");
+	c->predicate = get_attnum(regid, "predicate");
 	if (c->predicate < 0)
 		c->predicate = 0;
+	c->by_indexrel = registry_index_on(reg, c->indexrel);
+	c->by_baserel = registry_index_on(reg, c->baserel);
+}
+
+/* The column numbers of reg, the open registry table (locked). */
+static void
+registry_columns(Relation reg, RegistryColumns *c)
+{
+	if (rc_cache_reg != RelationGetRelid(reg))
+	{
+		RegistryColumns fresh;
+
+		registry_columns_lookup(reg, &fresh);
+		rc_cache = fresh;
+		rc_cache_reg = RelationGetRelid(reg);
+	}
+	*c = rc_cache;
 }
 
 static char **
@@ -210,10 +295,11 @@ registry_read(Oid baserel, IndexDef **out)
 	int			n = 0;
 	int			cap = 0;
 
-	registry_columns(cat->registry, &rc);
+	registry_columns(reg, &rc);
 	ScanKeyInit(&key, rc.baserel, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(baserel));
-	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 1, &key);
+	scan = systable_beginscan(reg, rc.by_baserel, OidIsValid(rc.by_baserel), SnapshotSelf,
+							  1, &key);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		IndexDef   *d;
@@ -634,10 +720,11 @@ base_of_index(Oid indexrel)
 	HeapTuple	tup;
 	Oid			base = InvalidOid;
 
-	registry_columns(cat->registry, &rc);
+	registry_columns(reg, &rc);
 	ScanKeyInit(&key, rc.indexrel, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(indexrel));
-	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 1, &key);
+	scan = systable_beginscan(reg, rc.by_indexrel, OidIsValid(rc.by_indexrel), SnapshotSelf,
+							  1, &key);
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
 	{
@@ -685,7 +772,7 @@ base_of_derived(Oid relid)
 	Oid			base = InvalidOid;
 
 	reg = table_open(cat->registry, AccessShareLock);
-	registry_columns(cat->registry, &rc);
+	registry_columns(reg, &rc);
 	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, NULL);
 	while (!OidIsValid(base) && HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
@@ -718,7 +805,7 @@ registry_all(Oid **indexes, Oid **bases, Oid **counters)
 	int			n = 0;
 	int			cap = 16;
 
-	registry_columns(cat->registry, &rc);
+	registry_columns(reg, &rc);
 	*indexes = palloc(sizeof(Oid) * cap);
 	*bases = palloc(sizeof(Oid) * cap);
 	*counters = palloc(sizeof(Oid) * cap);
@@ -783,7 +870,7 @@ derived_uses(Oid relid)
 	HeapTuple	tup;
 	int			n = 0;
 
-	registry_columns(cat->registry, &rc);
+	registry_columns(reg, &rc);
 	scan = systable_beginscan(reg, InvalidOid, false, SnapshotSelf, 0, NULL);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{

@@ -1,0 +1,360 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_table.c
+ *	  The key of a table that query(), query_count(), query_count_page(),
+ *	  explain_query(), batch_get() and export_dynamodb() read, and the
+ *	  statements query() runs on it, cached per session.
+ *
+ * What a call needs of its table (key columns and types, the ordering
+ * operators of each, write shards and readiness of an index table, the
+ * time-to-live condition) comes from the catalogs, the registry and the
+ * table options; graph_dynamo_query.c turns it into SQL once per shape of
+ * call, and the text is remembered here with the table.  The plan of that
+ * text is saved by plan_cache.c, prepared as the role that runs it.
+ *
+ * Invalidation.  The caller's table is locked before its entry is read,
+ * which processes the invalidations other sessions committed.  An entry is
+ * stale after a relcache invalidation of its table, of the base table whose
+ * options it applies, of the registry or of the options table (every write
+ * of those sends one), and after any change of a schema (a rename changes
+ * the qualified name in its statements) or of an operator class; the next
+ * use builds it again (its memory freed).  Privileges are not cached: the
+ * caller's right to read the table is checked on every call, and the plans
+ * are keyed by role.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "access/table.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_index.h"
+#include "commands/defrem.h"
+#include "storage/lmgr.h"
+#include "lib/stringinfo.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "catalog.h"
+#include "graph.h"
+#include "query_table.h"
+#include "registry.h"
+#include "table_options.h"
+
+#define QUERY_CACHE_MAX 256
+
+typedef struct QueryEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	bool		ready;			/* false: an index table being built */
+	MemoryContext cxt;			/* owns q and everything it points to */
+	QueryTable *q;
+} QueryEntry;
+
+static HTAB *query_cache = NULL;
+
+void
+query_table_relcache_invalidate(Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	QueryEntry *e;
+	bool		all;
+
+	if (query_cache == NULL)
+		return;
+	all = !OidIsValid(relid) || relid == adjlist_registry_oid_if_loaded() ||
+		relid == adjlist_options_oid_if_loaded();
+	hash_seq_init(&status, query_cache);
+	while ((e = (QueryEntry *) hash_seq_search(&status)) != NULL)
+		if (all || e->relid == relid || (e->q != NULL && e->q->optrel == relid))
+			e->valid = false;
+}
+
+/* OPERATOR(schema.op) of strategy in type's default btree class. */
+static char *
+btree_operator_sql(Oid type, int strategy)
+{
+	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	Oid			op;
+
+	if (!OidIsValid(opclass))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("data type %s has no default operator class for access method \"btree\"",
+						format_type_be(type))));
+	op = get_opfamily_member(get_opclass_family(opclass), type, type, strategy);
+	if (!OidIsValid(op))
+		elog(ERROR, "missing operator %d(%u,%u) in the default btree class of type %u",
+			 strategy, type, type, type);
+	return adjlist_operator_sql(op);
+}
+
+/* The key columns: the primary key, else the registered key. */
+static void
+key_of(QueryTable *q, Relation rel, IndexDef *ix)
+{
+	Oid			relid = q->relid;
+	Oid			pk = adjlist_primary_key_index(rel);
+
+	if (OidIsValid(pk))
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pk));
+		Form_pg_index idx;
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for index %u", pk);
+		idx = (Form_pg_index) GETSTRUCT(tp);
+		q->ncols = idx->indnkeyatts;
+		q->cols = palloc(sizeof(char *) * q->ncols);
+		q->types = palloc(sizeof(Oid) * q->ncols);
+		for (int i = 0; i < q->ncols; i++)
+		{
+			q->cols[i] = get_attname(relid, idx->indkey.values[i], false);
+			q->types[i] = get_atttype(relid, idx->indkey.values[i]);
+		}
+		ReleaseSysCache(tp);
+	}
+	else if (ix != NULL)
+	{
+		/* an index table that can have no primary key (foreign partitions) */
+		q->ncols = ix->nkeys;
+		q->cols = ix->colnames;
+		q->types = palloc(sizeof(Oid) * q->ncols);
+		for (int i = 0; i < q->ncols; i++)
+			q->types[i] = get_atttype(relid, get_attnum(relid, ix->colnames[i]));
+	}
+	else
+	{
+		/* a base table without one, keyed by the key it was registered with */
+		TableIndexes *ti = registry_lookup_unchecked(relid);
+
+		if (ti->nindexes > 0 && ti->baserel == relid)
+		{
+			q->ncols = ti->indexes[0].nbasekey;
+			q->cols = ti->indexes[0].base_key;
+			q->types = palloc(sizeof(Oid) * q->ncols);
+			for (int i = 0; i < q->ncols; i++)
+				q->types[i] = get_atttype(relid, get_attnum(relid, q->cols[i]));
+		}
+	}
+}
+
+/*
+ * t.col for a jsonb object's value: adjkey columns as text.  Both are the
+ * same JSON string (adjkey's output is its text), but jsonb_build_object()
+ * and to_jsonb() look a type that is not built in up in pg_cast (is there
+ * a cast to json?) for every value of every row, and text they know.
+ */
+static void
+append_json_value(StringInfo s, const char *col, Oid type, Oid keytype)
+{
+	appendStringInfo(s, "t.%s%s", quote_identifier(col),
+					 type == keytype ? "::pg_catalog.text" : "");
+}
+
+/*
+ * The item (every column of t, as to_jsonb(t) gives it: the same object,
+ * whose key order jsonb normalizes) and its key, as SQL over t.
+ */
+static void
+json_sql(QueryTable *q, Relation rel, Oid keytype)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	StringInfoData s;
+	int			n = 0;
+
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped)
+			n++;
+	initStringInfo(&s);
+	if (n == 0 || n * 2 > FUNC_MAX_ARGS)
+		appendStringInfoString(&s, "pg_catalog.to_jsonb(t)");
+	else
+	{
+		appendStringInfoString(&s, "pg_catalog.jsonb_build_object(");
+		n = 0;
+		for (int i = 0; i < desc->natts; i++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+
+			if (att->attisdropped)
+				continue;
+			appendStringInfo(&s, "%s%s, ", n++ ? ", " : "",
+							 quote_literal_cstr(NameStr(att->attname)));
+			append_json_value(&s, NameStr(att->attname), att->atttypid, keytype);
+		}
+		appendStringInfoChar(&s, ')');
+	}
+	q->item_sql = s.data;
+	initStringInfo(&s);
+	appendStringInfoString(&s, "pg_catalog.jsonb_build_object(");
+	for (int i = 0; i < q->ncols; i++)
+	{
+		appendStringInfo(&s, "%s%s, ", i ? ", " : "", quote_literal_cstr(q->cols[i]));
+		append_json_value(&s, q->cols[i], q->types[i], keytype);
+	}
+	appendStringInfoChar(&s, ')');
+	q->key_sql = s.data;
+}
+
+/* The entry of relid, built in the current memory context. */
+static QueryTable *
+query_table_build(Oid relid, bool *ready)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	QueryTable *q = palloc0(sizeof(QueryTable));
+	Relation	rel;
+	IndexDef   *ix;
+	TableOptions *o;
+
+	rel = table_open(relid, NoLock);	/* locked by the caller */
+	ix = registry_index(relid, false);
+	q->relid = relid;
+	q->qname = adjlist_qualified_name(relid);
+	key_of(q, rel, ix);
+	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("table \"%s\" needs a primary key whose first two columns are adjkey",
+						get_rel_name(relid)),
+				 errhint("query() reads a partition by its primary key, for example PRIMARY KEY (pk, sk).")));
+	json_sql(q, rel, cat->keytype);
+	table_close(rel, NoLock);
+	q->lt_sql = palloc0(sizeof(char *) * q->ncols);
+	q->gt_sql = palloc0(sizeof(char *) * q->ncols);
+	q->eq_sql = palloc0(sizeof(char *) * q->ncols);
+	q->type_sql = palloc0(sizeof(char *) * q->ncols);
+	for (int i = 1; i < q->ncols; i++)
+	{
+		q->lt_sql[i] = btree_operator_sql(q->types[i], BTLessStrategyNumber);
+		q->gt_sql[i] = btree_operator_sql(q->types[i], BTGreaterStrategyNumber);
+		q->eq_sql[i] = adjlist_equality_sql(q->types[i]);
+		q->type_sql[i] = format_type_be_qualified(q->types[i]);
+	}
+	q->shards = ix ? ix->write_shards : 0;
+	q->is_index = ix != NULL;
+	*ready = ix == NULL || ix->ready;
+
+	/* time to live: the base table's expiry column, in it or its index */
+	q->optrel = ix ? ix->baserel : relid;
+	o = table_options(q->optrel);
+	if (o->ttl != NULL)
+	{
+		if (ix != NULL && get_attnum(relid, o->ttl) <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("inverted index \"%s\" does not project the expiry column \"%s\"",
+							get_rel_name(relid), o->ttl)));
+		q->live = table_options_live_sql(o, "t");
+	}
+	return q;
+}
+
+static QueryEntry *
+cache_entry(Oid relid)
+{
+	QueryEntry *e;
+	bool		found;
+
+	if (query_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(QueryEntry);
+		query_cache = hash_create("adjlist query tables", 32, &ctl, HASH_ELEM | HASH_BLOBS);
+	}
+	if (hash_get_num_entries(query_cache) >= QUERY_CACHE_MAX)
+	{
+		/* bounded: start over (entries are built again on demand) */
+		HASH_SEQ_STATUS status;
+		QueryEntry *old;
+
+		hash_seq_init(&status, query_cache);
+		while ((old = (QueryEntry *) hash_seq_search(&status)) != NULL)
+		{
+			if (old->cxt)
+				MemoryContextDelete(old->cxt);
+			hash_search(query_cache, &old->relid, HASH_REMOVE, NULL);
+		}
+	}
+	e = hash_search(query_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		e->valid = false;
+		e->ready = false;
+		e->cxt = NULL;
+		e->q = NULL;
+	}
+	return e;
+}
+
+QueryTable *
+query_table_get(Oid relid)
+{
+	QueryEntry *e;
+
+	graph_require_some_select(relid);
+	LockRelationOid(relid, AccessShareLock);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	e = cache_entry(relid);
+	if (!e->valid)
+	{
+		MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist query table",
+												  ALLOCSET_SMALL_SIZES);
+		MemoryContext oldcxt;
+		QueryTable *q = NULL;
+		bool		ready = false;
+
+		if (e->cxt)
+			MemoryContextDelete(e->cxt);
+		e->cxt = NULL;
+		e->q = NULL;
+		oldcxt = MemoryContextSwitchTo(cxt);
+		e->valid = true;		/* an invalidation during the build clears it */
+		PG_TRY();
+		{
+			q = query_table_build(relid, &ready);
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(oldcxt);
+			MemoryContextDelete(cxt);
+			e->valid = false;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(oldcxt);
+		e->cxt = cxt;
+		e->q = q;
+		e->ready = ready;
+	}
+	if (!e->ready)
+		registry_not_ready(relid);
+	return e->q;
+}
+
+char *
+query_table_sql(QueryTable *q, int shape, char *(*build) (QueryTable *q, const void *arg),
+				const void *arg)
+{
+	Assert(shape >= 0 && shape < QUERY_SHAPES);
+	if (q->sql[shape] == NULL)
+	{
+		char	   *sql = build(q, arg);
+
+		q->sql[shape] = MemoryContextStrdup(GetMemoryChunkContext(q), sql);
+		return sql;
+	}
+	return pstrdup(q->sql[shape]);
+}

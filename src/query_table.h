@@ -1,0 +1,64 @@
+/*-------------------------------------------------------------------------
+ *
+ * query_table.h
+ *	  The key of a table that query() and its relatives read, and the
+ *	  statements they run on it, cached per session (query_table.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_QUERY_TABLE_H
+#define ADJLIST_QUERY_TABLE_H
+
+#include "postgres.h"
+
+/*
+ * Statements are remembered per shape: kind (rows, count, counted page)
+ * times sort condition (8) times start key, backward and limit (2 each).
+ */
+#define QUERY_SHAPES (3 * 8 * 2 * 2 * 2)
+
+/* The key of the table query() reads. */
+typedef struct QueryTable
+{
+	Oid			relid;
+	char	   *qname;			/* schema-qualified, quoted */
+	int			ncols;			/* key columns: partition, sort, others */
+	char	  **cols;
+	Oid		   *types;
+	/* per key column (from 1): operators of its type's default btree class */
+	char	  **lt_sql;			/* OPERATOR(schema.<) */
+	char	  **gt_sql;
+	char	  **eq_sql;
+	char	  **type_sql;		/* the type, qualified, for a cast */
+	int			shards;			/* write shards of a registered index table */
+	bool		is_index;		/* a registered index table */
+	Oid			optrel;			/* the table whose options apply (the base) */
+	char	   *live;			/* the items that have not expired, as SQL
+								 * over t (table_options.c), or NULL */
+	char	   *item_sql;		/* a row t as a jsonb object: to_jsonb(t) */
+	char	   *key_sql;		/* the key columns of t as a jsonb object */
+	char	   *sql[QUERY_SHAPES];	/* statements built so far, or NULL */
+} QueryTable;
+
+/*
+ * The key of relid, which the caller may SELECT some of: locked
+ * (AccessShareLock, to the end of the transaction), then read from the
+ * cache, built again after any invalidation of the table, its base table,
+ * the registry, the options or a schema.  The result points into the
+ * cache: use it before anything runs that could call query() again (a
+ * statement: row-level security policies may); copy what outlives that.
+ */
+extern QueryTable *query_table_get(Oid relid);
+
+/*
+ * The statement of shape for q, built by build(q, arg) on first use and
+ * remembered with q; returned in the caller's memory context.
+ */
+extern char *query_table_sql(QueryTable *q, int shape,
+							 char *(*build) (QueryTable *q, const void *arg),
+							 const void *arg);
+
+/* called by the library's invalidation callbacks (catalog.c) */
+extern void query_table_relcache_invalidate(Oid relid);
+
+#endif							/* ADJLIST_QUERY_TABLE_H */
