@@ -54,6 +54,19 @@
 	} while (0)
 #endif
 
+/*
+ * EvalPlanQualInit() takes the result relations from 16 on (15 has them in
+ * EvalPlanQualInitExt() only from a minor release on): none here, as in
+ * the logical replication worker.
+ */
+#if PG_VERSION_NUM >= 160000
+#define ADJLIST_EPQ_INIT(epqstate, estate) \
+	EvalPlanQualInit((epqstate), (estate), NULL, NIL, -1, NIL)
+#else
+#define ADJLIST_EPQ_INIT(epqstate, estate) \
+	EvalPlanQualInit((epqstate), (estate), NULL, NIL, -1)
+#endif
+
 /* index_beginscan() gained an instrumentation argument in 18. */
 static inline IndexScanDesc
 adjlist_index_beginscan(Relation heap, Relation index, Snapshot snapshot,

@@ -90,6 +90,8 @@ struct IndexWriter
 	/* the executor path */
 	Oid			keyindex;
 	EState	   *estate;
+	EPQState	epqstate;		/* for BEFORE ROW triggers of the index table, as
+								 * the replication worker passes one */
 	ResultRelInfo *rri;
 	TupleTableSlot *searchslot;
 	TupleTableSlot *foundslot;
@@ -563,6 +565,7 @@ direct_begin(IndexWriter *w, bool bulk)
 
 	w->estate = CreateExecutorState();
 	w->estate->es_output_cid = GetCurrentCommandId(true);
+	ADJLIST_EPQ_INIT(&w->epqstate, w->estate);
 	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
 	w->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
@@ -666,7 +669,8 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 			if (!same_projections(w, values, nulls))
 			{
 				fill_slot(w, w->newslot, values, nulls, w->ncols);
-				ExecSimpleRelationUpdate(w->rri, w->estate, NULL, w->foundslot, w->newslot);
+				EvalPlanQualSetSlot(&w->epqstate, w->newslot);
+				ExecSimpleRelationUpdate(w->rri, w->estate, &w->epqstate, w->foundslot, w->newslot);
 			}
 			return;
 		}
@@ -711,7 +715,8 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
 									  w->searchslot, w->foundslot))
 		return false;
-	ExecSimpleRelationDelete(w->rri, w->estate, NULL, w->foundslot);
+	EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
+	ExecSimpleRelationDelete(w->rri, w->estate, &w->epqstate, w->foundslot);
 	ResetPerTupleExprContext(w->estate);
 	return true;
 }
@@ -807,6 +812,7 @@ index_writer_end(IndexWriter *w)
 		direct_flush(w);
 		if (w->bistate != NULL)
 			FreeBulkInsertState(w->bistate);
+		EvalPlanQualEnd(&w->epqstate);
 		ExecCloseIndices(w->rri);
 		ExecResetTupleTable(w->estate->es_tupleTable, false);
 		FreeExecutorState(w->estate);
