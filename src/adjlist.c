@@ -56,7 +56,7 @@
  *
  * The includes form layers, each using only those above it:
  *
- *	1. the key type: adjlist.h (adjkey_*.c, write_shard.c), compat.h
+ *	1. the key type: adjlist.h (adjkey_*.c), write_shard.h, compat.h
  *	2. where adjlist's objects are: catalog.h; saved plans: plan_cache.h
  *	3. the registry of inverted indexes: registry.h
  *	4. index rules and the one writer: index_rule.h, index_predicate.h,

@@ -124,11 +124,4 @@ typedef enum AdjkeyLikeKind
 extern AdjkeyLikeKind adjkey_like_prefix(const char *p, int plen,
 										 char *prefix, int *prefixlen);
 
-/* write_shard.c: write sharding of index partitions */
-#define WRITE_SHARDS_MAX		256
-
-extern int	write_shard_of(const char *src, int len, int nshards);
-extern struct varlena *write_shard_key(const char *part, int len, int shard);
-extern Datum write_shard_row_key(Datum partition, Datum source, int nshards);
-
 #endif							/* ADJLIST_H */

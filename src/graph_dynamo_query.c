@@ -60,6 +60,7 @@
 #include "query_table.h"
 #include "registry.h"
 #include "table_options.h"
+#include "write_shard.h"
 
 PG_FUNCTION_INFO_V1(adjlist_query);
 PG_FUNCTION_INFO_V1(adjlist_query_count);

@@ -54,6 +54,7 @@
 #include "adjlist.h"
 #include "graph.h"
 #include "graph_scan.h"
+#include "write_shard.h"
 
 static Datum
 key_datum(const char *p, int len)

@@ -52,6 +52,7 @@
 #include "graph_scan.h"
 #include "plan_cache.h"
 #include "table_options.h"
+#include "write_shard.h"
 
 #define LEVEL_CHUNK 1000		/* frontier nodes per statement */
 #define RLS_CHUNK	1000		/* candidate sources confirmed per statement */

@@ -63,6 +63,7 @@
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
+#include "write_shard.h"
 
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index);
 PG_FUNCTION_INFO_V1(adjlist_create_inverted_index_proc);

@@ -42,6 +42,7 @@
 #include "index_rule.h"
 #include "index_write.h"
 #include "plan_cache.h"
+#include "write_shard.h"
 
 /* ----------------------------------------------------------------------
  * Index rows

@@ -102,6 +102,7 @@
 #include "registry.h"
 #include "table_options.h"
 #include "write_api_int.h"
+#include "write_shard.h"
 
 PG_FUNCTION_INFO_V1(adjlist_put_edge);
 PG_FUNCTION_INFO_V1(adjlist_put_edges);

@@ -29,6 +29,7 @@
 #include "utils/array.h"
 
 #include "adjlist.h"
+#include "write_shard.h"
 
 PG_FUNCTION_INFO_V1(adjlist_write_shard);
 PG_FUNCTION_INFO_V1(adjlist_write_shard_key);
