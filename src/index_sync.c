@@ -149,9 +149,20 @@ typedef struct SyncState
  * lookup, never a wrong index.
  */
 
-#define PUT_FILTER_BITS (1 << 20)	/* 128 kB a transaction that writes */
+/*
+ * The filter starts small (most transactions put a few rows) and grows 8x
+ * at a time, up to PUT_FILTER_MAX_BITS, when it holds more than one key per
+ * 8 bits.  Sizes are powers of two and a key's bits are its hashes modulo
+ * the size, so growing sets, for each bit b of the old filter, every bit of
+ * the new one congruent to b: every key put stays "maybe" (no false
+ * negative), which is all the filter promises.
+ */
+#define PUT_FILTER_MIN_BITS (1 << 16)	/* 8 kB */
+#define PUT_FILTER_MAX_BITS (1 << 20)	/* 128 kB */
 
 static uint8 *put_filter = NULL;
+static uint32 put_filter_bits = 0;
+static uint32 put_filter_keys = 0;
 static LocalTransactionId put_filter_xid = InvalidLocalTransactionId;
 
 static uint32
@@ -174,10 +185,27 @@ filter_for_xact(bool create)
 		put_filter = NULL;
 		if (!create)
 			return NULL;
-		put_filter = MemoryContextAllocZero(TopTransactionContext, PUT_FILTER_BITS / 8);
+		put_filter_bits = PUT_FILTER_MIN_BITS;
+		put_filter_keys = 0;
+		put_filter = MemoryContextAllocZero(TopTransactionContext, put_filter_bits / 8);
 		put_filter_xid = adjlist_local_xid();
 	}
 	return put_filter;
+}
+
+/* Make the filter 8x larger, keeping every key it has (see above). */
+static void
+filter_grow(void)
+{
+	uint32		oldbytes = put_filter_bits / 8;
+	uint32		newbits = Min(put_filter_bits * 8, PUT_FILTER_MAX_BITS);
+	uint8	   *f = MemoryContextAlloc(TopTransactionContext, newbits / 8);
+
+	for (uint32 off = 0; off < newbits / 8; off += oldbytes)
+		memcpy(f + off, put_filter, oldbytes);
+	pfree(put_filter);
+	put_filter = f;
+	put_filter_bits = newbits;
 }
 
 static void
@@ -185,11 +213,13 @@ filter_add(SyncIndex *si, int k)
 {
 	uint8	   *f = filter_for_xact(true);
 	uint32		h = index_key_hash(si, k);
-	uint32		b1 = h % PUT_FILTER_BITS;
-	uint32		b2 = murmurhash32(h) % PUT_FILTER_BITS;
+	uint32		b1 = h % put_filter_bits;
+	uint32		b2 = murmurhash32(h) % put_filter_bits;
 
 	f[b1 / 8] |= (1 << (b1 % 8));
 	f[b2 / 8] |= (1 << (b2 % 8));
+	if (++put_filter_keys > put_filter_bits / 8 && put_filter_bits < PUT_FILTER_MAX_BITS)
+		filter_grow();
 }
 
 static bool
@@ -203,8 +233,8 @@ filter_maybe(SyncIndex *si, int k)
 	if (f == NULL)
 		return false;
 	h = index_key_hash(si, k);
-	b1 = h % PUT_FILTER_BITS;
-	b2 = murmurhash32(h) % PUT_FILTER_BITS;
+	b1 = h % put_filter_bits;
+	b2 = murmurhash32(h) % put_filter_bits;
 	return (f[b1 / 8] & (1 << (b1 % 8))) && (f[b2 / 8] & (1 << (b2 % 8)));
 }
 
