@@ -17,6 +17,7 @@
 
 #include "access/attnum.h"
 #include "fmgr.h"
+#include "nodes/execnodes.h"
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
@@ -235,5 +236,19 @@ struct SupportRequestSimplify;
 extern Node *graph_columns_simplify(struct SupportRequestSimplify *req);
 extern const char *graph_columns_estimated_as(const char *fn);
 extern void graph_columns_check_twin(FunctionCallInfo fcinfo);
+
+/*
+ * Whether the executor passed the row type it expects from a set-returning
+ * function (it does in FROM and in a select list, for a row type): then
+ * InitMaterializedSRF(MAT_SRF_USE_EXPECTED_DESC) copies it instead of
+ * building it from pg_proc on every call.
+ */
+static inline bool
+rsinfo_has_expected_desc(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	return rsinfo != NULL && IsA(rsinfo, ReturnSetInfo) && rsinfo->expectedDesc != NULL;
+}
 
 #endif							/* ADJLIST_GRAPH_H */

@@ -179,7 +179,8 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 	/* (a catalog of 0.1 or 0.2, not updated yet, passes fewer arguments) */
 	bool		has_esk = PG_NARGS() > 9 && !PG_ARGISNULL(9);
 
-	InitMaterializedSRF(fcinfo, 0);
+	/* the row type the executor has, not built from pg_proc per call */
+	InitMaterializedSRF(fcinfo, rsinfo_has_expected_desc(fcinfo) ? MAT_SRF_USE_EXPECTED_DESC : 0);
 	if (!PG_ARGISNULL(4) && has_esk)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
