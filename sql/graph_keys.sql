@@ -235,7 +235,30 @@ FROM (VALUES ($$SELECT neighbor FROM neighbors('g', 'USER#1', 'FOLLOWS#')$$,
 			 ($$SELECT neighbor FROM reverse_neighbors('g', 'USER#1', 'FOLLOWS#')$$,
 			  $$SELECT neighbor, data FROM reverse_neighbors('g', 'USER#1', 'FOLLOWS#')$$)) q(a, b);
 
+-- A function someone else created under a twin's name (a catalog without
+-- the twin, in a schema others may create in) is never called in place of
+-- the original: a twin is a C function of the original's owner.
+BEGIN;
+SET LOCAL client_min_messages = error;
+ALTER EXTENSION adjlist DROP FUNCTION neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb);
+DROP FUNCTION neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb);
+CREATE ROLE regress_keys_impostor;
+GRANT CREATE ON SCHEMA public TO regress_keys_impostor;
+SET ROLE regress_keys_impostor;
+CREATE FUNCTION public.neighbors_keys(tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb) LANGUAGE sql
+AS $$ SELECT 'IMPOSTOR'::adjkey, 'X'::adjkey, 'Y'::adjkey, NULL::jsonb $$;
+RESET ROLE;
+SELECT scans($$SELECT neighbor FROM neighbors('g', 'USER#1', 'FOLLOWS#')$$);
+SELECT count(*) AS rows, count(*) FILTER (WHERE neighbor = 'IMPOSTOR') AS impostor
+FROM neighbors('g', 'USER#1', 'FOLLOWS#');
+ROLLBACK;
+
 RESET search_path;
 DROP SCHEMA keys CASCADE;
 DROP OWNED BY regress_keys_reader;
 DROP ROLE regress_keys_reader;
+

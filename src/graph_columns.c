@@ -31,6 +31,7 @@
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -57,6 +58,27 @@ static const char *const originals[] = {"neighbors", "reverse_neighbors"};
 static const char *const twins[] = {"neighbors_keys", "reverse_neighbors_keys"};
 
 /*
+ * Whether function other is, like proc, a C function of proc's owner: only
+ * a superuser creates C functions, so a function someone else created
+ * under a twin's name (where the extension's catalog has no twin yet, in a
+ * schema others may create in) is never called in place of the original.
+ */
+static bool
+same_kind_of_function(Form_pg_proc proc, Oid other)
+{
+	HeapTuple	tp = SearchSysCache1(PROCOID, ObjectIdGetDatum(other));
+	bool		same;
+
+	if (!HeapTupleIsValid(tp))
+		return false;
+	same = ((Form_pg_proc) GETSTRUCT(tp))->prolang == ClanguageId &&
+		proc->prolang == ClanguageId &&
+		((Form_pg_proc) GETSTRUCT(tp))->proowner == proc->proowner;
+	ReleaseSysCache(tp);
+	return same;
+}
+
+/*
  * The function named name in the namespace of, and with the argument
  * types of, function funcid; InvalidOid if there is none.
  */
@@ -75,6 +97,8 @@ sibling_function(Oid funcid, const char *name)
 	found = nsp == NULL ? InvalidOid :
 		LookupFuncName(list_make2(makeString(nsp), makeString(pstrdup(name))),
 					   proc->pronargs, proc->proargtypes.values, true);
+	if (OidIsValid(found) && !same_kind_of_function(proc, found))
+		found = InvalidOid;
 	ReleaseSysCache(tp);
 	return found;
 }
