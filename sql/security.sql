@@ -1027,6 +1027,37 @@ FROM adjlist_inverted_indexes i WHERE i.indexrel::text LIKE 'adjsec.%' ORDER BY 
 SELECT (SELECT count(*) FROM adjsec_shared.g_inverted) AS rows_in_evil_index,
 	   (SELECT count(*) FROM adjsec_shared.adjlist_inverted_indexes) AS rows_in_evil_registry;
 
+-- Code its owner adds to an index table later (a row trigger whose
+-- function looks an operator up by name) also runs with search_path
+-- pinned, in a session that wrote the table before it had any: what an
+-- index table can run is cached per session until the table changes.
+SET ROLE regress_adjsec_owner;
+CREATE TABLE adjsec.cc (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('adjsec.cc', include => '{data}');
+GRANT SELECT, INSERT, UPDATE, DELETE ON adjsec.cc TO regress_adjsec_writer;
+CREATE FUNCTION adjsec.cc_ok() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NEW.data IS NULL OR NEW.data <> '{"no": 1}'::jsonb THEN
+		RETURN NEW;
+	END IF;
+	RETURN NULL;
+END $$;
+RESET ROLE;
+SELECT adjsec_util.try('regress_adjsec_writer', 'SET LOCAL search_path = adjsec_shared, pg_catalog, public; ' ||
+	$$INSERT INTO adjsec.cc VALUES ('USER#a', 'FOLLOWS#USER#b', '{"n": 1}')$$) AS before_check;
+-- a row that stays (try() rolls back what it ran)
+INSERT INTO adjsec.cc VALUES ('USER#a', 'FOLLOWS#USER#b', '{"n": 1}');
+SET ROLE regress_adjsec_owner;
+CREATE TRIGGER cc_ok BEFORE INSERT OR UPDATE ON adjsec.cc_inverted
+	FOR EACH ROW EXECUTE FUNCTION adjsec.cc_ok();
+RESET ROLE;
+SELECT adjsec_util.try('regress_adjsec_writer', 'SET LOCAL search_path = adjsec_shared, pg_catalog, public; ' ||
+	$$INSERT INTO adjsec.cc VALUES ('USER#b', 'FOLLOWS#USER#c', '{"n": 2}')$$) AS after_check,
+	   adjsec_util.try('regress_adjsec_writer', 'SET LOCAL search_path = adjsec_shared, pg_catalog, public; ' ||
+	$$UPDATE adjsec.cc SET data = '{"n": 3}'$$) AS update_after_check;
+SELECT sk, pk, data FROM adjsec.cc_inverted ORDER BY sk, pk;
+SELECT count(*) AS drift FROM verify_inverted_index('adjsec.cc_inverted');
+
 --
 -- 6. SECURITY DEFINER wrappers: graph functions act as the current user
 -- (the definer), not the session user, for privileges and row security.

@@ -46,6 +46,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "graph.h"
+#include "index_write.h"
 #include "query_table.h"
 #include "registry.h"
 #include "table_options.h"
@@ -82,6 +83,7 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	table_options_relcache_invalidate(relid);
 	graph_meta_relcache_invalidate(relid);
 	query_table_relcache_invalidate(relid);
+	index_write_relcache_invalidate(relid);
 }
 
 /*
@@ -346,9 +348,29 @@ adjlist_become(Oid roleid, AdjlistRoleSwitch *save)
 }
 
 void
+adjlist_become_role(Oid roleid, AdjlistRoleSwitch *save)
+{
+	GetUserIdAndSecContext(&save->saved_userid, &save->saved_sec_context);
+	SetUserIdAndSecContext(roleid, save->saved_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	save->guc_nest = -1;
+}
+
+void
+adjlist_become_pin_path(AdjlistRoleSwitch *save)
+{
+	if (save->guc_nest >= 0)
+		return;
+	save->guc_nest = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
 adjlist_unbecome(const AdjlistRoleSwitch *save)
 {
-	AtEOXact_GUC(true, save->guc_nest);
+	if (save->guc_nest >= 0)
+		AtEOXact_GUC(true, save->guc_nest);
 	SetUserIdAndSecContext(save->saved_userid, save->saved_sec_context);
 }
 

@@ -103,6 +103,16 @@ extern void adjlist_become(Oid roleid, AdjlistRoleSwitch *save);
 extern void adjlist_unbecome(const AdjlistRoleSwitch *save);
 
 /*
+ * The same, without pinning search_path (whose save and restore cost as
+ * much as writing an index row): for work that runs no SQL and no code but
+ * core's and adjlist's own C, where no name is looked up.  Code that may
+ * run SQL or user code after all calls adjlist_become_pin_path() first,
+ * which pins it until adjlist_unbecome().
+ */
+extern void adjlist_become_role(Oid roleid, AdjlistRoleSwitch *save);
+extern void adjlist_become_pin_path(AdjlistRoleSwitch *save);
+
+/*
  * How a table's rows are stored, for choosing a read or write path:
  * local heap storage, a partitioned table, a foreign table, or a table
  * whose rows another engine keeps elsewhere (Citus).

@@ -278,6 +278,8 @@ static void
 sync_begin(SyncState *st, Relation rel, bool all_modes)
 {
 	TableIndexes *ti;
+	bool		runs_code;
+	bool		pin_path = false;
 
 	all_modes = all_modes || !adjlist_catalog()->legacy;
 	ti = locked_indexes(RelationGetRelid(rel), all_modes);
@@ -303,11 +305,15 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 			si->row[k] = palloc(sizeof(Datum) * ix->ncols);
 			si->rownull[k] = palloc(sizeof(bool) * ix->ncols);
 		}
-		if (index_writer_needs_spi(ix->indexrel, ix->colnames, ix->nkeys, WRITE_UPSERT))
+		if (index_writer_needs_spi(ix->indexrel, ix->colnames, ix->nkeys, WRITE_UPSERT,
+								   &runs_code))
 			st->spi = true;
+		pin_path |= runs_code || ix->predicate != NULL;
 		if (OidIsValid(ix->counterrel) &&
-			index_writer_needs_spi(ix->counterrel, counter_columns, 3, WRITE_APPEND))
+			index_writer_needs_spi(ix->counterrel, counter_columns, 3, WRITE_APPEND,
+								   &runs_code))
 			st->spi = true;
+		pin_path |= runs_code;
 	}
 	if (st->nindexes == 0)
 		return;
@@ -316,7 +322,16 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 									   ALLOCSET_DEFAULT_SIZES);
 	if (st->spi && SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	adjlist_become(ti->owner, &st->role);
+
+	/*
+	 * As the owner; search_path pinned only where a name could be looked
+	 * up: SQL, a predicate, code of the index or counter table
+	 * (recheck_removed() pins it before its SQL).
+	 */
+	if (st->spi || pin_path)
+		adjlist_become(ti->owner, &st->role);
+	else
+		adjlist_become_role(ti->owner, &st->role);
 	/* predicates are the owner's, as the rest of what the triggers run */
 	for (int i = 0; i < st->nindexes; i++)
 		if (st->indexes[i].ix->predicate != NULL)
@@ -478,6 +493,7 @@ recheck_removed(SyncState *st, SyncIndex *si)
 			elog(ERROR, "SPI_connect failed");
 		st->spi = true;
 	}
+	adjlist_become_pin_path(&st->role);
 	foreach(lc, si->recheck)
 	{
 		Datum	   *key = (Datum *) lfirst(lc);

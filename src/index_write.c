@@ -47,6 +47,7 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
@@ -57,9 +58,11 @@
 #include "nodes/execnodes.h"
 #include "nodes/makefuncs.h"
 #include "parser/parse_relation.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -93,6 +96,9 @@ struct IndexWriter
 	EPQState	epqstate;		/* for BEFORE ROW triggers of the index table, as
 								 * the replication worker passes one */
 	ResultRelInfo *rri;
+	List	   *arbiters;		/* the key index, for speculative inserts */
+	bool		speculative;	/* upserts insert first (see direct_put()) */
+	bool		runs_code;		/* WriterInfo's */
 	TupleTableSlot *searchslot;
 	TupleTableSlot *foundslot;
 	TupleTableSlot *newslot;
@@ -122,19 +128,69 @@ struct IndexWriter
  */
 
 /*
+ * What the catalogs say of a table the writer writes, as far as choosing a
+ * path goes: cached per table, and forgotten at a relcache invalidation of
+ * it (index_write_relcache_invalidate(), from catalog.c's callback), which
+ * every change of its indexes, triggers, constraints or columns sends, as
+ * does Citus when it distributes the table.  A statement that writes one
+ * row would otherwise look all of this up again (a fifth of the cost of a
+ * trigger call on a single-row INSERT).  An entry is marked valid before it
+ * is filled, so that an invalidation arriving meanwhile is not lost.
+ */
+typedef struct WriterInfo
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	char		relkind;
+	bool		citus;			/* a table Citus distributes */
+	Oid			replindex;		/* its replica identity index, if any */
+	bool		runs_code;		/* writing a row can run code other than
+								 * core's: row triggers, CHECK constraints,
+								 * generated columns, expression or partial
+								 * indexes */
+	int			nkeys;			/* the key columns keyindex was found for */
+	AttrNumber	keyattnos[INDEX_MAX_KEYS];
+	Oid			keyindex;		/* see key_index() */
+	bool		is_pk;
+	bool		deferrable;
+} WriterInfo;
+
+static HTAB *writer_infos = NULL;
+
+void
+index_write_relcache_invalidate(Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	WriterInfo *wi;
+
+	if (writer_infos == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		wi = hash_search(writer_infos, &relid, HASH_FIND, NULL);
+		if (wi != NULL)
+			wi->valid = false;
+		return;
+	}
+	hash_seq_init(&status, writer_infos);
+	while ((wi = hash_seq_search(&status)) != NULL)
+		wi->valid = false;
+}
+
+/*
  * The unique index of rel on exactly the key columns (in any order), valid,
  * ready, without predicate or expressions; InvalidOid if none.  Sets
- * *is_pk and *deferrable.
+ * wi->is_pk and wi->deferrable.
  */
 static Oid
-key_index(Relation rel, AttrNumber *keyattnos, int nkeys, bool *is_pk, bool *deferrable)
+key_index(Relation rel, const AttrNumber *keyattnos, int nkeys, WriterInfo *wi)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	Oid			result = InvalidOid;
 
-	*is_pk = false;
-	*deferrable = false;
+	wi->is_pk = false;
+	wi->deferrable = false;
 	foreach(lc, indexes)
 	{
 		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
@@ -160,13 +216,91 @@ key_index(Relation rel, AttrNumber *keyattnos, int nkeys, bool *is_pk, bool *def
 		if (match && (!OidIsValid(result) || idx->indisprimary))
 		{
 			result = idx->indexrelid;
-			*is_pk = idx->indisprimary;
-			*deferrable = !idx->indimmediate;
+			wi->is_pk = idx->indisprimary;
+			wi->deferrable = !idx->indimmediate;
 		}
 		ReleaseSysCache(tp);
 	}
 	list_free(indexes);
 	return result;
+}
+
+/* Can writing a row of rel run code other than core's? (WriterInfo) */
+static bool
+rel_runs_code(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+	TupleConstr *constr = rel->rd_att->constr;
+	List	   *indexes;
+	ListCell   *lc;
+	bool		result = false;
+
+	/* statement triggers do not fire for the writer's rows */
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+		if (TRIGGER_FOR_ROW(td->triggers[i].tgtype))
+			return true;
+	if (constr != NULL && (constr->num_check > 0 || constr->has_generated_stored))
+		return true;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
+
+		if (!HeapTupleIsValid(tp))
+			continue;
+		if (!heap_attisnull(tp, Anum_pg_index_indexprs, NULL) ||
+			!heap_attisnull(tp, Anum_pg_index_indpred, NULL))
+			result = true;
+		ReleaseSysCache(tp);
+	}
+	list_free(indexes);
+	return result;
+}
+
+/*
+ * The cached facts of rel (locked by the caller, so that invalidations up to
+ * the lock are in), with keyindex found for the given key columns.
+ */
+static const WriterInfo *
+writer_info(Relation rel, const AttrNumber *keyattnos, int nkeys)
+{
+	Oid			relid = RelationGetRelid(rel);
+	WriterInfo *wi;
+	bool		found;
+
+	if (writer_infos == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(WriterInfo);
+		ctl.hcxt = CacheMemoryContext;
+		writer_infos = hash_create("adjlist writer infos", 64, &ctl,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	wi = hash_search(writer_infos, &relid, HASH_ENTER, &found);
+	if (found && wi->valid &&
+		(nkeys > INDEX_MAX_KEYS ||
+		 (wi->nkeys == nkeys &&
+		  memcmp(wi->keyattnos, keyattnos, sizeof(AttrNumber) * nkeys) == 0)))
+		return wi;
+	wi->valid = true;
+	wi->relkind = rel->rd_rel->relkind;
+	wi->replindex = RelationGetReplicaIndex(rel);
+	wi->runs_code = rel_runs_code(rel);
+	wi->keyindex = InvalidOid;
+	wi->is_pk = false;
+	wi->deferrable = false;
+	wi->nkeys = 0;
+	if (nkeys <= INDEX_MAX_KEYS && wi->relkind != RELKIND_FOREIGN_TABLE)
+	{
+		wi->nkeys = nkeys;
+		memcpy(wi->keyattnos, keyattnos, sizeof(AttrNumber) * nkeys);
+		wi->keyindex = key_index(rel, keyattnos, nkeys, wi);
+	}
+	/* last: it opens Citus's catalog, which takes in invalidations */
+	wi->citus = adjlist_is_citus_table(relid);
+	return wi;
 }
 
 static void
@@ -196,28 +330,34 @@ writer_columns(IndexWriter *w, char **colnames)
 	}
 }
 
+/* The key columns' attribute numbers in rel (0 for a missing one). */
+static void
+key_attnos(Relation rel, char **colnames, int nkeys, AttrNumber *keyattnos)
+{
+	for (int i = 0; i < nkeys && i < INDEX_MAX_KEYS; i++)
+		keyattnos[i] = attnameAttNum(rel, colnames[i], false);
+}
+
 bool
-index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode)
+index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode,
+					   bool *runs_code)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	AttrNumber	keyattnos[INDEX_MAX_KEYS];
-	bool		is_pk;
-	bool		deferrable;
+	const WriterInfo *wi;
 	bool		spi;
 
-	spi = rel->rd_rel->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS ||
-		mode == WRITE_IF_ABSENT;
+	key_attnos(rel, colnames, nkeys, keyattnos);
+	wi = writer_info(rel, keyattnos, nkeys);
+	spi = wi->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS ||
+		mode == WRITE_IF_ABSENT || wi->citus;
 	if (!spi && mode == WRITE_UPSERT)
-	{
-		for (int i = 0; i < nkeys; i++)
-			keyattnos[i] = attnameAttNum(rel, colnames[i], false);
-		spi = !OidIsValid(key_index(rel, keyattnos, nkeys, &is_pk, &deferrable)) ||
-			!is_pk || deferrable ||
-			(OidIsValid(RelationGetReplicaIndex(rel)) &&
-			 RelationGetReplicaIndex(rel) != key_index(rel, keyattnos, nkeys, &is_pk, &deferrable));
-	}
+		spi = !OidIsValid(wi->keyindex) || !wi->is_pk || wi->deferrable ||
+			(OidIsValid(wi->replindex) && wi->replindex != wi->keyindex);
+	if (runs_code != NULL)
+		*runs_code = wi->runs_code;
 	table_close(rel, NoLock);
-	return spi || adjlist_is_citus_table(relid);
+	return spi;
 }
 
 bool
@@ -225,15 +365,10 @@ index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
 {
 	Relation	rel = table_open(relid, AccessShareLock);
 	AttrNumber	keyattnos[INDEX_MAX_KEYS];
-	bool		is_pk;
-	bool		deferrable = false;
+	bool		deferrable;
 
-	if (nkeys <= INDEX_MAX_KEYS && rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
-	{
-		for (int i = 0; i < nkeys; i++)
-			keyattnos[i] = attnameAttNum(rel, colnames[i], false);
-		(void) key_index(rel, keyattnos, nkeys, &is_pk, &deferrable);
-	}
+	key_attnos(rel, colnames, nkeys, keyattnos);
+	deferrable = writer_info(rel, keyattnos, nkeys)->deferrable;
 	table_close(rel, NoLock);
 	return deferrable;
 }
@@ -579,6 +714,9 @@ direct_begin(IndexWriter *w, bool bulk)
 	w->buffered = bulk && w->mode == WRITE_APPEND &&
 		(td == NULL || (!td->trig_insert_before_row && !td->trig_insert_instead_row &&
 						!td->trig_insert_after_row));
+	w->speculative = w->mode == WRITE_UPSERT && OidIsValid(w->keyindex) && !w->runs_code;
+	if (w->speculative)
+		w->arbiters = list_make1_oid(w->keyindex);
 	if (w->buffered)
 		w->batch = palloc0(sizeof(TupleTableSlot *) * WRITE_BATCH);
 	MemoryContextSwitchTo(oldcxt);
@@ -657,9 +795,59 @@ direct_flush(IndexWriter *w)
 	ResetPerTupleExprContext(w->estate);
 }
 
+/*
+ * Insert the row in newslot unless a row with its key is there, as INSERT
+ * ... ON CONFLICT inserts, but without its look-up first: the tuple goes in
+ * speculatively (table_tuple_insert_speculative()), the key index reports a
+ * conflict instead of raising one (UNIQUE_CHECK_PARTIAL), and a tuple that
+ * conflicted is killed again (table_tuple_complete_speculative()), as if it
+ * had never been there, for anyone waiting on it too.  Almost every upsert
+ * of an index row finds no row (its base row is new), and pays one descent
+ * of the key index instead of two.  Only for a table where writing a row
+ * runs no code but core's (WriterInfo: no row triggers, CHECK constraints,
+ * expression or partial indexes), so that nothing runs while the
+ * speculative insertion lock is held; rows go in as
+ * ExecSimpleRelationInsert() puts them.
+ * False when the key was there (or is being written by another
+ * transaction): the caller then looks it up and waits for it.
+ */
+static bool
+direct_insert_speculative(IndexWriter *w, TupleTableSlot *slot)
+{
+	Relation	rel = w->rel;
+	TransactionId xid = GetCurrentTransactionId();
+	uint32		token;
+	bool		conflict = false;
+	List	   *recheck;
+
+	/* NOT NULL; there are no CHECK constraints or generated columns */
+	if (rel->rd_att->constr)
+		ExecConstraints(w->rri, slot, w->estate);
+	if (rel->rd_rel->relispartition)
+		ExecPartitionCheck(w->rri, slot, w->estate, true);
+	token = SpeculativeInsertionLockAcquire(xid);
+	table_tuple_insert_speculative(rel, slot, w->estate->es_output_cid, 0, NULL, token);
+	recheck = ADJLIST_INSERT_INDEX_TUPLES(w->rri, slot, w->estate, true, &conflict,
+										  w->arbiters);
+	table_tuple_complete_speculative(rel, slot, token, !conflict);
+	SpeculativeInsertionLockRelease(xid);
+	/* deferred unique checks of other indexes are after-row events */
+	if (!conflict && recheck != NIL)
+		ExecARInsertTriggers(w->estate, w->rri, slot, recheck, NULL);
+	list_free(recheck);
+	ResetPerTupleExprContext(w->estate);
+	return !conflict;
+}
+
 static void
 direct_put(IndexWriter *w, Datum *values, bool *nulls)
 {
+	if (w->speculative)
+	{
+		fill_slot(w, w->newslot, values, nulls, w->ncols);
+		if (direct_insert_speculative(w, w->newslot))
+			return;
+	}
 	if (w->mode == WRITE_UPSERT)
 	{
 		fill_slot(w, w->searchslot, values, nulls, w->nkeys);
@@ -731,21 +919,18 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 				   bool bulk)
 {
 	IndexWriter *w = palloc0(sizeof(IndexWriter));
-	AttrNumber	keyattnos[INDEX_MAX_KEYS];
-	bool		is_pk = false;
-	bool		deferrable = false;
+	const WriterInfo *wi;
+	bool		deferrable;
 
 	w->rel = table_open(relid, RowExclusiveLock);
 	w->mode = mode;
 	w->ncols = ncols;
 	w->nkeys = nkeys;
 	writer_columns(w, colnames);
-	if (nkeys <= INDEX_MAX_KEYS && w->rel->rd_rel->relkind != RELKIND_FOREIGN_TABLE)
-	{
-		for (int i = 0; i < nkeys; i++)
-			keyattnos[i] = w->attnos[i];
-		w->keyindex = key_index(w->rel, keyattnos, nkeys, &is_pk, &deferrable);
-	}
+	wi = writer_info(w->rel, w->attnos, nkeys);
+	w->keyindex = wi->keyindex;
+	w->runs_code = wi->runs_code;
+	deferrable = wi->deferrable;
 	if (deferrable)
 	{
 		w->multiset = true;
@@ -757,12 +942,11 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	 * needs no key index at all (a new index table gets its primary key
 	 * after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).
 	 */
-	w->direct = w->rel->rd_rel->relkind == RELKIND_RELATION && !w->multiset &&
-		w->mode != WRITE_IF_ABSENT && !adjlist_is_citus_table(relid) &&
+	w->direct = wi->relkind == RELKIND_RELATION && !w->multiset &&
+		w->mode != WRITE_IF_ABSENT && !wi->citus &&
 		(w->mode == WRITE_APPEND ||
-		 (OidIsValid(w->keyindex) && is_pk &&
-		  (!OidIsValid(RelationGetReplicaIndex(w->rel)) ||
-		   RelationGetReplicaIndex(w->rel) == w->keyindex)));
+		 (OidIsValid(w->keyindex) && wi->is_pk &&
+		  (!OidIsValid(wi->replindex) || wi->replindex == w->keyindex)));
 	if (w->direct)
 		direct_begin(w, bulk);
 	else
