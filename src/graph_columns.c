@@ -5,7 +5,11 @@
  *	  in FROM whose data column the query never reads is replaced, while
  *	  the query is planned, by its twin neighbors_keys() or
  *	  reverse_neighbors_keys(): the same rows with data NULL, read from the
- *	  index only (no heap fetch on all-visible pages, no data copied).
+ *	  index only (no heap fetch on all-visible pages, no data copied).  A
+ *	  call of which the query reads only the neighbor column (or no column:
+ *	  count(*)) becomes neighbors_nodes() or reverse_neighbors_nodes(),
+ *	  whose rows have pk and sk NULL too: forming a row that holds one key
+ *	  instead of three is a quarter of the cost of a big hub's read.
  *
  * A set-returning function is not told which of its columns are read, but
  * its planner support function (adjlist_graph_rows, graph_estimate.c, which
@@ -13,7 +17,7 @@
  * planned.  The call is recognized as the function of one of the query's
  * range table entries (same function, same arguments once expanded and
  * simplified as the planner did); the whole query is then searched for a
- * Var of that entry's data column or a whole-row Var of the entry, at
+ * Var of that entry's data column (pk, sk) or a whole-row Var of the entry, at
  * every subquery level, through join alias variables and UNION ALL
  * translations.  Anything not understood keeps the original function: a
  * call outside FROM, in ROWS FROM with other functions, WITH ORDINALITY,
@@ -51,11 +55,23 @@
 #include "compat.h"
 #include "graph.h"
 
-#define KEYS_SUFFIX "_keys"
-
-/* The functions that have a keys-only twin, and the twins. */
+/* The functions that have twins, and the twins' suffixes. */
 static const char *const originals[] = {"neighbors", "reverse_neighbors"};
-static const char *const twins[] = {"neighbors_keys", "reverse_neighbors_keys"};
+static const char *const suffixes[] = {"_keys", "_nodes"};
+
+typedef enum TwinKind
+{
+	TWIN_KEYS,					/* data NULL */
+	TWIN_NODES					/* pk, sk and data NULL */
+} TwinKind;
+
+/* The attribute numbers of the columns a twin leaves NULL. */
+typedef struct TwinColumns
+{
+	AttrNumber	data;
+	AttrNumber	pk;
+	AttrNumber	sk;
+} TwinColumns;
 
 /*
  * Whether function other is, like proc, a C function of proc's owner: only
@@ -118,13 +134,13 @@ result_desc(Oid funcid)
 }
 
 /*
- * The keys-only twin of funcid, when it is neighbors() or
+ * The twin of a kind of funcid, when it is neighbors() or
  * reverse_neighbors() and its twin exists with the same columns (an
- * extension whose catalog is not updated yet has none); *data_att is the
- * data column's attribute number.
+ * extension whose catalog is not updated yet has none); *cols gets the
+ * attribute numbers of data, pk and sk.
  */
 static Oid
-keys_twin(Oid funcid, AttrNumber *data_att)
+twin_of(Oid funcid, TwinKind kind, TwinColumns *cols)
 {
 	char	   *name = get_func_name(funcid);
 	Oid			twin = InvalidOid;
@@ -133,14 +149,14 @@ keys_twin(Oid funcid, AttrNumber *data_att)
 
 	for (int i = 0; name != NULL && i < (int) lengthof(originals); i++)
 		if (strcmp(name, originals[i]) == 0)
-			twin = sibling_function(funcid, twins[i]);
+			twin = sibling_function(funcid, psprintf("%s%s", originals[i], suffixes[kind]));
 	if (!OidIsValid(twin))
 		return InvalidOid;
 	a = result_desc(funcid);
 	b = result_desc(twin);
 	if (a == NULL || b == NULL || a->natts != b->natts)
 		return InvalidOid;
-	*data_att = InvalidAttrNumber;
+	memset(cols, 0, sizeof(*cols));
 	for (int i = 0; i < a->natts; i++)
 	{
 		Form_pg_attribute x = TupleDescAttr(a, i);
@@ -149,9 +165,16 @@ keys_twin(Oid funcid, AttrNumber *data_att)
 		if (x->atttypid != y->atttypid || strcmp(NameStr(x->attname), NameStr(y->attname)) != 0)
 			return InvalidOid;
 		if (strcmp(NameStr(x->attname), "data") == 0)
-			*data_att = i + 1;
+			cols->data = i + 1;
+		else if (strcmp(NameStr(x->attname), "pk") == 0)
+			cols->pk = i + 1;
+		else if (strcmp(NameStr(x->attname), "sk") == 0)
+			cols->sk = i + 1;
 	}
-	return *data_att != InvalidAttrNumber ? twin : InvalidOid;
+	if (cols->data == InvalidAttrNumber ||
+		(kind == TWIN_NODES && (cols->pk == InvalidAttrNumber || cols->sk == InvalidAttrNumber)))
+		return InvalidOid;
+	return twin;
 }
 
 /* ----------------------------------------------------------------------
@@ -243,7 +266,7 @@ call_entries(PlannerInfo *root, FuncExpr *call)
 }
 
 /* ----------------------------------------------------------------------
- * Whether the query reads the data column of an entry
+ * Whether the query reads given columns of an entry
  * ----------------------------------------------------------------------
  */
 
@@ -251,7 +274,8 @@ typedef struct ReadsData
 {
 	Query	   *top;			/* the query of the call's level */
 	int			rti;			/* the call's entry in top->rtable */
-	AttrNumber	att;			/* its data column */
+	AttrNumber	atts[3];		/* the columns asked about */
+	int			natts;
 	int			sublevels_up;	/* how deep the walk is below top */
 } ReadsData;
 
@@ -294,7 +318,12 @@ reads_data_walker(Node *node, void *arg)
 		if ((int) v->varlevelsup != ctx->sublevels_up)
 			return false;
 		if (v->varno == ctx->rti)
-			return v->varattno == ctx->att || v->varattno == InvalidAttrNumber;
+		{
+			for (int i = 0; i < ctx->natts; i++)
+				if (v->varattno == ctx->atts[i])
+					return true;
+			return v->varattno == InvalidAttrNumber;
+		}
 		return join_var_reads(v, ctx);
 	}
 	if (IsA(node, Query))
@@ -311,14 +340,14 @@ reads_data_walker(Node *node, void *arg)
 }
 
 /*
- * Whether the query of root reads the data column att (or the whole row)
- * of range table entry rti: anywhere in it, in its subqueries, or through
- * the translations of a UNION ALL pulled up into it.
+ * Whether the query of root reads column att1 or att2 or att3 (0: none) or
+ * the whole row of range table entry rti: anywhere in it, in its
+ * subqueries, or through the translations of a UNION ALL pulled up into it.
  */
 static bool
-query_reads_data(PlannerInfo *root, Index rti, AttrNumber att)
+query_reads(PlannerInfo *root, Index rti, AttrNumber att1, AttrNumber att2, AttrNumber att3)
 {
-	ReadsData	ctx = {root->parse, (int) rti, att, 0};
+	ReadsData	ctx = {root->parse, (int) rti, {att1, att2, att3}, 3, 0};
 	ListCell   *lc;
 
 	if (query_tree_walker(root->parse, reads_data_walker, &ctx, QTW_IGNORE_JOINALIASES))
@@ -334,36 +363,54 @@ query_reads_data(PlannerInfo *root, Index rti, AttrNumber att)
 }
 
 /*
+ * The twin of a kind for the call (same arguments), when the caller may
+ * execute it and every FROM item that may be the call reads none of the
+ * columns the twin leaves NULL; else NULL.
+ */
+static FuncExpr *
+twin_call(PlannerInfo *root, FuncExpr *call, List *rtis, TwinKind kind)
+{
+	TwinColumns cols;
+	Oid			twin = twin_of(call->funcid, kind, &cols);
+	ListCell   *lc;
+	FuncExpr   *result;
+
+	if (!OidIsValid(twin) ||
+		adjlist_proc_aclcheck(twin, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		return NULL;
+	foreach(lc, rtis)
+		if (query_reads(root, (Index) lfirst_int(lc), cols.data,
+						kind == TWIN_NODES ? cols.pk : InvalidAttrNumber,
+						kind == TWIN_NODES ? cols.sk : InvalidAttrNumber))
+			return NULL;
+	result = copyObject(call);
+	result->funcid = twin;
+	return result;
+}
+
+/*
  * SupportRequestSimplify of neighbors() and reverse_neighbors(): the call
- * of the keys-only twin when the call is a FROM item whose data column
- * the query does not read, else NULL (the call is kept).
+ * of the node-only twin when the call is a FROM item of which the query
+ * reads only the neighbor column, else of the keys-only twin when it does
+ * not read data, else NULL (the call is kept).
  */
 Node *
 graph_columns_simplify(SupportRequestSimplify *req)
 {
 	FuncExpr   *call = req->fcall;
 	PlannerInfo *root = req->root;
-	AttrNumber	data_att;
-	Oid			twin;
 	List	   *rtis;
-	ListCell   *lc;
-	FuncExpr   *keys;
+	FuncExpr   *twin;
 
 	if (root == NULL || root->parse == NULL)
-		return NULL;
-	twin = keys_twin(call->funcid, &data_att);
-	if (!OidIsValid(twin) ||
-		adjlist_proc_aclcheck(twin, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 		return NULL;
 	rtis = call_entries(root, call);
 	if (rtis == NIL)
 		return NULL;
-	foreach(lc, rtis)
-		if (query_reads_data(root, (Index) lfirst_int(lc), data_att))
-			return NULL;
-	keys = copyObject(call);
-	keys->funcid = twin;
-	return (Node *) keys;
+	twin = twin_call(root, call, rtis, TWIN_NODES);
+	if (twin == NULL)
+		twin = twin_call(root, call, rtis, TWIN_KEYS);
+	return (Node *) twin;
 }
 
 /*
@@ -373,9 +420,11 @@ graph_columns_simplify(SupportRequestSimplify *req)
 const char *
 graph_columns_estimated_as(const char *fn)
 {
-	for (int i = 0; i < (int) lengthof(twins); i++)
-		if (strcmp(fn, twins[i]) == 0)
-			return originals[i];
+	for (int i = 0; i < (int) lengthof(originals); i++)
+		for (int k = 0; k < (int) lengthof(suffixes); k++)
+			if (strncmp(fn, originals[i], strlen(originals[i])) == 0 &&
+				strcmp(fn + strlen(originals[i]), suffixes[k]) == 0)
+				return originals[i];
 	return fn;
 }
 
@@ -393,12 +442,11 @@ graph_columns_check_twin(FunctionCallInfo fcinfo)
 	{
 		Oid			self = fcinfo->flinfo->fn_oid;
 		char	   *name = get_func_name(self);
-		size_t		len = name ? strlen(name) : 0;
+		const char *of = name ? graph_columns_estimated_as(name) : NULL;
 
 		original = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
-		if (len > strlen(KEYS_SUFFIX) &&
-			strcmp(name + len - strlen(KEYS_SUFFIX), KEYS_SUFFIX) == 0)
-			*original = sibling_function(self, pnstrdup(name, len - strlen(KEYS_SUFFIX)));
+		if (of != NULL && of != name)
+			*original = sibling_function(self, of);
 		if (!OidIsValid(*original))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_FUNCTION),

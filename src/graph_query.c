@@ -13,7 +13,9 @@
  *
  * neighbors_keys and reverse_neighbors_keys, which the planner puts in
  * place of a call whose data column the query does not read
- * (graph_columns.c), return the same rows with data NULL.
+ * (graph_columns.c), return the same rows with data NULL;
+ * neighbors_nodes and reverse_neighbors_nodes, for a query that reads only
+ * the neighbor column, with pk and sk NULL as well.
  *
  * Each takes an edge_filter (its last argument): only edges whose data
  * contains it count, tested by the scan before the limit counts an edge.
@@ -44,8 +46,18 @@ PG_FUNCTION_INFO_V1(adjlist_neighbors);
 PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors);
 PG_FUNCTION_INFO_V1(adjlist_neighbors_keys);
 PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors_keys);
+PG_FUNCTION_INFO_V1(adjlist_neighbors_nodes);
+PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors_nodes);
 PG_FUNCTION_INFO_V1(adjlist_degree);
 PG_FUNCTION_INFO_V1(adjlist_has_edge);
+
+/* The columns of a one-hop call's rows that are filled (the rest NULL). */
+typedef enum NeighborColumns
+{
+	COLUMNS_ALL,				/* neighbors(), reverse_neighbors() */
+	COLUMNS_KEYS,				/* the keys-only twins: data NULL */
+	COLUMNS_NODE				/* the node-only twins: only neighbor */
+} NeighborColumns;
 
 typedef struct EmitState
 {
@@ -54,6 +66,7 @@ typedef struct EmitState
 	const EdgeConvention *conv;
 	bool		reverse;
 	bool		with_data;		/* false: data is NULL (a keys-only twin) */
+	bool		with_keys;		/* false: pk and sk are NULL (a node-only twin) */
 	struct varlena *nbkey;		/* the neighbor's key, rebuilt for each row */
 	char	   *tbuf;			/* target_prefix + rest, for each row */
 	MemoryContext rowcxt;		/* keys the scan gave as bytes only */
@@ -90,6 +103,13 @@ emit_edge(void *arg, const GraphEdge *edge)
 		return true;
 	/* (a neighbor has at most ADJKEY_MAX_BYTES: graph_edge_neighbor) */
 	values[0] = neighbor_datum(st, edge, nb, nblen);
+	if (!st->with_keys)
+	{
+		values[1] = values[2] = values[3] = (Datum) 0;
+		nulls[1] = nulls[2] = nulls[3] = true;
+		tuplestore_putvalues(st->ts, st->desc, values, nulls);
+		return true;
+	}
 	if (own_keys)
 	{
 		values[1] = edge->pkdatum;
@@ -161,13 +181,13 @@ neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
 /*
  * neighbors(tbl, node, edge_prefix, lim, after, backward, target_prefix,
  *			 sk_is_target, edge_filter, exclusive_start_key) and
- * reverse_neighbors(...): the same arguments.  Without with_data (the
- * keys-only twins, graph_columns.c) the data column is NULL and the scan
- * reads the index only, unless an edge_filter needs the data.  The
- * privileges asked are the same either way.
+ * reverse_neighbors(...): the same arguments.  For the twins
+ * (graph_columns.c) the data column is NULL (and with COLUMNS_NODE pk and
+ * sk as well) and the scan reads the index only, unless an edge_filter
+ * needs the data.  The privileges asked are the same either way.
  */
 static Datum
-neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
+neighbors_common(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	EdgeConvention conv;
@@ -204,7 +224,7 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 	req.conv = &conv;
 	req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
 	req.limit = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
-	req.want_data = with_data;
+	req.want_data = cols == COLUMNS_ALL;
 	if (!PG_ARGISNULL(3) && req.limit <= 0)
 		return (Datum) 0;
 
@@ -224,7 +244,8 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 	st.desc = rsinfo->setDesc;
 	st.conv = &conv;
 	st.reverse = reverse;
-	st.with_data = with_data;
+	st.with_data = cols == COLUMNS_ALL;
+	st.with_keys = cols != COLUMNS_NODE;
 	st.nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
 	st.tbuf = NULL;
 	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
@@ -237,13 +258,13 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, bool with_data)
 Datum
 adjlist_neighbors(PG_FUNCTION_ARGS)
 {
-	return neighbors_common(fcinfo, false, true);
+	return neighbors_common(fcinfo, false, COLUMNS_ALL);
 }
 
 Datum
 adjlist_reverse_neighbors(PG_FUNCTION_ARGS)
 {
-	return neighbors_common(fcinfo, true, true);
+	return neighbors_common(fcinfo, true, COLUMNS_ALL);
 }
 
 /* neighbors_keys(...), reverse_neighbors_keys(...): the same rows, data NULL */
@@ -251,14 +272,32 @@ Datum
 adjlist_neighbors_keys(PG_FUNCTION_ARGS)
 {
 	graph_columns_check_twin(fcinfo);
-	return neighbors_common(fcinfo, false, false);
+	return neighbors_common(fcinfo, false, COLUMNS_KEYS);
 }
 
 Datum
 adjlist_reverse_neighbors_keys(PG_FUNCTION_ARGS)
 {
 	graph_columns_check_twin(fcinfo);
-	return neighbors_common(fcinfo, true, false);
+	return neighbors_common(fcinfo, true, COLUMNS_KEYS);
+}
+
+/*
+ * neighbors_nodes(...), reverse_neighbors_nodes(...): the same rows with
+ * only the neighbor column
+ */
+Datum
+adjlist_neighbors_nodes(PG_FUNCTION_ARGS)
+{
+	graph_columns_check_twin(fcinfo);
+	return neighbors_common(fcinfo, false, COLUMNS_NODE);
+}
+
+Datum
+adjlist_reverse_neighbors_nodes(PG_FUNCTION_ARGS)
+{
+	graph_columns_check_twin(fcinfo);
+	return neighbors_common(fcinfo, true, COLUMNS_NODE);
 }
 
 /* ----------------------------------------------------------------------

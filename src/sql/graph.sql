@@ -80,6 +80,34 @@ RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
 COMMENT ON FUNCTION reverse_neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
 	'the rows of reverse_neighbors() with data NULL: reads the inverted index only (the planner uses it when a query does not read data)';
 
+-- The node-only twins: the same rows with only the neighbor column (pk, sk
+-- and data NULL), for a query that reads no other column of the call
+-- (SELECT neighbor ..., count(*)): no key but the neighbor's is copied into
+-- a row.
+CREATE OR REPLACE FUNCTION neighbors_nodes(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_neighbors_nodes'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
+COMMENT ON FUNCTION neighbors_nodes(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'the rows of neighbors() with pk, sk and data NULL: reads the index only (the planner uses it when a query reads only neighbor)';
+
+CREATE OR REPLACE FUNCTION reverse_neighbors_nodes(
+	tbl regclass, node adjkey, edge_prefix text,
+	lim bigint DEFAULT NULL, after adjkey DEFAULT NULL, backward boolean DEFAULT false,
+	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
+	edge_filter jsonb DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
+RETURNS TABLE (neighbor adjkey, pk adjkey, sk adjkey, data jsonb)
+	AS 'MODULE_PATHNAME', 'adjlist_reverse_neighbors_nodes'
+	LANGUAGE C STABLE PARALLEL RESTRICTED ROWS 100
+	SUPPORT adjlist_graph_rows;
+COMMENT ON FUNCTION reverse_neighbors_nodes(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) IS
+	'the rows of reverse_neighbors() with pk, sk and data NULL: reads the inverted index only (the planner uses it when a query reads only neighbor)';
+
 CREATE OR REPLACE FUNCTION degree(
 	tbl regclass, node adjkey, edge_prefix text, direction text DEFAULT 'out',
 	target_prefix text DEFAULT '', sk_is_target boolean DEFAULT false,
