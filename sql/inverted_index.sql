@@ -467,3 +467,38 @@ INSERT INTO orphan VALUES ('USER#e', 'FOLLOWS#USER#b');
 SELECT edge_count('orphan_inverted', 'USER#b', 'FOLLOWS', 'in') AS b_in;
 INSERT INTO orphan_inverted VALUES ('FOLLOWS#USER#x', 'USER#junk');
 DROP TABLE orphan, saved_registration;
+
+-- The index table of a new index that projects columns is written in key
+-- order (clustered on its primary key, as CREATE INDEX sorts): a node's
+-- in-edges with their data are on a few pages, whatever order the base
+-- table's rows are in.  Also sparse, and partitioned.  An index table of
+-- keys alone (read from its primary key only) is written in the base
+-- table's order.
+CREATE TABLE scattered (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO scattered
+SELECT 'USER#' || (i * 7919 % 500), 'FOLLOWS#USER#' || (i * 104729 % 97), jsonb_build_object('i', i)
+FROM generate_series(1, 2000) i ON CONFLICT DO NOTHING;
+SELECT create_inverted_index('scattered', include => '{data}');
+SELECT create_inverted_index('scattered', index_name => 'scattered_sparse', include => '{data}',
+							 predicate => $$data @> '{"i": 7}' OR (data->>'i')::int % 3 = 0$$);
+SELECT create_inverted_index('scattered', index_name => 'scattered_parts', include => '{data}',
+							 partitions => 2);
+SELECT create_inverted_index('scattered', index_name => 'scattered_keys');
+CREATE FUNCTION pg_temp.in_key_order(t regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	r boolean;
+BEGIN
+	EXECUTE format('SELECT bool_and(by_place = by_key) FROM (SELECT row_number() OVER (ORDER BY ctid) AS by_place,
+					row_number() OVER (ORDER BY sk, pk) AS by_key FROM %s) o', t) INTO r;
+	RETURN r;
+END $$;
+SELECT (SELECT count(*) FROM scattered_inverted) AS index_rows,
+	   pg_temp.in_key_order('scattered_inverted') AS clustered,
+	   pg_temp.in_key_order('scattered_sparse') AS sparse_clustered,
+	   (SELECT bool_and(pg_temp.in_key_order(inhrelid::regclass)) FROM pg_inherits
+		WHERE inhparent = 'scattered_parts'::regclass) AS partitions_clustered,
+	   pg_temp.in_key_order('scattered_keys') AS keys_only_clustered,
+	   (SELECT bool_and(by_place = by_key) FROM (SELECT row_number() OVER (ORDER BY ctid) AS by_place,
+		row_number() OVER (ORDER BY pk, sk) AS by_key FROM scattered) o) AS base_in_key_order;
+SELECT count(*) AS drift FROM verify_inverted_index('scattered_inverted');
+DROP TABLE scattered;
