@@ -45,6 +45,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_trigger.h"
@@ -714,7 +715,9 @@ direct_begin(IndexWriter *w, bool bulk)
 	w->buffered = bulk && w->mode == WRITE_APPEND &&
 		(td == NULL || (!td->trig_insert_before_row && !td->trig_insert_instead_row &&
 						!td->trig_insert_after_row));
-	w->speculative = w->mode == WRITE_UPSERT && OidIsValid(w->keyindex) && !w->runs_code;
+	/* heap only: another table AM need not implement speculative inserts */
+	w->speculative = w->mode == WRITE_UPSERT && OidIsValid(w->keyindex) && !w->runs_code &&
+		w->rel->rd_rel->relam == HEAP_TABLE_AM_OID;
 	if (w->speculative)
 		w->arbiters = list_make1_oid(w->keyindex);
 	if (w->buffered)
