@@ -313,7 +313,8 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 			index_writer_needs_spi(ix->counterrel, counter_columns, 3, WRITE_APPEND,
 								   &runs_code))
 			st->spi = true;
-		pin_path |= runs_code;
+		/* counters of 0.1 and 0.2 are written through SQL (index_rule.c) */
+		pin_path |= runs_code || (OidIsValid(ix->counterrel) && ix->counter_legacy);
 	}
 	if (st->nindexes == 0)
 		return;
@@ -325,8 +326,8 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 
 	/*
 	 * As the owner; search_path pinned only where a name could be looked
-	 * up: SQL, a predicate, code of the index or counter table
-	 * (recheck_removed() pins it before its SQL).
+	 * up: SQL, a predicate, code of the index or counter table, counters
+	 * written through SQL (recheck_removed() pins it before its SQL).
 	 */
 	if (st->spi || pin_path)
 		adjlist_become(ti->owner, &st->role);

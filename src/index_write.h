@@ -55,12 +55,13 @@ extern bool index_writer_remove(IndexWriter *w, Datum *values, bool *nulls);
 /* Flush and close; locks are held until the end of the transaction. */
 extern void index_writer_end(IndexWriter *w);
 
-/* Does writing relid need SPI (a partitioned or foreign table)? */
 /*
- * Does writing relid in this mode take the SQL path?  *runs_code (if not
- * NULL): can writing one of its rows run code other than core's (row
- * triggers, CHECK constraints, generated columns, expression or partial
- * indexes)?  Both are cached per table until its next relcache invalidation.
+ * Does writing relid in this mode take the SQL path (a partitioned or
+ * foreign table, Citus, a key that is not the primary key)?  *runs_code
+ * (if not NULL): can writing one of its rows run code other than core's
+ * (row triggers, CHECK constraints, generated columns, expression or
+ * partial indexes)?  Both are cached per table until its next relcache
+ * invalidation.
  */
 extern bool index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode,
 								   bool *runs_code);
@@ -82,11 +83,11 @@ extern void index_writer_truncate(Oid relid);
  * error unless the statement returns "expected" (0: anything).
  */
 extern bool index_writes_allowed(void);
-
-/* called by the library's relcache callback (catalog.c) */
-extern void index_write_relcache_invalidate(Oid relid);
 extern int	index_execute_plan(struct _SPI_plan *plan, Datum *values, const char *nulls,
 							   int expected);
 extern int	index_execute_sql(const char *sql, bool read_only, int expected);
+
+/* called by the library's relcache callback (catalog.c) */
+extern void index_write_relcache_invalidate(Oid relid);
 
 #endif							/* ADJLIST_INDEX_WRITE_H */
