@@ -141,13 +141,19 @@ for my $round (1 .. 2)
 		ok($victim =~ /^\d+$/, "round 1: found a pgbench backend ($victim)");
 		note("round 1: kill -9 backend $victim (postmaster $pm)");
 		kill('KILL', $victim);
-		# the postmaster kills the others and recovers by itself
-		ok($node->poll_query_until('postgres', q{SELECT pg_is_in_recovery() = false}),
-			'round 1: the server is back after its own crash recovery');
+		# the postmaster kills the others and recovers by itself; wait for
+		# it to notice first: a connection it accepts before it has reaped
+		# the victim proves nothing about the recovery
+		my $deadline = time() + 60;
+		sleep(0.1)
+		  until $node->log_contains('all server processes terminated; reinitializing', $log_offset)
+		  || time() > $deadline;
 		ok($node->log_contains("PID $victim\\) was terminated by signal 9", $log_offset),
 			'round 1: the postmaster saw the backend die of SIGKILL');
 		ok($node->log_contains('all server processes terminated; reinitializing', $log_offset),
 			'round 1: the postmaster reinitialized');
+		ok($node->poll_query_until('postgres', q{SELECT pg_is_in_recovery() = false}),
+			'round 1: the server is back after its own crash recovery');
 		is(postmaster_pid(), $pm, 'round 1: the same postmaster is still running');
 	}
 	else
