@@ -338,13 +338,9 @@ adjlist_equality_sql(Oid type)
 void
 adjlist_become(Oid roleid, AdjlistRoleSwitch *save)
 {
-	GetUserIdAndSecContext(&save->saved_userid, &save->saved_sec_context);
-	SetUserIdAndSecContext(roleid, save->saved_sec_context |
-						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS);
+	adjlist_become_role(roleid, save);
 	/* nothing the caller put on its search_path may run as roleid */
-	save->guc_nest = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	adjlist_become_pin_path(save);
 }
 
 void

@@ -90,6 +90,7 @@ struct IndexWriter
 	bool	   *typbyvals;
 	bool		direct;
 	bool		multiset;		/* deferrable key: WRITE_APPEND */
+	bool		citus;			/* a table Citus distributes */
 
 	/* the executor path */
 	Oid			keyindex;
@@ -293,11 +294,12 @@ writer_info(Relation rel, const AttrNumber *keyattnos, int nkeys)
 	wi->is_pk = false;
 	wi->deferrable = false;
 	wi->nkeys = 0;
-	if (nkeys <= INDEX_MAX_KEYS && wi->relkind != RELKIND_FOREIGN_TABLE)
+	if (nkeys <= INDEX_MAX_KEYS)
 	{
 		wi->nkeys = nkeys;
 		memcpy(wi->keyattnos, keyattnos, sizeof(AttrNumber) * nkeys);
-		wi->keyindex = key_index(rel, keyattnos, nkeys, wi);
+		if (wi->relkind != RELKIND_FOREIGN_TABLE)
+			wi->keyindex = key_index(rel, keyattnos, nkeys, wi);
 	}
 	/* last: it opens Citus's catalog, which takes in invalidations */
 	wi->citus = adjlist_is_citus_table(relid);
@@ -331,6 +333,25 @@ writer_columns(IndexWriter *w, char **colnames)
 	}
 }
 
+/*
+ * Does a writer of a table with these facts, in this mode, take the
+ * executor path?  The executor helpers find a row by the primary key (or
+ * compare whole rows when a replica identity index names another index);
+ * appending needs no key index at all (a new index table gets its primary
+ * key after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).  A
+ * deferrable key makes the rows a multiset, written through SQL.
+ */
+static bool
+writer_direct(const WriterInfo *wi, int nkeys, WriteMode mode)
+{
+	if (wi->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS || wi->citus ||
+		wi->deferrable || mode == WRITE_IF_ABSENT)
+		return false;
+	return mode == WRITE_APPEND ||
+		(OidIsValid(wi->keyindex) && wi->is_pk &&
+		 (!OidIsValid(wi->replindex) || wi->replindex == wi->keyindex));
+}
+
 /* The key columns' attribute numbers in rel (0 for a missing one). */
 static void
 key_attnos(Relation rel, char **colnames, int nkeys, AttrNumber *keyattnos)
@@ -350,11 +371,7 @@ index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode,
 
 	key_attnos(rel, colnames, nkeys, keyattnos);
 	wi = writer_info(rel, keyattnos, nkeys);
-	spi = wi->relkind != RELKIND_RELATION || nkeys > INDEX_MAX_KEYS ||
-		mode == WRITE_IF_ABSENT || wi->citus;
-	if (!spi && mode == WRITE_UPSERT)
-		spi = !OidIsValid(wi->keyindex) || !wi->is_pk || wi->deferrable ||
-			(OidIsValid(wi->replindex) && wi->replindex != wi->keyindex);
+	spi = !writer_direct(wi, nkeys, mode);
 	if (runs_code != NULL)
 		*runs_code = wi->runs_code;
 	table_close(rel, NoLock);
@@ -563,7 +580,7 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, boo
 		w->remove_first_sql = "";
 	}
 	w->insert_sql = buf.data;
-	if (bulk && !w->multiset && adjlist_is_citus_table(RelationGetRelid(w->rel)) &&
+	if (bulk && !w->multiset && w->citus &&
 		(w->mode == WRITE_APPEND || (w->mode == WRITE_UPSERT && unique_key && !deferrable)))
 		bulk_sql_setup(w, colnames);
 
@@ -939,17 +956,8 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 		w->multiset = true;
 		w->mode = WRITE_APPEND;
 	}
-	/*
-	 * The executor helpers find a row by the primary key (or compare whole
-	 * rows when a replica identity index names another index); appending
-	 * needs no key index at all (a new index table gets its primary key
-	 * after the backfill, as CREATE TABLE AS + ADD PRIMARY KEY would).
-	 */
-	w->direct = wi->relkind == RELKIND_RELATION && !w->multiset &&
-		w->mode != WRITE_IF_ABSENT && !wi->citus &&
-		(w->mode == WRITE_APPEND ||
-		 (OidIsValid(w->keyindex) && wi->is_pk &&
-		  (!OidIsValid(wi->replindex) || wi->replindex == w->keyindex)));
+	w->direct = writer_direct(wi, nkeys, w->mode);
+	w->citus = wi->citus;
 	if (w->direct)
 		direct_begin(w, bulk);
 	else
