@@ -201,7 +201,7 @@ struct nodehash_hash;
 
 typedef struct NodeSet
 {
-	struct nodehash_hash *hash; /* (hash, id) entries: simplehash */
+	struct nodehash_hash *hash; /* hash, id, short keys: simplehash */
 	GNode	  **byid;			/* id -> node */
 	int32		n;
 	int32		cap;

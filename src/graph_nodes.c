@@ -38,9 +38,14 @@ int			adjlist_max_visited = 1000000;
 /* ----------------------------------------------------------------------
  * Node sets
  *
- * A simplehash table of (hash, id) entries: 12 bytes an entry, the hash
- * compared before any byte, the bytes found through byid[id].  A lookup
- * passes id -1, which stands for the key in set->probe.  GNodes are
+ * A simplehash table of 32-byte entries: the key's hash, its id (its
+ * GNode is byid[id]) and, for a key of up to NODE_INLINE bytes, the bytes
+ * themselves.  A probe of a short key (most node keys: 'USER#12345') so
+ * reads one entry and nothing else; a traversal probes the set once per
+ * edge it reads, and following byid[] to the GNode and then to the key
+ * bytes cost three dependent cache misses a probe, about half of a deep
+ * traversal's time.  A longer key is compared through byid[id] (a lookup
+ * passes id -1, which stands for the key in set->probe).  GNodes are
  * allocated a block at a time and never move (callers keep pointers to
  * them); their key bytes are copied into an arena of blocks.  So the set
  * allocates per block, never per probe or per node, and its memory is
@@ -52,13 +57,24 @@ int			adjlist_max_visited = 1000000;
 #define NODE_BLOCK 256			/* GNodes per block */
 #define ARENA_BLOCK 8192		/* bytes per arena block */
 #define ARENA_OWN 1024			/* a key this long gets its own chunk */
+#define NODE_INLINE 18			/* key bytes kept in the hash entry */
+#define NODE_LONG 0xFF			/* NodeHashKey.len of a longer key */
+
+typedef struct NodeHashKey
+{
+	int32		id;				/* byid[id], or -1: the key being looked up */
+	uint8		len;			/* bytes in inl, or NODE_LONG */
+	char		inl[NODE_INLINE];
+} NodeHashKey;
 
 typedef struct NodeEntry
 {
+	NodeHashKey key;
 	uint32		hash;
-	int32		id;				/* byid[id], or -1: the key being looked up */
 	char		status;			/* simplehash's */
 } NodeEntry;
+
+StaticAssertDecl(sizeof(NodeEntry) == 32, "a node hash entry is 32 bytes");
 
 static inline uint32
 nodeset_hash_bytes(const char *data, int len)
@@ -66,31 +82,74 @@ nodeset_hash_bytes(const char *data, int len)
 	return hash_bytes((const unsigned char *) data, len);
 }
 
-static inline bool
-nodeset_equal(NodeSet *set, int32 stored, int32 probe)
+/* The whole key of a as bytes: the probe or a stored node's. */
+static inline void
+nodeset_key_bytes(NodeSet *set, const NodeHashKey *a, const char **data, int *len)
 {
-	const NodeKey *a = &set->byid[stored]->key;
+	if (a->id < 0)
+	{
+		*data = set->probe;
+		*len = set->probelen;
+	}
+	else
+	{
+		*data = set->byid[a->id]->key.data;
+		*len = set->byid[a->id]->key.len;
+	}
+}
 
-	if (probe < 0)
-		return a->len == set->probelen && memcmp(a->data, set->probe, a->len) == 0;
-	return a->len == set->byid[probe]->key.len &&
-		memcmp(a->data, set->byid[probe]->key.data, a->len) == 0;
+static inline bool
+nodeset_equal(NodeSet *set, const NodeHashKey *a, const NodeHashKey *b)
+{
+	const char *ad,
+			   *bd;
+	int			al,
+				bl;
+
+	if (a->len != b->len)
+		return false;
+	if (a->len != NODE_LONG)
+		return memcmp(a->inl, b->inl, a->len) == 0;
+	nodeset_key_bytes(set, a, &ad, &al);
+	nodeset_key_bytes(set, b, &bd, &bl);
+	return al == bl && memcmp(ad, bd, al) == 0;
 }
 
 static inline uint32
-nodeset_hash_id(NodeSet *set, int32 id)
+nodeset_hash_key(NodeSet *set, const NodeHashKey *a)
 {
-	if (id < 0)
-		return nodeset_hash_bytes(set->probe, set->probelen);
-	return nodeset_hash_bytes(set->byid[id]->key.data, set->byid[id]->key.len);
+	const char *d;
+	int			l;
+
+	nodeset_key_bytes(set, a, &d, &l);
+	return nodeset_hash_bytes(d, l);
+}
+
+/* The probe's key of data: its bytes inline when they fit. */
+static inline NodeHashKey
+nodeset_probe(NodeSet *set, const char *data, int len)
+{
+	NodeHashKey k;
+
+	set->probe = data;
+	set->probelen = len;
+	k.id = -1;
+	if (len <= NODE_INLINE)
+	{
+		k.len = (uint8) len;
+		memcpy(k.inl, data, len);
+	}
+	else
+		k.len = NODE_LONG;
+	return k;
 }
 
 #define SH_PREFIX nodehash
 #define SH_ELEMENT_TYPE NodeEntry
-#define SH_KEY_TYPE int32
-#define SH_KEY id
-#define SH_HASH_KEY(tb, key) nodeset_hash_id((NodeSet *) (tb)->private_data, key)
-#define SH_EQUAL(tb, a, b) nodeset_equal((NodeSet *) (tb)->private_data, a, b)
+#define SH_KEY_TYPE NodeHashKey
+#define SH_KEY key
+#define SH_HASH_KEY(tb, k) nodeset_hash_key((NodeSet *) (tb)->private_data, &(k))
+#define SH_EQUAL(tb, a, b) nodeset_equal((NodeSet *) (tb)->private_data, &(a), &(b))
 #define SH_STORE_HASH
 #define SH_GET_HASH(tb, a) ((a)->hash)
 #define SH_SCOPE static inline
@@ -120,10 +179,9 @@ nodeset_find(NodeSet *set, const char *data, int len)
 {
 	NodeEntry  *e;
 
-	set->probe = data;
-	set->probelen = len;
-	e = nodehash_lookup_hash(set->hash, -1, nodeset_hash_bytes(data, len));
-	return e != NULL ? set->byid[e->id] : NULL;
+	e = nodehash_lookup_hash(set->hash, nodeset_probe(set, data, len),
+							 nodeset_hash_bytes(data, len));
+	return e != NULL ? set->byid[e->key.id] : NULL;
 }
 
 /* A copy of a node's bytes in the set's arena. */
@@ -183,13 +241,12 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 	GNode	   *node;
 	bool		found;
 
-	set->probe = data;
-	set->probelen = len;
-	e = nodehash_insert_hash(set->hash, -1, nodeset_hash_bytes(data, len), &found);
+	e = nodehash_insert_hash(set->hash, nodeset_probe(set, data, len),
+							 nodeset_hash_bytes(data, len), &found);
 	if (found)
 	{
 		*isnew = false;
-		return set->byid[e->id];
+		return set->byid[e->key.id];
 	}
 
 	/*
@@ -207,7 +264,7 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 	node = nodeset_new_node(set);
 	node->key.data = nodeset_copy_key(set, data, len);
 	node->key.len = len;
-	e->id = set->n++;
+	e->key.id = set->n++;
 	*isnew = true;
 	return node;
 }

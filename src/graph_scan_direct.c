@@ -36,10 +36,12 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/itup.h"
 #include "access/relscan.h"
-#include "access/tableam.h"
 #include "access/stratnum.h"
 #include "access/table.h"
+#include "access/tableam.h"
+#include "access/tupmacs.h"
 #include "access/visibilitymap.h"
 #include "executor/tuptable.h"
 #include "lib/binaryheap.h"
@@ -178,12 +180,41 @@ direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 	MemoryContextSwitchTo(oldcxt);
 }
 
-/* Does an index tuple's key attribute attno begin with prefix? */
-static bool
-itup_has_prefix(IndexScanDesc scan, int attno, const char *prefix, int plen)
+/*
+ * The two key columns (partition key, sort key) of the index tuple a scan
+ * is at, in one pass over the tuple: index_getattr() of the second would
+ * walk the varlena first again, and index_deform_tuple() every column.
+ * Columns after them (INCLUDE) are not looked at.
+ */
+static void
+itup_keys(IndexScanDesc scan, Datum *keys, bool *nulls)
 {
-	bool		isnull;
-	Datum		d = index_getattr(scan->xs_itup, attno, scan->xs_itupdesc, &isnull);
+	IndexTuple	itup = scan->xs_itup;
+	TupleDesc	desc = scan->xs_itupdesc;
+	Form_pg_attribute a1 = TupleDescAttr(desc, 0);
+	Form_pg_attribute a2 = TupleDescAttr(desc, 1);
+	char	   *tp;
+	uint32		off;
+
+	if (IndexTupleHasNulls(itup) || a1->attlen != -1 || a2->attlen != -1)
+	{
+		keys[0] = index_getattr(itup, 1, desc, &nulls[0]);
+		keys[1] = index_getattr(itup, 2, desc, &nulls[1]);
+		return;
+	}
+	tp = (char *) itup + IndexInfoFindDataOffset(itup->t_info);
+	off = att_align_pointer(0, a1->attalign, -1, tp);
+	keys[0] = PointerGetDatum(tp + off);
+	off = att_addlength_pointer(off, -1, tp + off);
+	off = att_align_pointer(off, a2->attalign, -1, tp + off);
+	keys[1] = PointerGetDatum(tp + off);
+	nulls[0] = nulls[1] = false;
+}
+
+/* Does a key (of an index tuple) begin with prefix? */
+static bool
+key_has_prefix(Datum d, bool isnull, const char *prefix, int plen)
+{
 	struct varlena *v;
 	bool		in;
 
@@ -202,44 +233,43 @@ itup_has_prefix(IndexScanDesc scan, int attno, const char *prefix, int plen)
  * the prefix, stop past the last partition.
  */
 static TupleVerdict
-merge_verdict(LevelMerge *m, IndexScanDesc scan)
+merge_verdict(LevelMerge *m, const Datum *keys, const bool *nulls)
 {
-	bool		isnull;
-	Datum		d = index_getattr(scan->xs_itup, 1, scan->xs_itupdesc, &isnull);
 	struct varlena *v;
 	int			c = 1;
 
-	if (isnull)
+	if (nulls[0])
 		return TUPLE_SKIP;
-	v = DatumGetAdjkeyPP(d);
+	v = DatumGetAdjkeyPP(keys[0]);
 	while (m->cur < m->n &&
 		   (c = adjkey_cmp_bytes(m->parts[m->cur], m->lens[m->cur],
 								 ADJKEY_DATA(v), ADJKEY_LEN(v))) < 0)
 		m->cur++;
-	if ((Pointer) v != DatumGetPointer(d))
+	if ((Pointer) v != DatumGetPointer(keys[0]))
 		pfree(v);
 	if (m->cur == m->n)
 		return TUPLE_STOP;
 	if (c > 0)
 		return TUPLE_SKIP;
-	return (m->plen == 0 || itup_has_prefix(scan, 2, m->prefix, m->plen)) ? TUPLE_TAKE : TUPLE_SKIP;
+	return (m->plen == 0 || key_has_prefix(keys[1], nulls[1], m->prefix, m->plen)) ?
+		TUPLE_TAKE : TUPLE_SKIP;
 }
 
 /*
- * What to do with the index tuple an index-only scan is at, before the
- * visibility check (so a tuple not taken costs no heap access nor
- * predicate lock).  A forward scan of an edge prefix positions itself with
- * sk >= prefix and ends at the first key without it (keys sort by their
- * bytes, so the range is contiguous), instead of testing a third scan key
- * through fmgr on every tuple.
+ * What to do with the index tuple an index-only scan is at (its keys),
+ * before the visibility check (so a tuple not taken costs no heap access
+ * nor predicate lock).  A forward scan of an edge prefix positions itself
+ * with sk >= prefix and ends at the first key without it (keys sort by
+ * their bytes, so the range is contiguous), instead of testing a third
+ * scan key through fmgr on every tuple.
  */
 static TupleVerdict
-tuple_verdict(DirectScan *ds)
+tuple_verdict(DirectScan *ds, const Datum *keys, const bool *nulls)
 {
 	if (ds->merge != NULL)
-		return merge_verdict(ds->merge, ds->scan);
+		return merge_verdict(ds->merge, keys, nulls);
 	if (ds->endprefix != NULL &&
-		!itup_has_prefix(ds->scan, 2, ds->endprefix, ds->endprefixlen))
+		!key_has_prefix(keys[1], nulls[1], ds->endprefix, ds->endprefixlen))
 		return TUPLE_STOP;
 	return TUPLE_TAKE;
 }
@@ -255,8 +285,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 	IndexScanDesc scan = ds->scan;
 	bool		pnull;
 	bool		snull;
-	Datum		keys[INDEX_MAX_KEYS];
-	bool		nulls[INDEX_MAX_KEYS];
+	Datum		keys[2];
+	bool		nulls[2];
 
 	for (;;)
 	{
@@ -267,9 +297,10 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 
 			if (tid == NULL)
 				return false;
+			itup_keys(scan, keys, nulls);
 			if (ds->endprefix != NULL || ds->merge != NULL)
 			{
-				TupleVerdict v = tuple_verdict(ds);
+				TupleVerdict v = tuple_verdict(ds, keys, nulls);
 
 				if (v == TUPLE_STOP)
 					return false;
@@ -291,11 +322,6 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
 								  scan->xs_snapshot);
 			}
-			/*
-			 * Both keys in one pass over the tuple: index_getattr() of the
-			 * sort key would walk the varlena partition key again.
-			 */
-			index_deform_tuple(scan->xs_itup, scan->xs_itupdesc, keys, nulls);
 			*partd = keys[0];
 			pnull = nulls[0];
 			*sortd = keys[1];
