@@ -197,11 +197,12 @@ typedef struct GNode
 	int64		score;
 } GNode;
 
-struct nodehash_hash;
+typedef struct NodeEntry NodeEntry;
 
 typedef struct NodeSet
 {
-	struct nodehash_hash *hash; /* hash, id, short keys: simplehash */
+	NodeEntry  *table;			/* hash, id, short keys (graph_nodes.c) */
+	uint32		mask;			/* buckets - 1 */
 	GNode	  **byid;			/* id -> node */
 	int32		n;
 	int32		cap;
@@ -209,8 +210,6 @@ typedef struct NodeSet
 	int32		nodes_free;		/* unused GNodes left in it */
 	char	   *arena;			/* the current block of key bytes */
 	Size		arena_free;		/* unused bytes left in it */
-	const char *probe;			/* the key being looked up (id -1) */
-	int			probelen;
 	MemoryContext cxt;			/* the set's memory */
 	MemoryContext charged;		/* what graph_charge() checks */
 	const char *what;			/* the function, for the error message */
@@ -219,6 +218,31 @@ typedef struct NodeSet
 extern void nodeset_init(NodeSet *set, MemoryContext parent, const char *what);
 extern GNode *nodeset_find(NodeSet *set, const char *data, int len);
 extern GNode *nodeset_add(NodeSet *set, const char *data, int len, bool *isnew);
+
+/* Keys waiting to be added to a set together (graph_nodes.c: Batches). */
+#define NODE_BATCH 32
+#define NODE_BATCH_BYTES 8192	/* at least 2 x ADJKEY_MAX_BYTES */
+
+typedef struct NodeBatch
+{
+	int			n;
+	int			used;			/* bytes in use */
+	int			off[NODE_BATCH];
+	int			len[NODE_BATCH];
+	int			origin[NODE_BATCH];
+	char		bytes[NODE_BATCH_BYTES];
+} NodeBatch;
+
+static inline bool
+nodebatch_full(const NodeBatch *b, int len)
+{
+	return b->n == NODE_BATCH || b->used + len > NODE_BATCH_BYTES;
+}
+
+typedef bool (*NodeBatchCallback) (void *arg, NodeSet *set, int32 id, bool isnew, int origin);
+
+extern void nodebatch_push(NodeBatch *b, const char *data, int len, int origin);
+extern bool nodeset_add_batch(NodeSet *set, NodeBatch *b, NodeBatchCallback cb, void *arg);
 
 /* A callback of expansion: nb is the neighbor, origin the expanded node's index. */
 typedef bool (*NeighborCallback) (void *arg, const char *nb, int nblen, int origin,

@@ -5,7 +5,7 @@
  *	  directions, and the expansion of nodes (one, or a whole level) into
  *	  their neighbors.
  *
- * Visited nodes live in a hash table (simplehash) keyed by the node's
+ * Visited nodes live in a hash table (open addressing) keyed by the node's
  * bytes, copied once into an arena of the set's memory context.  Two limits keep a call from exhausting
  * memory: adjlist.max_visited caps the nodes of one set, and the memory of
  * all of a call's sets is charged against adjlist.max_memory (bytes;
@@ -38,43 +38,40 @@ int			adjlist_max_visited = 1000000;
 /* ----------------------------------------------------------------------
  * Node sets
  *
- * A simplehash table of 32-byte entries: the key's hash, its id (its
- * GNode is byid[id]) and, for a key of up to NODE_INLINE bytes, the bytes
- * themselves.  A probe of a short key (most node keys: 'USER#12345') so
- * reads one entry and nothing else; a traversal probes the set once per
- * edge it reads, and following byid[] to the GNode and then to the key
- * bytes cost three dependent cache misses a probe, about half of a deep
- * traversal's time.  A longer key is compared through byid[id] (a lookup
- * passes id -1, which stands for the key in set->probe).  GNodes are
- * allocated a block at a time and never move (callers keep pointers to
- * them); their key bytes are copied into an arena of blocks.  So the set
- * allocates per block, never per probe or per node, and its memory is
- * proportional to the nodes it holds.
+ * An open-addressing hash table (linear probing) of 32-byte entries: the
+ * key's hash, its id (its GNode is byid[id]) and, for a key of up to
+ * NODE_INLINE bytes, the bytes themselves.  A probe of a short key (most
+ * node keys: 'USER#12345') so reads one entry, or the next ones of the same
+ * cache line, and nothing else: a traversal probes its set once per edge it
+ * reads, and following byid[] to the GNode and then to its key bytes cost
+ * three dependent cache misses a probe, about half of a deep traversal's
+ * time.  A longer key is compared through byid[id].  Sets only grow (no
+ * deletions), so no tombstones; the table doubles past 3/4 full, moving
+ * entries by their stored hash.  GNodes are allocated a block at a time and
+ * never move (callers keep pointers to them); their key bytes are copied
+ * into an arena of blocks.  So the set allocates per block, never per probe
+ * or per node, and its memory is proportional to the nodes it holds: about
+ * 100 bytes a node with keys of up to NODE_INLINE bytes.
  * ----------------------------------------------------------------------
  */
 
-#define NODESET_INITIAL 64		/* small: walk_ranked makes a set per hop */
+#define NODESET_INITIAL 64		/* buckets; small: walk_ranked makes a set per hop */
 #define NODE_BLOCK 256			/* GNodes per block */
 #define ARENA_BLOCK 8192		/* bytes per arena block */
 #define ARENA_OWN 1024			/* a key this long gets its own chunk */
-#define NODE_INLINE 18			/* key bytes kept in the hash entry */
-#define NODE_LONG 0xFF			/* NodeHashKey.len of a longer key */
+#define NODE_INLINE 23			/* key bytes kept in the hash entry */
+#define NODE_LONG 0xFF			/* NodeEntry.len of a longer key */
 
-typedef struct NodeHashKey
+struct NodeEntry
 {
-	int32		id;				/* byid[id], or -1: the key being looked up */
+	uint32		hash;
+	int32		id;				/* byid[id]; -1: an empty bucket */
 	uint8		len;			/* bytes in inl, or NODE_LONG */
 	char		inl[NODE_INLINE];
-} NodeHashKey;
-
-typedef struct NodeEntry
-{
-	NodeHashKey key;
-	uint32		hash;
-	char		status;			/* simplehash's */
-} NodeEntry;
+};
 
 StaticAssertDecl(sizeof(NodeEntry) == 32, "a node hash entry is 32 bytes");
+StaticAssertDecl(NODE_BATCH_BYTES >= 2 * ADJKEY_MAX_BYTES, "a batch holds any neighbor key");
 
 static inline uint32
 nodeset_hash_bytes(const char *data, int len)
@@ -82,80 +79,75 @@ nodeset_hash_bytes(const char *data, int len)
 	return hash_bytes((const unsigned char *) data, len);
 }
 
-/* The whole key of a as bytes: the probe or a stored node's. */
-static inline void
-nodeset_key_bytes(NodeSet *set, const NodeHashKey *a, const char **data, int *len)
-{
-	if (a->id < 0)
-	{
-		*data = set->probe;
-		*len = set->probelen;
-	}
-	else
-	{
-		*data = set->byid[a->id]->key.data;
-		*len = set->byid[a->id]->key.len;
-	}
-}
-
+/* Is the entry (not empty) the key data? */
 static inline bool
-nodeset_equal(NodeSet *set, const NodeHashKey *a, const NodeHashKey *b)
+nodeset_entry_is(NodeSet *set, const NodeEntry *e, uint32 hash, const char *data, int len)
 {
-	const char *ad,
-			   *bd;
-	int			al,
-				bl;
+	const NodeKey *k;
 
-	if (a->len != b->len)
+	if (e->hash != hash)
 		return false;
-	if (a->len != NODE_LONG)
-		return memcmp(a->inl, b->inl, a->len) == 0;
-	nodeset_key_bytes(set, a, &ad, &al);
-	nodeset_key_bytes(set, b, &bd, &bl);
-	return al == bl && memcmp(ad, bd, al) == 0;
-}
-
-static inline uint32
-nodeset_hash_key(NodeSet *set, const NodeHashKey *a)
-{
-	const char *d;
-	int			l;
-
-	nodeset_key_bytes(set, a, &d, &l);
-	return nodeset_hash_bytes(d, l);
-}
-
-/* The probe's key of data: its bytes inline when they fit. */
-static inline NodeHashKey
-nodeset_probe(NodeSet *set, const char *data, int len)
-{
-	NodeHashKey k;
-
-	set->probe = data;
-	set->probelen = len;
-	k.id = -1;
 	if (len <= NODE_INLINE)
-	{
-		k.len = (uint8) len;
-		memcpy(k.inl, data, len);
-	}
-	else
-		k.len = NODE_LONG;
-	return k;
+		return e->len == len && memcmp(e->inl, data, len) == 0;
+	if (e->len != NODE_LONG)
+		return false;
+	k = &set->byid[e->id]->key;
+	return k->len == len && memcmp(k->data, data, len) == 0;
 }
 
-#define SH_PREFIX nodehash
-#define SH_ELEMENT_TYPE NodeEntry
-#define SH_KEY_TYPE NodeHashKey
-#define SH_KEY key
-#define SH_HASH_KEY(tb, k) nodeset_hash_key((NodeSet *) (tb)->private_data, &(k))
-#define SH_EQUAL(tb, a, b) nodeset_equal((NodeSet *) (tb)->private_data, &(a), &(b))
-#define SH_STORE_HASH
-#define SH_GET_HASH(tb, a) ((a)->hash)
-#define SH_SCOPE static inline
-#define SH_DECLARE
-#define SH_DEFINE
-#include "lib/simplehash.h"
+/* The bucket of the key: its entry, or the empty bucket where it goes. */
+static inline NodeEntry *
+nodeset_bucket(NodeSet *set, uint32 hash, const char *data, int len)
+{
+	uint32		i = hash & set->mask;
+
+	for (;;)
+	{
+		NodeEntry  *e = &set->table[i];
+
+		if (e->id < 0 || nodeset_entry_is(set, e, hash, data, len))
+			return e;
+		i = (i + 1) & set->mask;
+	}
+}
+
+/* A table of size buckets (a power of two), all empty. */
+static NodeEntry *
+nodeset_table_alloc(NodeSet *set, Size size)
+{
+	NodeEntry  *t = MemoryContextAllocExtended(set->cxt, size * sizeof(NodeEntry),
+											   MCXT_ALLOC_HUGE);
+
+	for (Size i = 0; i < size; i++)
+		t[i].id = -1;
+	return t;
+}
+
+/* Double the table, moving every entry by its stored hash. */
+static void
+nodeset_grow(NodeSet *set)
+{
+	NodeEntry  *old = set->table;
+	Size		oldsize = (Size) set->mask + 1;
+	Size		size = oldsize * 2;
+
+	if (size > (Size) PG_UINT32_MAX + 1)
+		elog(ERROR, "node set of %s() is too large", set->what);
+	set->table = nodeset_table_alloc(set, size);
+	set->mask = (uint32) (size - 1);
+	for (Size j = 0; j < oldsize; j++)
+	{
+		uint32		i;
+
+		if (old[j].id < 0)
+			continue;
+		i = old[j].hash & set->mask;
+		while (set->table[i].id >= 0)
+			i = (i + 1) & set->mask;
+		set->table[i] = old[j];
+	}
+	pfree(old);
+}
 
 /*
  * A new set in its own context under parent; parent is what the memory
@@ -167,21 +159,20 @@ nodeset_init(NodeSet *set, MemoryContext parent, const char *what)
 	memset(set, 0, sizeof(*set));
 	set->cxt = AllocSetContextCreate(parent, "adjlist nodes", ALLOCSET_DEFAULT_SIZES);
 	set->charged = parent;
-	set->hash = nodehash_create(set->cxt, NODESET_INITIAL, set);
+	set->what = what;
+	set->table = nodeset_table_alloc(set, NODESET_INITIAL);
+	set->mask = NODESET_INITIAL - 1;
 	set->cap = NODESET_INITIAL;
 	set->byid = MemoryContextAlloc(set->cxt, sizeof(GNode *) * set->cap);
 	set->n = 0;
-	set->what = what;
 }
 
 GNode *
 nodeset_find(NodeSet *set, const char *data, int len)
 {
-	NodeEntry  *e;
+	NodeEntry  *e = nodeset_bucket(set, nodeset_hash_bytes(data, len), data, len);
 
-	e = nodehash_lookup_hash(set->hash, nodeset_probe(set, data, len),
-							 nodeset_hash_bytes(data, len));
-	return e != NULL ? set->byid[e->key.id] : NULL;
+	return e->id >= 0 ? set->byid[e->id] : NULL;
 }
 
 /* A copy of a node's bytes in the set's arena. */
@@ -233,26 +224,22 @@ nodeset_new_node(NodeSet *set)
 	return node;
 }
 
-/* Add a node; *isnew says whether it was not there yet.  One probe. */
-GNode *
-nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
+/*
+ * Add a node of the given hash; *isnew says whether it was not there yet.
+ * Returns its id (byid[] is not read for a node already there: one cache
+ * miss less per probe for callers that do not need it).
+ */
+static int32
+nodeset_add_hashed(NodeSet *set, const char *data, int len, uint32 hash, bool *isnew)
 {
-	NodeEntry  *e;
+	NodeEntry  *e = nodeset_bucket(set, hash, data, len);
 	GNode	   *node;
-	bool		found;
 
-	e = nodehash_insert_hash(set->hash, nodeset_probe(set, data, len),
-							 nodeset_hash_bytes(data, len), &found);
-	if (found)
+	if (e->id >= 0)
 	{
 		*isnew = false;
-		return set->byid[e->key.id];
+		return e->id;
 	}
-
-	/*
-	 * An error here leaves an entry of id -1 behind: the set is the
-	 * aborted call's, and nothing reads it again.
-	 */
 	if (set->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -264,9 +251,75 @@ nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
 	node = nodeset_new_node(set);
 	node->key.data = nodeset_copy_key(set, data, len);
 	node->key.len = len;
-	e->key.id = set->n++;
+	e->hash = hash;
+	e->len = len <= NODE_INLINE ? (uint8) len : NODE_LONG;
+	if (len <= NODE_INLINE)
+		memcpy(e->inl, data, len);
+	e->id = set->n++;
 	*isnew = true;
-	return node;
+	if ((Size) set->n * 4 > ((Size) set->mask + 1) * 3)
+		nodeset_grow(set);
+	return node->id;
+}
+
+/* Add a node; *isnew says whether it was not there yet.  One probe. */
+GNode *
+nodeset_add(NodeSet *set, const char *data, int len, bool *isnew)
+{
+	int32		id = nodeset_add_hashed(set, data, len, nodeset_hash_bytes(data, len), isnew);
+
+	return set->byid[id];		/* after the call: adding may move byid */
+}
+
+/*
+ * Batches.  A search adds a node per edge it reads, and in a big set each
+ * probe is a cache miss: a batch of keys is hashed and the bucket of each
+ * prefetched before the first is probed, so that the misses of a batch
+ * overlap instead of following one another.  The keys are copied into the
+ * batch (an edge's bytes live only as long as its index tuple).
+ */
+void
+nodebatch_push(NodeBatch *b, const char *data, int len, int origin)
+{
+	Assert(!nodebatch_full(b, len));
+	b->off[b->n] = b->used;
+	b->len[b->n] = len;
+	b->origin[b->n] = origin;
+	memcpy(b->bytes + b->used, data, len);
+	b->used += len;
+	b->n++;
+}
+
+/*
+ * Add the batch's keys to set, in order, calling cb(arg, set, id, isnew,
+ * origin) for each (id: the node's, byid[id]); stops early when cb returns
+ * false (and returns false).
+ * The batch is empty afterwards.
+ */
+bool
+nodeset_add_batch(NodeSet *set, NodeBatch *b, NodeBatchCallback cb, void *arg)
+{
+	uint32		hashes[NODE_BATCH];
+	bool		go = true;
+
+	for (int i = 0; i < b->n; i++)
+	{
+		hashes[i] = nodeset_hash_bytes(b->bytes + b->off[i], b->len[i]);
+#if defined(__GNUC__) || defined(__clang__)
+		__builtin_prefetch(&set->table[hashes[i] & set->mask]);
+#endif
+	}
+	for (int i = 0; i < b->n && go; i++)
+	{
+		bool		isnew;
+		int32		id = nodeset_add_hashed(set, b->bytes + b->off[i], b->len[i],
+											hashes[i], &isnew);
+
+		go = cb(arg, set, id, isnew, b->origin[i]);
+	}
+	b->n = 0;
+	b->used = 0;
+	return go;
 }
 
 /* ----------------------------------------------------------------------

@@ -43,30 +43,52 @@ PG_FUNCTION_INFO_V1(adjlist_shortest_path);
 typedef struct BfsState
 {
 	NodeSet    *set;
+	NodeBatch  *batch;			/* neighbors read, not yet in the set */
 	int32		depth;
 	int32		base;			/* id of the level's first node */
 	int64		limit;			/* <= 0: none */
 	int64		found;			/* nodes reached, not counting the start */
 } BfsState;
 
+static inline bool
+bfs_at_limit(const BfsState *st)
+{
+	return st->limit > 0 && st->found >= st->limit;
+}
+
+/* A neighbor added to the set: a new one is at this depth. */
+static bool
+bfs_take(void *arg, NodeSet *set, int32 id, bool isnew, int origin)
+{
+	BfsState   *st = (BfsState *) arg;
+
+	if (isnew)
+	{
+		GNode	   *node = set->byid[id];
+
+		node->depth = st->depth;
+		node->parent = st->base + origin;
+		st->found++;
+	}
+	return !bfs_at_limit(st);
+}
+
+/*
+ * A neighbor read: batched, and the batch added to the set when full (in
+ * the order read, so ids, depths and parents are those of adding one at a
+ * time); false stops the scan at the limit.
+ */
 static bool
 bfs_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
 		  const GraphEdge *edge)
 {
 	BfsState   *st = (BfsState *) arg;
-	bool		isnew;
-	GNode	   *node;
 
-	if (st->limit > 0 && st->found >= st->limit)
+	if (nodebatch_full(st->batch, nblen) &&
+		!nodeset_add_batch(st->set, st->batch, bfs_take, st))
 		return false;
-	node = nodeset_add(st->set, nb, nblen, &isnew);
-	if (isnew)
-	{
-		node->depth = st->depth;
-		node->parent = st->base + origin;
-		st->found++;
-	}
-	return !(st->limit > 0 && st->found >= st->limit);
+	nodebatch_push(st->batch, nb, nblen, origin);
+	return true;
 }
 
 /*
@@ -85,6 +107,7 @@ bfs(GraphReader *rd, const EdgeConvention *conv, Direction dir, struct varlena *
 	nodeset_add(set, ADJKEY_DATA(start), ADJKEY_LEN(start), &isnew);
 	memset(&st, 0, sizeof(st));
 	st.set = set;
+	st.batch = palloc0(sizeof(NodeBatch));
 	st.limit = limit;
 	end = set->n;
 	for (int32 depth = 1; depth <= max_depth && begin < end; depth++)
@@ -92,11 +115,14 @@ bfs(GraphReader *rd, const EdgeConvention *conv, Direction dir, struct varlena *
 		st.depth = depth;
 		st.base = begin;
 		graph_expand_level(rd, conv, dir, set->byid + begin, end - begin, bfs_visit, &st);
-		if (limit > 0 && st.found >= limit)
-			return;
+		if (!bfs_at_limit(&st))
+			nodeset_add_batch(set, st.batch, bfs_take, &st);
+		if (bfs_at_limit(&st))
+			break;
 		begin = end;
 		end = set->n;
 	}
+	pfree(st.batch);
 }
 
 /*
