@@ -69,6 +69,19 @@ SELECT dirs, count(*) AS starts,
 FROM starts, (VALUES ('{out,out,out}'::text[]), ('{out,in,both}'), ('{in,in,out}')) d(dirs)
 GROUP BY dirs ORDER BY dirs;
 
+-- a limit keeps the best nodes in one pass (a heap, not a sort of all):
+-- the same rows, in the same order, as the head of the whole ranking, on
+-- both paths, ties at the cut included
+SELECT lim, count(*) AS walks,
+	   count(*) FILTER (WHERE n_all > lim) AS cut,
+	   count(*) FILTER (WHERE limited IS DISTINCT FROM head) AS differ
+FROM (SELECT l.lim, t.tbl,
+			 (SELECT count(*) FROM walk_ranked(t.tbl, s, '{E#,E#}', '{out,out}')) AS n_all,
+			 ARRAY(SELECT ROW(node, score) FROM walk_ranked(t.tbl, s, '{E#,E#}', '{out,out}', lim => l.lim)) AS limited,
+			 ARRAY(SELECT ROW(node, score) FROM walk_ranked(t.tbl, s, '{E#,E#}', '{out,out}') LIMIT l.lim) AS head
+	  FROM starts, (VALUES (1), (3), (10)) l(lim), (VALUES ('rg'::regclass), ('rgp')) t(tbl)) w
+GROUP BY lim ORDER BY lim;
+
 -- paths returned by traverse are real paths of the right length
 SELECT count(*) AS paths,
 	   count(*) FILTER (WHERE cardinality(path) <> depth + 1

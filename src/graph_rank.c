@@ -14,7 +14,9 @@
  * walk_ranked expands a whole level per hop (graph_nodes.c), so a table
  * read through SQL costs one statement per hop; a node's score at the next
  * hop is the sum of the scores of the nodes it was reached from, which is
- * the number of walks that reach it.
+ * the number of walks that reach it.  With a limit (people_you_may_know
+ * and also_liked default to 10) the best nodes are kept in a heap in one
+ * pass over the last level, and only they are sorted.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +26,7 @@
 #include "common/int.h"
 #include "executor/spi.h"
 #include "funcapi.h"
+#include "lib/binaryheap.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -302,15 +305,58 @@ walk_hops_arg(FunctionCallInfo fcinfo, Jsonb *filter, EdgeConvention **convs,
 	return nhops;
 }
 
+/* binaryheap keeps the largest first: the worst of the best kept so far */
+static int
+node_heap_cmp(Datum a, Datum b, void *arg)
+{
+	GNode	   *x = (GNode *) DatumGetPointer(a);
+	GNode	   *y = (GNode *) DatumGetPointer(b);
+
+	return node_cmp_score(&x, &y);
+}
+
+/*
+ * The best limit nodes of last, unsorted, into out (which has room for
+ * them): one pass keeping them in a heap whose head is the worst kept, so
+ * a call with the default limit of 10 does not sort every node reached.
+ */
+static int
+walk_best(NodeSet *last, int limit, GNode **out)
+{
+	binaryheap *heap = binaryheap_allocate(limit, node_heap_cmp, NULL);
+	int			n = 0;
+
+	for (int32 id = 0; id < last->n; id++)
+	{
+		GNode	   *node = last->byid[id];
+
+		if (heap->bh_size < limit)
+			binaryheap_add(heap, PointerGetDatum(node));
+		else if (node_cmp_score(&node, (GNode **) &heap->bh_nodes[0]) < 0)
+			binaryheap_replace_first(heap, PointerGetDatum(node));
+	}
+	while (!binaryheap_empty(heap))
+		out[n++] = (GNode *) DatumGetPointer(binaryheap_remove_first(heap));
+	binaryheap_free(heap);
+	return n;
+}
+
 /* The nodes of the last level, best score first (ties by key), up to limit. */
 static void
 walk_emit(ReturnSetInfo *rsinfo, NodeSet *last, int64 limit)
 {
 	GNode	  **sorted = palloc(sizeof(GNode *) * Max(last->n, 1));
+	int			n;
 
-	memcpy(sorted, last->byid, sizeof(GNode *) * last->n);
-	qsort(sorted, last->n, sizeof(GNode *), node_cmp_score);
-	for (int32 i = 0; i < last->n && (limit <= 0 || i < limit); i++)
+	if (limit > 0 && limit < last->n)
+		n = walk_best(last, (int) limit, sorted);
+	else
+	{
+		memcpy(sorted, last->byid, sizeof(GNode *) * last->n);
+		n = last->n;
+	}
+	qsort(sorted, n, sizeof(GNode *), node_cmp_score);
+	for (int32 i = 0; i < n; i++)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
