@@ -16,6 +16,7 @@ OBJS = \
 	src/index_rule.o \
 	src/index_predicate.o \
 	src/base_scan.o \
+	src/writer_info.o \
 	src/index_write.o \
 	src/index_sync.o \
 	src/index_admin.o \

@@ -17,6 +17,7 @@
  *	index_rule.c		what index rows and counter deltas a base row gives
  *	index_predicate.c	the predicate of a sparse index
  *	base_scan.c			reading a base table (or one member) as its owner
+ *	writer_info.c		what the writer knows of a table, cached; its path
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
  *	index_admin.c		an index's triggers, partitions' rows, drop
@@ -60,7 +61,7 @@
  *	2. where adjlist's objects are: catalog.h; saved plans: plan_cache.h
  *	3. the registry of inverted indexes: registry.h
  *	4. index rules and the one writer: index_rule.h, index_predicate.h,
- *	   index_write.h
+ *	   index_write.h, writer_info.h
  *	5. what keeps indexes exact: index_sync.c, index_admin.h (index_admin.c,
  *	   index_create.c, index_build.c), index_check.h, index_guard.c,
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),

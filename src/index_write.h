@@ -87,7 +87,7 @@ extern int	index_execute_plan(struct _SPI_plan *plan, Datum *values, const char 
 							   int expected);
 extern int	index_execute_sql(const char *sql, bool read_only, int expected);
 
-/* called by the library's relcache callback (catalog.c) */
+/* called by the library's relcache callback (catalog.c); writer_info.c */
 extern void index_write_relcache_invalidate(Oid relid);
 
 #endif							/* ADJLIST_INDEX_WRITE_H */
