@@ -59,6 +59,21 @@ SELECT dir, tbl, count(*) AS starts,
 FROM starts x, (VALUES ('out'), ('in'), ('both')) d(dir), (VALUES ('rg'::regclass), ('rgp')) t(tbl)
 GROUP BY dir, tbl ORDER BY dir, tbl::text;
 
+-- a limit stops the search at the first lim nodes in BFS order: the same
+-- rows (node, depth, path), in the same order, as the head of the
+-- unlimited traversal, on both paths; limits of 1, 5 and 40 end inside and
+-- past the first batch of 32 neighbors that the search adds at a time
+SELECT lim, count(*) AS searches,
+	   count(*) FILTER (WHERE n_all > lim) AS cut,
+	   count(*) FILTER (WHERE limited IS DISTINCT FROM head) AS differ
+FROM (SELECT l.lim,
+			 (SELECT count(*) FROM traverse(t.tbl, s, 'E#', 3, d.dir)) AS n_all,
+			 ARRAY(SELECT ROW(node, depth, path) FROM traverse(t.tbl, s, 'E#', 3, d.dir, lim => l.lim, with_path => true)) AS limited,
+			 ARRAY(SELECT ROW(node, depth, path) FROM traverse(t.tbl, s, 'E#', 3, d.dir, with_path => true) LIMIT l.lim) AS head
+	  FROM starts, (VALUES ('out'), ('both')) d(dir), (VALUES (1), (5), (40)) l(lim),
+		   (VALUES ('rg'::regclass), ('rgp')) t(tbl)) w
+GROUP BY lim ORDER BY lim;
+
 -- walk_ranked: the same ranking on both paths (levels by one pass over
 -- the index on rg, through SQL on rgp)
 SELECT dirs, count(*) AS starts,
