@@ -244,6 +244,16 @@ SET ROLE regress_keys_reader;
 SELECT neighbor FROM neighbors('g', 'USER#1', 'FOLLOWS#');
 RESET ROLE;
 
+-- The original a twin takes its privileges from is found once per backend
+-- and found again when functions change: renamed away, the twin has none.
+SELECT count(*) FROM neighbors_nodes('g', 'USER#1', 'FOLLOWS#');
+BEGIN;
+ALTER FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb)
+	RENAME TO neighbors_renamed;
+SELECT count(*) FROM neighbors_nodes('g', 'USER#1', 'FOLLOWS#');
+ROLLBACK;
+SELECT count(*) FROM neighbors_nodes('g', 'USER#1', 'FOLLOWS#');
+
 -- 8. The row estimate of a keys-only or node-only call is its original's.
 CREATE FUNCTION planned_rows(q text) RETURNS double precision LANGUAGE plpgsql AS $$
 DECLARE

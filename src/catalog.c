@@ -71,8 +71,9 @@ static bool stale = false;
  * It is the one relcache callback of the library: core has room for only
  * ten in a backend (MAX_RELCACHE_CALLBACKS), and Citus alone takes several,
  * so every cache of adjlist is told from here rather than registering its
- * own.  (Two syscache callbacks, on schemas and operator classes, do the
- * same for the caches that hold qualified names or ordering operators.)
+ * own.  (Syscache callbacks on schemas and operator classes do the same
+ * for the caches that hold qualified names or ordering operators, and one
+ * on functions for the originals of twins.)
  */
 static void
 catalog_relcache_callback(Datum arg, Oid relid)
@@ -84,6 +85,13 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	graph_meta_relcache_invalidate(relid);
 	query_table_relcache_invalidate(relid);
 	index_write_relcache_invalidate(relid);
+}
+
+/* A change of a function: the originals of twins are looked up again. */
+static void
+catalog_proc_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	graph_columns_proc_invalidate();
 }
 
 /*
@@ -116,6 +124,7 @@ adjlist_catalog_init(void)
 	CacheRegisterRelcacheCallback(catalog_relcache_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_syscache_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(CLAOID, catalog_syscache_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(PROCOID, catalog_proc_callback, (Datum) 0);
 }
 
 /*

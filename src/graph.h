@@ -260,6 +260,7 @@ struct SupportRequestSimplify;
 extern Node *graph_columns_simplify(struct SupportRequestSimplify *req);
 extern const char *graph_columns_estimated_as(const char *fn);
 extern void graph_columns_check_twin(FunctionCallInfo fcinfo);
+extern void graph_columns_proc_invalidate(void);
 
 /*
  * Whether the executor passed the row type it expects from a set-returning

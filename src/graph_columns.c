@@ -429,32 +429,65 @@ graph_columns_estimated_as(const char *fn)
 }
 
 /*
+ * The originals of the twins called in this backend, found by name once:
+ * a search of pg_proc per call was a twentieth of a one-hop call on a
+ * small node.  Forgotten when any function changes (a syscache callback on
+ * pg_proc, catalog.c).
+ */
+#define TWIN_CACHE 8
+
+static struct
+{
+	Oid			twin;
+	Oid			original;
+}			twin_cache[TWIN_CACHE];
+static int	twin_cached = 0;
+
+void
+graph_columns_proc_invalidate(void)
+{
+	twin_cached = 0;
+}
+
+static Oid
+twin_original(Oid self)
+{
+	char	   *name;
+	const char *of;
+	Oid			original = InvalidOid;
+
+	for (int i = 0; i < twin_cached; i++)
+		if (twin_cache[i].twin == self)
+			return twin_cache[i].original;
+	name = get_func_name(self);
+	of = name ? graph_columns_estimated_as(name) : NULL;
+	if (of != NULL && of != name)
+		original = sibling_function(self, of);
+	if (!OidIsValid(original))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("function %s has no original to take its privileges from",
+						format_procedure(self)),
+				 errdetail("A keys-only function needs the function it is the twin of in its schema, with the same arguments.")));
+	if (twin_cached < TWIN_CACHE)
+	{
+		twin_cache[twin_cached].twin = self;
+		twin_cache[twin_cached].original = original;
+		twin_cached++;
+	}
+	return original;
+}
+
+/*
  * A twin is called with the privileges of its original: an error unless
- * the caller may execute neighbors() / reverse_neighbors() (found once per
- * call site, kept in fn_extra).
+ * the caller may execute neighbors() / reverse_neighbors() (checked at
+ * every call; the original is found once, twin_original()).
  */
 void
 graph_columns_check_twin(FunctionCallInfo fcinfo)
 {
-	Oid		   *original = (Oid *) fcinfo->flinfo->fn_extra;
+	Oid			original = twin_original(fcinfo->flinfo->fn_oid);
 
-	if (original == NULL)
-	{
-		Oid			self = fcinfo->flinfo->fn_oid;
-		char	   *name = get_func_name(self);
-		const char *of = name ? graph_columns_estimated_as(name) : NULL;
-
-		original = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(Oid));
-		if (of != NULL && of != name)
-			*original = sibling_function(self, of);
-		if (!OidIsValid(*original))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("function %s has no original to take its privileges from",
-							format_procedure(self)),
-					 errdetail("A keys-only function needs the function it is the twin of in its schema, with the same arguments.")));
-		fcinfo->flinfo->fn_extra = original;
-	}
-	if (adjlist_proc_aclcheck(*original, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(*original));
+	if (adjlist_proc_aclcheck(original, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(original));
 }
