@@ -329,10 +329,15 @@ walk_best(NodeSet *last, int limit, GNode **out)
 	for (int32 id = 0; id < last->n; id++)
 	{
 		GNode	   *node = last->byid[id];
+		GNode	   *worst;
 
 		if (heap->bh_size < limit)
+		{
 			binaryheap_add(heap, PointerGetDatum(node));
-		else if (node_cmp_score(&node, (GNode **) &heap->bh_nodes[0]) < 0)
+			continue;
+		}
+		worst = (GNode *) DatumGetPointer(binaryheap_first(heap));
+		if (node_cmp_score(&node, &worst) < 0)
 			binaryheap_replace_first(heap, PointerGetDatum(node));
 	}
 	while (!binaryheap_empty(heap))
