@@ -442,11 +442,13 @@ static struct
 	Oid			original;
 }			twin_cache[TWIN_CACHE];
 static int	twin_cached = 0;
+static uint64 twin_generation = 0;	/* counts invalidations */
 
 void
 graph_columns_proc_invalidate(void)
 {
 	twin_cached = 0;
+	twin_generation++;
 }
 
 static Oid
@@ -455,6 +457,7 @@ twin_original(Oid self)
 	char	   *name;
 	const char *of;
 	Oid			original = InvalidOid;
+	uint64		generation = twin_generation;
 
 	for (int i = 0; i < twin_cached; i++)
 		if (twin_cache[i].twin == self)
@@ -469,7 +472,8 @@ twin_original(Oid self)
 				 errmsg("function %s has no original to take its privileges from",
 						format_procedure(self)),
 				 errdetail("A keys-only function needs the function it is the twin of in its schema, with the same arguments.")));
-	if (twin_cached < TWIN_CACHE)
+	/* not kept when an invalidation arrived during the look-up */
+	if (twin_cached < TWIN_CACHE && generation == twin_generation)
 	{
 		twin_cache[twin_cached].twin = self;
 		twin_cache[twin_cached].original = original;
