@@ -6,10 +6,11 @@
  *	  by how many walks reach them (walk_ranked: "people you may know",
  *	  "liked by people who liked this").
  *
- * common_neighbors reads each node's neighbors as a list, sorts it when
- * the read did not already give key order (both directions, or a target
- * prefix that reorders keys), and merges the two lists: no hash table, and
- * the result comes out in key order.
+ * common_neighbors reads the first node's neighbors as a list (sorted
+ * when the read did not give key order: both directions) and merges the
+ * second node's with it as they are read, or, in both directions, as a
+ * second sorted list: no hash table, and the result comes out in key
+ * order.
  *
  * walk_ranked expands a whole level per hop (graph_nodes.c), so a table
  * read through SQL costs one statement per hop; a node's score at the next
@@ -155,10 +156,142 @@ keylist_sort(KeyList *k)
 	k->sorted = true;
 }
 
+/* The neighbors of one node, collected into a list (one direction). */
+typedef struct CollectState
+{
+	const EdgeConvention *conv;
+	bool		reverse;
+	KeyList    *list;
+	char	   *buf;			/* graph_edge_neighbor's scratch */
+} CollectState;
+
+static bool
+collect_edge(void *arg, const GraphEdge *edge)
+{
+	CollectState *st = (CollectState *) arg;
+	const char *nb;
+	int			nblen;
+
+	if (graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &st->buf))
+		(void) keylist_collect(st->list, nb, nblen, 0, st->reverse, edge);
+	return true;
+}
+
+/*
+ * The second node's neighbors merged, as they arrive, with the first
+ * node's sorted list: the matches go to the result at once, and the
+ * second list is never built.  A node's edges in one direction come in
+ * the order of their keys (sort keys forward, sources in reverse), and a
+ * neighbor's key is its edge's key with the same prefix removed or
+ * replaced, so the neighbors come in key order too.
+ */
+typedef struct MergeState
+{
+	const EdgeConvention *conv;
+	bool		reverse;
+	const KeyList *a;
+	int			i;				/* a's first key not below the last neighbor */
+	ReturnSetInfo *rsinfo;
+	char	   *buf;			/* graph_edge_neighbor's scratch */
+	struct varlena *prev;		/* the last neighbor, as a key */
+	bool		has_prev;
+	struct varlena *out;		/* a result row's key */
+} MergeState;
+
+static void
+emit_common(ReturnSetInfo *rsinfo, struct varlena *out, const char *key, int len)
+{
+	Datum		v;
+	bool		isnull = false;
+
+	SET_VARSIZE(out, VARHDRSZ + len);
+	memcpy(VARDATA(out), key, len);
+	v = PointerGetDatum(out);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
+}
+
+static bool
+merge_edge(void *arg, const GraphEdge *edge)
+{
+	MergeState *st = (MergeState *) arg;
+	const KeyList *a = st->a;
+	const char *nb;
+	int			nblen;
+	int			c = 1;
+
+	if (!graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &st->buf))
+		return true;
+	if (st->has_prev)
+	{
+		int			p = adjkey_cmp_bytes(ADJKEY_DATA(st->prev), ADJKEY_LEN(st->prev), nb, nblen);
+
+		if (p == 0)
+			return true;		/* the same neighbor again */
+		if (p > 0)
+			elog(ERROR, "common_neighbors: the edges of a node were read out of key order");
+	}
+	SET_VARSIZE(st->prev, VARHDRSZ + nblen);
+	memcpy(VARDATA(st->prev), nb, nblen);
+	st->has_prev = true;
+	while (st->i < a->n && (c = keylist_cmp(a, st->i, nb, nblen)) < 0)
+		st->i++;
+	if (st->i < a->n && c == 0)
+	{
+		emit_common(st->rsinfo, st->out, nb, nblen);
+		st->i++;
+	}
+	return st->i < a->n;		/* nothing more can match past a's end */
+}
+
+/* Both lists built and sorted, then merged. */
+static void
+merge_lists(ReturnSetInfo *rsinfo, KeyList *of_a, KeyList *of_b, struct varlena *out)
+{
+	int			i = 0;
+	int			j = 0;
+
+	keylist_sort(of_a);
+	keylist_sort(of_b);
+	while (i < of_a->n && j < of_b->n)
+	{
+		int			c = keylist_cmp(of_a, i, of_b->bytes.data + of_b->off[j], of_b->len[j]);
+
+		if (c < 0)
+			i++;
+		else if (c > 0)
+			j++;
+		else
+		{
+			emit_common(rsinfo, out, of_a->bytes.data + of_a->off[i], of_a->len[i]);
+			i++;
+			j++;
+		}
+	}
+}
+
+/* One node's neighbors in one direction, into a list. */
+static void
+collect_one(GraphReader *rd, const EdgeConvention *conv, bool reverse,
+			struct varlena *node, KeyList *list)
+{
+	GraphScan	req;
+	CollectState st = {conv, reverse, list, NULL};
+
+	memset(&req, 0, sizeof(req));
+	req.reverse = reverse;
+	req.node = ADJKEY_DATA(node);
+	req.nodelen = ADJKEY_LEN(node);
+	req.conv = conv;
+	(void) graph_reader_scan_one(rd, &req, collect_edge, &st);
+}
+
 /*
  * common_neighbors(tbl, a, b, edge_prefix, direction, target_prefix,
  *					sk_is_target, edge_filter) RETURNS SETOF adjkey, in key
- * order; the filter applies to the edges of both nodes
+ * order; the filter applies to the edges of both nodes.  In one direction
+ * the first node's neighbors are collected and the second's merged with
+ * them as the scan reads them (a node's edges come in key order); with
+ * "both", each node's two lists are concatenated, sorted and merged.
  */
 Datum
 adjlist_common_neighbors(PG_FUNCTION_ARGS)
@@ -170,10 +303,9 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	GraphReader *rd;
 	struct varlena *a;
 	struct varlena *b;
+	struct varlena *out;
 	KeyList		of_a;
 	KeyList		of_b;
-	int			i = 0;
-	int			j = 0;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	for (int arg = 0; arg < 7; arg++)
@@ -189,33 +321,42 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	if (conv.filter != NULL)
 		graph_check_data(g, "common_neighbors() with an edge_filter");
 	rd = graph_reader_begin(g);
+	out = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
 
 	keylist_init(&of_a, CurrentMemoryContext);
-	keylist_init(&of_b, CurrentMemoryContext);
-	graph_expand(rd, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), keylist_collect, &of_a);
-	if (of_a.n > 0)
-		graph_expand(rd, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), keylist_collect, &of_b);
-	keylist_sort(&of_a);
-	keylist_sort(&of_b);
-
-	while (i < of_a.n && j < of_b.n)
+	if (dir != DIR_BOTH)
 	{
-		int			c = keylist_cmp(&of_a, i, of_b.bytes.data + of_b.off[j], of_b.len[j]);
+		bool		reverse = dir == DIR_IN;
+		MergeState	st;
 
-		if (c < 0)
-			i++;
-		else if (c > 0)
-			j++;
-		else
+		collect_one(rd, &conv, reverse, a, &of_a);
+		keylist_sort(&of_a);
+		memset(&st, 0, sizeof(st));
+		st.conv = &conv;
+		st.reverse = reverse;
+		st.a = &of_a;
+		st.rsinfo = rsinfo;
+		st.prev = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
+		st.out = out;
+		if (of_a.n > 0)
 		{
-			Datum		v = PointerGetDatum(adjkey_from_utf8(of_a.bytes.data + of_a.off[i],
-															 of_a.len[i]));
-			bool		isnull = false;
+			GraphScan	req;
 
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
-			i++;
-			j++;
+			memset(&req, 0, sizeof(req));
+			req.reverse = reverse;
+			req.node = ADJKEY_DATA(b);
+			req.nodelen = ADJKEY_LEN(b);
+			req.conv = &conv;
+			(void) graph_reader_scan_one(rd, &req, merge_edge, &st);
 		}
+	}
+	else
+	{
+		keylist_init(&of_b, CurrentMemoryContext);
+		graph_expand(rd, &conv, dir, ADJKEY_DATA(a), ADJKEY_LEN(a), keylist_collect, &of_a);
+		if (of_a.n > 0)
+			graph_expand(rd, &conv, dir, ADJKEY_DATA(b), ADJKEY_LEN(b), keylist_collect, &of_b);
+		merge_lists(rsinfo, &of_a, &of_b, out);
 	}
 	graph_reader_end(rd);
 	SPI_finish();
