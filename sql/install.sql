@@ -18,6 +18,21 @@ CREATE DATABASE :"db_schema" TEMPLATE template0;
 --
 \c :db_owner regress_adjinst_owner
 SELECT rolsuper FROM pg_roles WHERE rolname = current_user;
+-- functions of the owner's, in public (the schema the extension goes to),
+-- with closer argument types than pg_catalog's: none of them may be bound
+-- into the extension's objects (they would run as the superuser that runs
+-- the install script, at every write of the registry); each notes who
+-- called it
+CREATE TABLE trap_calls (fn text, by_role name);
+CREATE FUNCTION public.cardinality(name[]) RETURNS integer LANGUAGE sql AS
+	$$ INSERT INTO public.trap_calls VALUES ('cardinality', current_user);
+	   SELECT pg_catalog.array_length($1, 1) $$;
+CREATE FUNCTION public.array_position(name[], name) RETURNS integer LANGUAGE sql AS
+	$$ INSERT INTO public.trap_calls VALUES ('array_position', current_user);
+	   SELECT pg_catalog.array_position($1::text[], $2::text) $$;
+CREATE FUNCTION public.pg_stat_get_progress_info(text) RETURNS SETOF record LANGUAGE sql AS
+	$$ INSERT INTO public.trap_calls VALUES ('pg_stat_get_progress_info', current_user);
+	   SELECT * FROM pg_catalog.pg_stat_get_progress_info($1) $$;
 CREATE EXTENSION adjlist;
 SELECT extname, extowner::regrole FROM pg_extension WHERE extname = 'adjlist';
 CREATE TABLE g (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
@@ -29,6 +44,16 @@ SELECT edge_count('g_inverted', 'USER#b', 'FOLLOWS', 'in'),
 	   shortest_path('g', 'USER#c', 'USER#a', 'FOLLOWS#'),
 	   (SELECT count(*) FROM query('g_inverted', 'FOLLOWS#USER#b'));
 SELECT put_edge('g', 'USER#d', 'FOLLOWS#USER#b');
+-- the traps were never called, nor bound into the extension's objects
+-- (a binding is a dependency on the function: pg_catalog's are not recorded)
+SELECT * FROM trap_calls;
+SELECT count(*) AS bound_to_owner_functions
+FROM pg_depend d
+WHERE d.refclassid = 'pg_proc'::regclass
+  AND d.refobjid IN (SELECT oid FROM pg_proc WHERE pronamespace = 'public'::regnamespace
+					 AND proname IN ('cardinality', 'array_position', 'pg_stat_get_progress_info'));
+SELECT count(*) FROM inverted_index_progress;
+SELECT rolsuper FROM pg_roles WHERE rolname = current_user;
 -- the event triggers work as under a superuser install
 CREATE TABLE p (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
 CREATE TABLE p0 PARTITION OF p FOR VALUES WITH (MODULUS 2, REMAINDER 0);

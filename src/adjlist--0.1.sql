@@ -267,7 +267,7 @@ CREATE TABLE adjlist_inverted_indexes (
 	-- the rest of the base table's primary key, then projected columns
 	columns name[] NOT NULL,
 	-- how many leading columns form the index table's primary key
-	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= cardinality(columns)),
+	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= pg_catalog.cardinality(columns)),
 	-- degree counters: their table, and how many rows per node they spread over
 	counterrel regclass,
 	counter_shards integer NOT NULL DEFAULT 0 CHECK (counter_shards >= 0),

@@ -757,7 +757,21 @@ SQL
 old_op="SELECT to_regoperator('^@(adjkey,adjkey)') IS NOT NULL"
 empty_prefix="SELECT count(*) FROM bills WHERE sk ^@ ''"
 must "D: CREATE DATABASE" q postgres -c "CREATE DATABASE $DB_D"
+# a function in public with a closer argument type than pg_catalog's
+# cardinality(anyarray): 0.1's script, before it was fixed, bound it into a
+# CHECK of the registry (run as the superuser at each write of it); 0.1's
+# script does not now, and the update binds pg_catalog's in an install that
+# the old script made (made again here by hand)
+trap_bound="SELECT count(*) FROM pg_depend WHERE refclassid = 'pg_proc'::regclass
+	AND refobjid = 'public.cardinality(name[])'::regprocedure AND classid = 'pg_constraint'::regclass"
+must "D: a function public.cardinality(name[])" q "$DB_D" -c \
+	'CREATE FUNCTION public.cardinality(name[]) RETURNS integer LANGUAGE sql AS $$ SELECT pg_catalog.array_length($1, 1) $$'
 must "D: CREATE EXTENSION adjlist VERSION '0.1'" q "$DB_D" -c "CREATE EXTENSION adjlist VERSION '0.1'"
+is "D (0.1): no CHECK of the registry is bound to public.cardinality(name[])" "$(val "$DB_D" "$trap_bound")" "0"
+must "D (0.1): the registry's CHECK as the unfixed script made it" q "$DB_D" -c \
+	"SET search_path = public; ALTER TABLE adjlist_inverted_indexes DROP CONSTRAINT adjlist_inverted_indexes_check,
+	 ADD CONSTRAINT adjlist_inverted_indexes_check CHECK (nkeys >= 2 AND nkeys <= cardinality(columns))"
+is "D (0.1): the registry's CHECK is bound to public.cardinality(name[])" "$(val "$DB_D" "$trap_bound")" "1"
 must "D: a view, a generated column, a partial index and a function body using ^@ on 0.1" \
 	q "$DB_D" -f "$work/dep_setup.sql"
 must "D: ALTER EXTENSION adjlist UPDATE TO '0.2'" q "$DB_D" -c "ALTER EXTENSION adjlist UPDATE TO '0.2'"
@@ -776,6 +790,8 @@ is "D: the update warns that it keeps ^@(adjkey, adjkey), and names what depends
 	"WARNING: operator ^@(adjkey, adjkey) is kept because other objects depend on it
 DETAIL: Objects that depend on it: default value for column gsi1pk of table bills, function is_bill(adjkey), index bills_notes, view bill_items, view own_lines"
 is "D: extversion is $TO_VERSION" "$(val "$DB_D" "SELECT extversion FROM pg_extension WHERE extname = 'adjlist'")" "$TO_VERSION"
+is "D (updated): no CHECK of the registry is bound to public.cardinality(name[])" "$(val "$DB_D" "$trap_bound")" "0"
+must "D: DROP FUNCTION public.cardinality(name[])" q "$DB_D" -c 'DROP FUNCTION public.cardinality(name[])'
 step "D: queries after the update" run_to "$DB_D" d1.out dep_queries.sql
 same_files "D: the same results, and the same plan, before and after the update" d0.out d1.out
 is "D: ^@(adjkey, adjkey) is still there" "$(val "$DB_D" "$old_op")" "t"

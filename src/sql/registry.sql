@@ -13,20 +13,31 @@
 -- back: adjlist_registry_restored() checks such a row like a registration
 -- (index_restore.c) and rebuilds the index when its table's triggers are
 -- already there (a data-only restore).
+--
+-- Its CHECK constraints are bound while this script runs, as the
+-- bootstrap superuser with the extension's schema first on the
+-- search_path, a schema the installing database owner may create
+-- functions in: every function is written with its schema, or a function
+-- of the owner's with a closer argument type (cardinality(name[]) beats
+-- pg_catalog's cardinality(anyarray)) would be bound instead and run as the
+-- superuser at every write of the registry.  Operators on built-in types
+-- need no schema: pg_catalog, searched first, has them with the exact
+-- argument types.
 CREATE TABLE adjlist_inverted_indexes (
 	indexrel regclass PRIMARY KEY,
 	baserel regclass NOT NULL,
 	-- the index table's columns, in order: the partition key, the sort key,
 	-- the rest of the base table's primary key, then projected columns
-	columns name[] NOT NULL CHECK (array_position(columns, NULL) IS NULL),
+	columns name[] NOT NULL CHECK (pg_catalog.array_position(columns, NULL) IS NULL),
 	-- how many leading columns form the index table's primary key
-	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= cardinality(columns)),
+	nkeys integer NOT NULL CHECK (nkeys >= 2 AND nkeys <= pg_catalog.cardinality(columns)),
 	-- the degree counter table, or NULL; counter_shards is 1 when there is one
 	counterrel regclass,
 	counter_shards integer NOT NULL DEFAULT 0 CHECK (counter_shards >= 0),
 	-- the columns that identify a row of the base table (its primary key,
 	-- or what create_inverted_index was told where it has none)
-	base_key name[] NOT NULL CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1),
+	base_key name[] NOT NULL
+		CHECK (pg_catalog.array_position(base_key, NULL) IS NULL AND pg_catalog.cardinality(base_key) >= 1),
 	-- 'trigger': kept by triggers; 'api': kept by put_edge() and friends
 	mode text NOT NULL DEFAULT 'trigger' CHECK (mode IN ('trigger', 'api')),
 	created timestamptz NOT NULL DEFAULT pg_catalog.now(),

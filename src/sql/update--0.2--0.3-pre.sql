@@ -140,11 +140,17 @@ DROP EVENT TRIGGER adjlist_ddl_end;
 DROP POLICY owner_only ON adjlist_inverted_indexes;
 DROP POLICY owner_delete ON adjlist_inverted_indexes;
 ALTER TABLE adjlist_inverted_indexes DISABLE ROW LEVEL SECURITY;
+-- Functions in its constraints are written with their schema (registry.sql
+-- says why); the one of 0.1 is made again so, in case a function of the
+-- database owner's was bound in its place when 0.1 was installed.
 ALTER TABLE adjlist_inverted_indexes
+	DROP CONSTRAINT adjlist_inverted_indexes_check,
+	ADD CONSTRAINT adjlist_inverted_indexes_check
+		CHECK (nkeys >= 2 AND nkeys <= pg_catalog.cardinality(columns)),
 	ADD CONSTRAINT adjlist_inverted_indexes_columns_check
-		CHECK (array_position(columns, NULL) IS NULL),
+		CHECK (pg_catalog.array_position(columns, NULL) IS NULL),
 	ADD CONSTRAINT adjlist_inverted_indexes_base_key_check
-		CHECK (array_position(base_key, NULL) IS NULL AND cardinality(base_key) >= 1);
+		CHECK (pg_catalog.array_position(base_key, NULL) IS NULL AND pg_catalog.cardinality(base_key) >= 1);
 -- indexes built concurrently are registered before they are ready
 ALTER TABLE adjlist_inverted_indexes ADD COLUMN ready boolean NOT NULL DEFAULT true;
 -- sparse indexes have a predicate
