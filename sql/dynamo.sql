@@ -202,6 +202,11 @@ SELECT * FROM query_count_page('pages', 'USER#p', 'between', 'ITEM#03', 'ITEM#07
 SELECT * FROM query_count_page('pages', 'USER#p', 'begins_with', 'ITEM#0', lim => 20);
 SELECT * FROM query_count_page('pages', 'USER#nobody', lim => 3);
 SELECT * FROM query_count_page('pages', NULL);
+-- query_count() takes the same paging arguments (the count of one page)
+SELECT query_count('pages', 'USER#p', lim => 4) AS first_page,
+	   query_count('pages', 'USER#p', lim => 4, exclusive_start_key => '{"pk": "USER#p", "sk": "ITEM#08"}') AS last_page,
+	   query_count('pages', 'USER#p', '<', 'ITEM#05', backward => true, lim => 3) AS backward_page,
+	   query_count('pages', 'USER#p', exclusive_start_key => '{"pk": "USER#p", "sk": "ITEM#07"}') AS after_07;
 -- paging to the end, both ways, under every sort condition: the counts add
 -- up to query_count() and every key is the key of the page's last row in query()
 CREATE FUNCTION pg_temp.pages_agree(tbl regclass, part adjkey, op text, v1 text, v2 text, back boolean, lim bigint)
@@ -218,6 +223,10 @@ BEGIN
 		SELECT p.count, p.last_evaluated_key INTO c, lek
 		FROM query_count_page(tbl, part, op, v1, v2, back, lim, esk) p;
 		SELECT q.key INTO want FROM query(tbl, part, op, v1, v2, back, lim, esk) q OFFSET lim - 1;
+		IF c <> query_count(tbl, part, op, v1, v2, back, lim, esk) THEN
+			RETURN format('page %s: %s items, query_count() with the page''s arguments %s', npages, c,
+						  query_count(tbl, part, op, v1, v2, back, lim, esk));
+		END IF;
 		IF c = lim AND lek IS DISTINCT FROM want THEN
 			RETURN format('page %s: key %s, query() says %s', npages, lek, want);
 		END IF;

@@ -58,7 +58,13 @@ SELECT neighbor, sk FROM neighbors('graph', 'USER#alice', 'FOLLOWS#', lim => 1);
 SELECT neighbor FROM neighbors('graph', 'USER#alice', 'FOLLOWS#', after => 'FOLLOWS#USER#bob');
 SELECT neighbor FROM neighbors('graph', 'USER#alice', 'FOLLOWS#', backward => true);
 SELECT neighbor FROM neighbors('graph', 'USER#alice', 'FOLLOWS#', backward => true, after => 'FOLLOWS#USER#david');
+-- a limit below 1 is refused, as by query() (and DynamoDB)
 SELECT count(*) FROM neighbors('graph', 'USER#alice', 'FOLLOWS#', lim => 0);
+SELECT count(*) FROM reverse_neighbors('graph', 'USER#bob', 'FOLLOWS#', lim => -1);
+SELECT count(*) FROM traverse('graph', 'USER#alice', 'FOLLOWS#', 2, lim => 0);
+SELECT count(*) FROM walk_ranked('graph', 'USER#alice', '{FRIEND#,FRIEND#}', '{out,out}', lim => 0);
+SELECT count(*) FROM people_you_may_know('graph', 'USER#alice', lim => 0);
+SELECT count(*) FROM query_count('graph', 'USER#alice', lim => 0);
 -- other conventions
 SELECT neighbor FROM neighbors('graph', 'USER#Alice', 'FRIEND#', target_prefix => 'USER#');
 SELECT neighbor FROM neighbors('graph', 'USER#Frodo', 'FRIEND-');

@@ -88,9 +88,13 @@ SELECT neighbor, pk, sk FROM reverse_neighbors('pg_plain', 'USER#bob', 'FOLLOWS#
 	exclusive_start_key => '{"pk": "USER#u03", "sk": "FOLLOWS#USER#bob"}');
 SELECT neighbor, pk, sk FROM reverse_neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 3, backward => true,
 	exclusive_start_key => '{"pk": "USER#u10", "sk": "FOLLOWS#USER#bob"}');
--- members other than the key columns are ignored (a whole row's jsonb will do)
+-- a member other than the key columns does not match the key, as in
+-- DynamoDB (a whole row's jsonb is no key); its key columns are
 SELECT neighbor FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
 	exclusive_start_key => (SELECT to_jsonb(t) FROM pg_plain t
+							WHERE pk = 'USER#bob' AND sk = 'FOLLOWS#USER#u10'));
+SELECT neighbor FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => (SELECT jsonb_build_object('pk', pk, 'sk', sk) FROM pg_plain t
 							WHERE pk = 'USER#bob' AND sk = 'FOLLOWS#USER#u10'));
 
 -- page by page, 5 at a time, forward and backward
@@ -198,13 +202,20 @@ SELECT err(q) FROM (VALUES
 		exclusive_start_key => '{"pk": "USER#u01", "sk": "FOLLOWS#USER#bob#0"}')$$),
 	($$SELECT * FROM reverse_neighbors('pg_plain', 'USER#bob', 'LIKES#', 2, target_prefix => 'ITEM#',
 		exclusive_start_key => '{"pk": "USER#u01", "sk": "LIKES#bob"}')$$),
-	-- query() reads the same members (a number is its JSON text, not a crash)
+	-- query() reads the same members: a number or an object is no key (keys
+	-- are strings), nor is a member that is not a key column
 	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": 5}')$$),
+	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": {"s": "x"}}')$$),
+	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": true}')$$),
+	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u01", "x": 1}')$$),
+	($$SELECT * FROM query_count_page('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u01", "data": {}}')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u01", "secret": false}')$$),
 	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": null}')$$),
 	($$SELECT * FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob"}')$$)
 ) v(q);
--- a numeric member names the key of its JSON text
-SELECT count(*) FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": 5}');
+-- the same start key with only the key columns is valid
+SELECT count(*) FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u01"}');
 
 DROP TABLE pg_plain, pg_sharded, "PgCols";
 DROP FUNCTION pages, whole, err;

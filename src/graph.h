@@ -157,6 +157,7 @@ extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 extern void graph_convention_from_args(EdgeConvention *conv, text *edge_prefix,
 									   text *target_prefix, bool sk_is_target);
 extern Jsonb *graph_filter_arg(FunctionCallInfo fcinfo, int argno);
+extern int64 graph_limit_arg(FunctionCallInfo fcinfo, int argno);
 extern bool graph_args_null(FunctionCallInfo fcinfo, int n);
 extern bool graph_data_contains(Datum data, bool isnull, Jsonb *filter,
 								MemoryContext scratch);
@@ -164,6 +165,7 @@ extern const char *graph_scan_partition(const GraphScan *req, int *len);
 
 /* graph_dynamo_query.c: exclusive start keys, the cursor of paged calls */
 extern void graph_start_key_check_object(Jsonb *esk);
+extern void graph_start_key_check_members(Jsonb *esk, const char *const *names, int n);
 extern char *graph_start_key_member(Jsonb *esk, const char *name, bool required);
 /* raises 22023: "the provided starting key is invalid" (does not return) */
 extern void graph_invalid_start_key(const char *detail);

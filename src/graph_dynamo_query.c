@@ -132,9 +132,38 @@ graph_start_key_check_object(Jsonb *esk)
 }
 
 /*
- * The value of key column name in an exclusive start key, as text (a JSON
- * string's own text, any other value's JSON text).  Absent: NULL, or an
- * error when the column is required; null: an invalid start key.
+ * A key's members are key columns, names[0..n): a member of another name
+ * does not match the key (DynamoDB: "The provided key element does not
+ * match the schema").  Checked after the key columns were read, so that a
+ * key column missing is what an error names first.
+ */
+void
+graph_start_key_check_members(Jsonb *esk, const char *const *names, int n)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+
+	it = JsonbIteratorInit(&esk->root);
+	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		bool		known = false;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (int i = 0; i < n && !known; i++)
+			known = strlen(names[i]) == (size_t) v.val.string.len &&
+				memcmp(names[i], v.val.string.val, v.val.string.len) == 0;
+		if (!known)
+			graph_invalid_start_key(psprintf("\"%s\" is not a key column: the key element does not match the schema.",
+											 pnstrdup(v.val.string.val, v.val.string.len)));
+	}
+}
+
+/*
+ * The value of key column name in an exclusive start key, a JSON string.
+ * Absent: NULL, or an error when the column is required; null or another
+ * JSON type: an invalid start key.
  */
 char *
 graph_start_key_member(Jsonb *esk, const char *name, bool required)
@@ -157,13 +186,10 @@ graph_start_key_member(Jsonb *esk, const char *name, bool required)
 	}
 	if (v->type == jbvNull)
 		graph_invalid_start_key(psprintf("Key column \"%s\" is null.", name));
-	if (v->type == jbvString)
-		return pnstrdup(v->val.string.val, v->val.string.len);
-	{
-		Jsonb	   *j = JsonbValueToJsonb(v);
-
-		return JsonbToCString(NULL, &j->root, VARSIZE(j));
-	}
+	if (v->type != jbvString)
+		graph_invalid_start_key(psprintf("Key column \"%s\" is not a string (keys are strings): "
+										 "the key element does not match the schema.", name));
+	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
 void
@@ -234,6 +260,7 @@ check_start_key(QueryTable *q, QueryArgs *a)
 				graph_invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
 		}
 	}
+	graph_start_key_check_members(a->esk, (const char *const *) q->cols, q->ncols);
 }
 
 static struct varlena *
@@ -540,31 +567,6 @@ adjlist_query(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* query_count(tbl, partition_value, sort_op, sort_value, sort_value2) RETURNS bigint */
-Datum
-adjlist_query_count(PG_FUNCTION_ARGS)
-{
-	QueryTable *q;
-	QueryArgs	a;
-	int64		n;
-	bool		isnull;
-
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table must not be null")));
-	if (PG_ARGISNULL(1))
-		PG_RETURN_INT64(0);
-	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, false);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	run_query(q, &a, true, false);
-	n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	SPI_finish();
-	PG_RETURN_INT64(n);
-}
-
 /*
  * explain_query(...the arguments of query()...) RETURNS SETOF text: the
  * plan of the statement query() runs for these arguments (EXPLAIN, COSTS
@@ -660,6 +662,77 @@ count_page_sql(QueryTable *q, const QueryArgs *a)
 }
 
 /*
+ * Count the items of a query, or of one page of it when a limit is given;
+ * with a limit that stopped the page, *lek is the key of its last item
+ * (in the caller's memory), else *lek_null is set.
+ */
+static int64
+count_items(QueryTable *q, QueryArgs *a, Datum *lek, bool *lek_null)
+{
+	int64		n = 0;
+	bool		isnull;
+
+	*lek = (Datum) 0;
+	*lek_null = true;
+	if (a->esk != NULL)
+		check_start_key(q, a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (!a->has_limit)
+	{
+		run_query(q, a, true, false);
+		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	}
+	else
+	{
+		run_query_sql(q, a, call_sql(q, a, QUERY_PAGE), false);
+		if (SPI_processed > 0)
+		{
+			n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+			if (n >= a->limit)
+			{
+				Datum		k = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+											  lek_null);
+
+				/* out of SPI's memory, which SPI_finish() frees */
+				if (!*lek_null)
+					*lek = SPI_datumTransfer(k, false, -1);
+			}
+		}
+	}
+	SPI_finish();
+	return n;
+}
+
+/*
+ * query_count(tbl, partition_value, sort_op, sort_value, sort_value2,
+ *			   backward, lim, exclusive_start_key) RETURNS bigint
+ *
+ * DynamoDB's Query with Select COUNT: the number of items query() returns
+ * for the same arguments (with lim, of that page; query_count_page also
+ * gives the key to go on from).  A catalog of 0.1 or 0.2, not updated yet,
+ * passes the first five arguments only.
+ */
+Datum
+adjlist_query_count(PG_FUNCTION_ARGS)
+{
+	QueryTable *q;
+	QueryArgs	a;
+	Datum		lek;
+	bool		lek_null;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+		PG_RETURN_INT64(0);
+	q = query_table_get(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, PG_NARGS() > 5);
+	PG_RETURN_INT64(count_items(q, &a, &lek, &lek_null));
+}
+
+/*
  * query_count_page(tbl, partition_value, sort_op, sort_value, sort_value2,
  *					backward, lim, exclusive_start_key)
  *	RETURNS TABLE (count bigint, last_evaluated_key jsonb)
@@ -684,47 +757,13 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the table must not be null")));
-	if (PG_ARGISNULL(1))
+	if (!PG_ARGISNULL(1))
 	{
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		return (Datum) 0;
-	}
-	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, true);
-	if (a.esk != NULL)
-		check_start_key(q, &a);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!a.has_limit)
-	{
-		bool		isnull;
-
-		run_query(q, &a, true, false);
-		values[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	}
-	else
-	{
-		run_query_sql(q, &a, call_sql(q, &a, QUERY_PAGE), false);
-		if (SPI_processed > 0)
-		{
-			bool		isnull;
-			int64		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-														SPI_tuptable->tupdesc, 1, &isnull));
-
-			values[0] = Int64GetDatum(n);
-			if (n >= a.limit)
-			{
-				Datum		k = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
-											  &nulls[1]);
-
-				/* out of SPI's memory, which SPI_finish() frees */
-				if (!nulls[1])
-					values[1] = SPI_datumTransfer(k, false, -1);
-			}
-		}
+		q = query_table_get(PG_GETARG_OID(0));
+		read_args(fcinfo, &a, true);
+		values[0] = Int64GetDatum(count_items(q, &a, &values[1], &nulls[1]));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	SPI_finish();
 	return (Datum) 0;
 }
 

@@ -145,14 +145,18 @@ emit_edge(void *arg, const GraphEdge *edge)
 static struct varlena *
 neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
 {
+	const char *names[2];
 	char	   *pkv;
 	char	   *skv;
 	struct varlena *pk;
 	struct varlena *sk;
 
+	names[0] = get_attname(g->baserel, g->base_pk, false);
+	names[1] = get_attname(g->baserel, g->base_sk, false);
 	graph_start_key_check_object(esk);
-	pkv = graph_start_key_member(esk, get_attname(g->baserel, g->base_pk, false), true);
-	skv = graph_start_key_member(esk, get_attname(g->baserel, g->base_sk, false), true);
+	pkv = graph_start_key_member(esk, names[0], true);
+	skv = graph_start_key_member(esk, names[1], true);
+	graph_start_key_check_members(esk, names, 2);
 	pk = adjkey_from_server(pkv, strlen(pkv), NULL);
 	sk = adjkey_from_server(skv, strlen(skv), NULL);
 	if (!req->reverse)
@@ -223,10 +227,8 @@ neighbors_common(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols)
 	req.nodelen = ADJKEY_LEN(node);
 	req.conv = &conv;
 	req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
-	req.limit = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
+	req.limit = graph_limit_arg(fcinfo, 3);
 	req.want_data = cols == COLUMNS_ALL;
-	if (!PG_ARGISNULL(3) && req.limit <= 0)
-		return (Datum) 0;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -551,11 +551,9 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 	start = PG_GETARG_ADJKEY_PP(1);
 	filter = graph_filter_arg(fcinfo, 8);
 	exclude_first = PG_GETARG_BOOL(4);
-	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
+	limit = graph_limit_arg(fcinfo, 5);
 
 	nhops = walk_hops_arg(fcinfo, filter, &convs, &dirs, &all);
-	if (!PG_ARGISNULL(5) && limit <= 0)
-		return (Datum) 0;
 
 	g = graph_open(PG_GETARG_OID(0), all, false);
 	if (filter != NULL)

@@ -107,6 +107,27 @@ graph_filter_arg(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * A lim argument: 0 (no limit) when NULL; below 1 it is an error, as in
+ * query() and as DynamoDB rejects a Limit below 1, in every function that
+ * takes one.
+ */
+int64
+graph_limit_arg(FunctionCallInfo fcinfo, int argno)
+{
+	int64		lim;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	lim = PG_GETARG_INT64(argno);
+	if (lim <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("limit must be at least 1, not " INT64_FORMAT, lim),
+				 errdetail("DynamoDB rejects a Limit below 1 (ValidationException).")));
+	return lim;
+}
+
+/*
  * Is one of the first n arguments NULL?  The functions that were STRICT
  * before they took an edge_filter (which may be NULL) return NULL then, as
  * before.

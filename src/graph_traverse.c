@@ -153,10 +153,8 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	conv.filter = graph_filter_arg(fcinfo, 9);
 	max_depth = graph_check_depth(PG_GETARG_INT32(3));
 	dir = graph_parse_direction(PG_GETARG_TEXT_PP(4), true);
-	limit = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
+	limit = graph_limit_arg(fcinfo, 5);
 	with_path = PG_ARGISNULL(6) ? false : PG_GETARG_BOOL(6);
-	if (!PG_ARGISNULL(5) && limit <= 0)
-		return (Datum) 0;
 
 	g = graph_open(PG_GETARG_OID(0), dir, false);
 	if (conv.filter != NULL)

@@ -291,12 +291,13 @@ COMMENT ON FUNCTION explain_query(regclass, adjkey, text, text, text, boolean, b
 
 CREATE OR REPLACE FUNCTION query_count(
 	tbl regclass, partition_value adjkey,
-	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL)
+	sort_op text DEFAULT NULL, sort_value text DEFAULT NULL, sort_value2 text DEFAULT NULL,
+	backward boolean DEFAULT false, lim bigint DEFAULT NULL, exclusive_start_key jsonb DEFAULT NULL)
 RETURNS bigint
 	AS 'MODULE_PATHNAME', 'adjlist_query_count'
 	LANGUAGE C STABLE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text) IS
-	'DynamoDB Query with Select COUNT: the number of matching items';
+COMMENT ON FUNCTION query_count(regclass, adjkey, text, text, text, boolean, bigint, jsonb) IS
+	'DynamoDB Query with Select COUNT: the number of matching items (with lim, of one page; query_count_page also gives the last evaluated key)';
 
 CREATE OR REPLACE FUNCTION query_count_page(
 	tbl regclass, partition_value adjkey,

@@ -83,12 +83,17 @@ SELECT pg_catalog.set_config('adjlist_update.acl',
 	(pg_catalog.current_setting('adjlist_update.acl')::pg_catalog.jsonb OPERATOR(pg_catalog.||)
 	 coalesce((SELECT pg_catalog.jsonb_object_agg(c.new_sig, p.proacl::text)
 			   FROM (VALUES ('create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer)',
-							 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text)'))
+							 'create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer, text)'),
+							('query_count(regclass, adjkey, text, text, text)',
+							 'query_count(regclass, adjkey, text, text, text, boolean, bigint, jsonb)'))
 					AS c(old_sig, new_sig)
 			   JOIN pg_catalog.pg_proc p ON p.oid OPERATOR(pg_catalog.=) c.old_sig::pg_catalog.regprocedure
 			   WHERE p.proacl IS NOT NULL), '{}'))::text,
 	true);
 DROP FUNCTION create_inverted_index(regclass, name, name, name[], text, integer, integer, name[], boolean, text, integer);
+-- (query_count takes query_count_page's paging arguments now; a view or
+-- function of the user's that calls it stops the update here, as above)
+DROP FUNCTION query_count(regclass, adjkey, text, text, text);
 
 -- ^@ with a key as the prefix is adjkey ^@ adjkey_prefix now (text_ops.sql
 -- says why).  adjkey ^@ adjkey goes, unless something of the user's
