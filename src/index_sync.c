@@ -134,7 +134,7 @@ typedef struct SyncState
 } SyncState;
 
 /* ----------------------------------------------------------------------
- * Index rows put earlier in the transaction
+ * Index rows put earlier in the transaction, and rows not found
  * ----------------------------------------------------------------------
  *
  * The statement triggers of one query fire in an order that follows
@@ -147,23 +147,45 @@ typedef struct SyncState
  * has.  "May have put" is a Bloom filter of the keys put in this
  * transaction, reset when the transaction changes: false positives cost a
  * lookup, never a wrong index.
+ *
+ * The other way round, a statement's trigger can run before that of a
+ * statement whose rows it changes: a user's AFTER ROW trigger that updates
+ * or deletes the row it fired for runs a statement whose trigger fires
+ * before the outer statement's, which still holds the row's first version
+ * in its transition table; and two foreign-key cascades that update one
+ * row in one query share one transition table, which holds the version
+ * between them as an old and as a new row.  The index was exact before
+ * the statement, so such a trigger finds an index row missing where it
+ * removes one (or one with other columns where it rewrites one in place).
+ * It then looks the base table up by that row's key, as above, and notes
+ * the index key in a second filter, of the keys found missing in this
+ * transaction: a later trigger does not put an index row of such a key
+ * from its transition table, which may be out of date, but looks the base
+ * table up by its key and puts what the table has.  Counters follow the
+ * statements' events, which are right whatever the order.
  */
 
 /*
- * The filter starts small (most transactions put a few rows) and grows 8x
- * at a time, up to PUT_FILTER_MAX_BITS, when it holds more than one key per
+ * A filter starts small (most transactions put a few rows) and grows 8x
+ * at a time, up to KEY_FILTER_MAX_BITS, when it holds more than one key per
  * 8 bits.  Sizes are powers of two and a key's bits are its hashes modulo
  * the size, so growing sets, for each bit b of the old filter, every bit of
- * the new one congruent to b: every key put stays "maybe" (no false
+ * the new one congruent to b: every key added stays "maybe" (no false
  * negative), which is all the filter promises.
  */
-#define PUT_FILTER_MIN_BITS (1 << 16)	/* 8 kB */
-#define PUT_FILTER_MAX_BITS (1 << 20)	/* 128 kB */
+#define KEY_FILTER_MIN_BITS (1 << 16)	/* 8 kB */
+#define KEY_FILTER_MAX_BITS (1 << 20)	/* 128 kB */
 
-static uint8 *put_filter = NULL;
-static uint32 put_filter_bits = 0;
-static uint32 put_filter_keys = 0;
-static LocalTransactionId put_filter_xid = InvalidLocalTransactionId;
+typedef struct KeyFilter
+{
+	uint8	   *bits;
+	uint32		nbits;
+	uint32		nkeys;
+	LocalTransactionId lxid;	/* the transaction it is of */
+} KeyFilter;
+
+static KeyFilter put_filter;	/* keys put in this transaction */
+static KeyFilter missing_filter;	/* keys found missing in it */
 
 static uint32
 index_key_hash(SyncIndex *si, int k)
@@ -178,64 +200,64 @@ index_key_hash(SyncIndex *si, int k)
 }
 
 static uint8 *
-filter_for_xact(bool create)
+filter_for_xact(KeyFilter *f, bool create)
 {
-	if (put_filter_xid != adjlist_local_xid() || put_filter == NULL)
+	if (f->lxid != adjlist_local_xid() || f->bits == NULL)
 	{
-		put_filter = NULL;
+		f->bits = NULL;
 		if (!create)
 			return NULL;
-		put_filter_bits = PUT_FILTER_MIN_BITS;
-		put_filter_keys = 0;
-		put_filter = MemoryContextAllocZero(TopTransactionContext, put_filter_bits / 8);
-		put_filter_xid = adjlist_local_xid();
+		f->nbits = KEY_FILTER_MIN_BITS;
+		f->nkeys = 0;
+		f->bits = MemoryContextAllocZero(TopTransactionContext, f->nbits / 8);
+		f->lxid = adjlist_local_xid();
 	}
-	return put_filter;
+	return f->bits;
 }
 
 /* Make the filter 8x larger, keeping every key it has (see above). */
 static void
-filter_grow(void)
+filter_grow(KeyFilter *f)
 {
-	uint32		oldbytes = put_filter_bits / 8;
-	uint32		newbits = Min(put_filter_bits * 8, PUT_FILTER_MAX_BITS);
-	uint8	   *f = MemoryContextAlloc(TopTransactionContext, newbits / 8);
+	uint32		oldbytes = f->nbits / 8;
+	uint32		newbits = Min(f->nbits * 8, KEY_FILTER_MAX_BITS);
+	uint8	   *bits = MemoryContextAlloc(TopTransactionContext, newbits / 8);
 
 	for (uint32 off = 0; off < newbits / 8; off += oldbytes)
-		memcpy(f + off, put_filter, oldbytes);
-	pfree(put_filter);
-	put_filter = f;
-	put_filter_bits = newbits;
+		memcpy(bits + off, f->bits, oldbytes);
+	pfree(f->bits);
+	f->bits = bits;
+	f->nbits = newbits;
 }
 
 static void
-filter_add(SyncIndex *si, int k)
+filter_add(KeyFilter *f, SyncIndex *si, int k)
 {
-	uint8	   *f = filter_for_xact(true);
+	uint8	   *bits = filter_for_xact(f, true);
 	uint32		h = index_key_hash(si, k);
-	uint32		b1 = h % put_filter_bits;
-	uint32		b2 = murmurhash32(h) % put_filter_bits;
+	uint32		b1 = h % f->nbits;
+	uint32		b2 = murmurhash32(h) % f->nbits;
 
-	f[b1 / 8] |= (1 << (b1 % 8));
-	f[b2 / 8] |= (1 << (b2 % 8));
-	if (++put_filter_keys > put_filter_bits / 8 && put_filter_bits < PUT_FILTER_MAX_BITS)
-		filter_grow();
+	bits[b1 / 8] |= (1 << (b1 % 8));
+	bits[b2 / 8] |= (1 << (b2 % 8));
+	if (++f->nkeys > f->nbits / 8 && f->nbits < KEY_FILTER_MAX_BITS)
+		filter_grow(f);
 }
 
 static bool
-filter_maybe(SyncIndex *si, int k)
+filter_maybe(KeyFilter *f, SyncIndex *si, int k)
 {
-	uint8	   *f = filter_for_xact(false);
+	uint8	   *bits = filter_for_xact(f, false);
 	uint32		h;
 	uint32		b1;
 	uint32		b2;
 
-	if (f == NULL)
+	if (bits == NULL)
 		return false;
 	h = index_key_hash(si, k);
-	b1 = h % put_filter_bits;
-	b2 = murmurhash32(h) % put_filter_bits;
-	return (f[b1 / 8] & (1 << (b1 % 8))) && (f[b2 / 8] & (1 << (b2 % 8)));
+	b1 = h % f->nbits;
+	b2 = murmurhash32(h) % f->nbits;
+	return (bits[b1 / 8] & (1 << (b1 % 8))) && (bits[b2 / 8] & (1 << (b2 % 8)));
 }
 
 /* ----------------------------------------------------------------------
@@ -431,21 +453,38 @@ base_key_of(SyncIndex *si, int k)
 	return key;
 }
 
+/* Look the base table up by row k's key at the end of the call. */
+static void
+recheck_later(SyncIndex *si, int k)
+{
+	MemoryContext old = MemoryContextSwitchTo(si->cxt);
+
+	si->recheck = lappend(si->recheck, base_key_of(si, k));
+	MemoryContextSwitchTo(old);
+}
+
+/* Index row k was not there as the transition table says it was. */
+static void
+found_missing(SyncIndex *si, int k)
+{
+	filter_add(&missing_filter, si, k);
+	recheck_later(si, k);
+}
+
 static void
 remove_row(SyncIndex *si, int k, bool counted)
 {
 	IndexWriter *w = writer_of(si, false);
+	bool		found = index_writer_remove(w, si->row[k], si->rownull[k]);
 
-	(void) index_writer_remove(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, -1);
-	if (!index_writer_multiset(w) && filter_maybe(si, k))
-	{
-		MemoryContext old = MemoryContextSwitchTo(si->cxt);
-
-		si->recheck = lappend(si->recheck, base_key_of(si, k));
-		MemoryContextSwitchTo(old);
-	}
+	if (index_writer_multiset(w))
+		return;
+	if (!found)
+		found_missing(si, k);
+	else if (filter_maybe(&put_filter, si, k))
+		recheck_later(si, k);
 }
 
 static void
@@ -453,11 +492,34 @@ put_row(SyncIndex *si, int k, bool counted, bool bulk)
 {
 	IndexWriter *w = writer_of(si, bulk);
 
-	index_writer_put(w, si->row[k], si->rownull[k]);
 	if (counted)
 		count(si, k, +1);
+	if (!index_writer_multiset(w) && filter_maybe(&missing_filter, si, k))
+	{
+		/* its transition table may be out of date: what the table has */
+		recheck_later(si, k);
+		return;
+	}
+	index_writer_put(w, si->row[k], si->rownull[k]);
 	if (!index_writer_multiset(w))
-		filter_add(si, k);
+		filter_add(&put_filter, si, k);
+}
+
+/*
+ * An index row whose key stays and whose other columns change (not in a
+ * multiset): rewritten in place if the index holds its old version.
+ */
+static void
+rewrite_row(SyncIndex *si)
+{
+	IndexWriter *w = writer_of(si, false);
+
+	if (filter_maybe(&missing_filter, si, 1))
+		recheck_later(si, 1);
+	else if (!index_writer_rewrite(w, si->row[0], si->rownull[0], si->row[1], si->rownull[1]))
+		found_missing(si, 1);
+	else
+		filter_add(&put_filter, si, 1);
 }
 
 /*
@@ -548,7 +610,7 @@ update_pass1(SyncIndex *si, bool old_in, bool new_in)
 			return false;		/* nothing the index holds changed */
 		if (!index_writer_multiset(writer_of(si, false)))
 		{
-			put_row(si, 1, false, false);	/* rewrite in place */
+			rewrite_row(si);
 			return false;
 		}
 		remove_row(si, 0, false);

@@ -118,6 +118,7 @@ struct IndexWriter
 	char	   *insert_sql;
 	char	   *delete_sql;
 	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
+	char	   *delete_returning_sql;	/* by key, returning the other columns */
 	char	   *remove_first_sql;	/* upsert without a unique key: delete, insert */
 };
 
@@ -391,6 +392,14 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, boo
 		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
 						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
 	w->delete_sql = buf.data;
+	if (w->ncols > w->nkeys)
+	{
+		initStringInfo(&buf);
+		appendStringInfo(&buf, "%s RETURNING ", w->delete_sql);
+		for (int i = w->nkeys; i < w->ncols; i++)
+			appendStringInfo(&buf, "%s%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
+		w->delete_returning_sql = buf.data;
+	}
 
 	if (w->multiset)
 	{
@@ -730,6 +739,64 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 	return true;
 }
 
+/*
+ * Rewrite in place the row that has the key of values, if its other columns
+ * are those of oldvalues (see index_writer_rewrite()).
+ */
+static bool
+direct_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
+{
+	direct_flush(w);
+	fill_slot(w, w->searchslot, values, nulls, w->nkeys);
+	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
+									  w->searchslot, w->foundslot))
+		return false;
+	if (!same_projections(w, oldvalues, oldnulls))
+	{
+		EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
+		ExecSimpleRelationDelete(w->rri, w->estate, &w->epqstate, w->foundslot);
+		ResetPerTupleExprContext(w->estate);
+		return false;
+	}
+	if (!same_projections(w, values, nulls))
+	{
+		fill_slot(w, w->newslot, values, nulls, w->ncols);
+		EvalPlanQualSetSlot(&w->epqstate, w->newslot);
+		ExecSimpleRelationUpdate(w->rri, w->estate, &w->epqstate, w->foundslot, w->newslot);
+	}
+	ResetPerTupleExprContext(w->estate);
+	return true;
+}
+
+/* The same through SQL: the row is deleted, and put again if expected. */
+static bool
+spi_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
+{
+	char	   *n = palloc(w->ncols);
+	bool		expected;
+
+	for (int i = 0; i < w->ncols; i++)
+		n[i] = nulls[i] ? 'n' : ' ';
+	if (w->bulk_sql != NULL)
+		bulk_flush(w);
+	index_execute_plan(adjlist_plan(w->delete_returning_sql, w->nkeys, w->types),
+					   values, n, SPI_OK_DELETE_RETURNING);
+	expected = SPI_processed == 1;
+	for (int i = w->nkeys; expected && i < w->ncols; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+									  i - w->nkeys + 1, &isnull);
+
+		expected = isnull == oldnulls[i] &&
+			(isnull || datum_image_eq(d, oldvalues[i], w->typbyvals[i], w->typlens[i]));
+	}
+	pfree(n);
+	if (expected)
+		spi_put(w, values, nulls);
+	return expected;
+}
+
 /* ----------------------------------------------------------------------
  * The interface
  * ----------------------------------------------------------------------
@@ -782,6 +849,16 @@ bool
 index_writer_multiset(IndexWriter *w)
 {
 	return w->multiset;
+}
+
+bool
+index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
+{
+	CHECK_FOR_INTERRUPTS();
+	Assert(w->mode == WRITE_UPSERT && !w->multiset && w->ncols > w->nkeys);
+	if (w->direct)
+		return direct_rewrite(w, oldvalues, oldnulls, values, nulls);
+	return spi_rewrite(w, oldvalues, oldnulls, values, nulls);
 }
 
 bool

@@ -47,6 +47,16 @@ extern void index_writer_put(IndexWriter *w, Datum *values, bool *nulls);
 extern bool index_writer_multiset(IndexWriter *w);
 
 /*
+ * Rewrite in place the row with the key of values (the other columns
+ * change; not for a multiset): only if the row there is oldvalues (the
+ * same key, and its other columns those of oldvalues).  Otherwise nothing
+ * is put, a row found with other columns is deleted, and false returned:
+ * the table was not what the caller knew (index_sync.c says when).
+ */
+extern bool index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls,
+								 Datum *values, bool *nulls);
+
+/*
  * Delete one row with the key of the given row (values and nulls in column
  * order); in a multiset, one equal to the whole row.  False if none.
  */
