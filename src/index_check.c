@@ -82,6 +82,7 @@ owned_index(Oid indexrel)
 	}
 	if (!adjlist_rel_ownercheck(ix->baserel, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(ix->baserel));
+	registry_require_visible(ix->indexrel, ix->xmin);
 	return ix;
 }
 
@@ -582,6 +583,7 @@ adjlist_edge_count(PG_FUNCTION_ARGS)
 				 errhint("Create the index with create_inverted_index(..., counters => 1).")));
 	if (!ix->ready)
 		registry_not_ready(ix->indexrel);
+	registry_require_visible(ix->indexrel, ix->xmin);
 	types[0] = adjlist_catalog()->keytype;
 	types[1] = TEXTOID;
 	types[2] = CHAROID;

@@ -240,6 +240,7 @@ query_table_build(Oid relid, bool *ready)
 	}
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;
+	q->index_xmin = ix ? ix->xmin : InvalidTransactionId;
 	*ready = ix == NULL || ix->ready;
 
 	/* time to live: the base table's expiry column, in it or its index */
@@ -341,6 +342,8 @@ query_table_get(Oid relid)
 	}
 	if (!e->ready)
 		registry_not_ready(relid);
+	if (e->q->is_index)
+		registry_require_visible(relid, e->q->index_xmin);
 	return e->q;
 }
 

@@ -916,6 +916,20 @@ registry_visible(const IndexDef *ix, Snapshot snapshot)
 	return !XidInMVCCSnapshot(ix->xmin, snapshot);
 }
 
+void
+registry_require_visible(Oid indexrel, TransactionId xmin)
+{
+	if (!TransactionIdIsNormal(xmin) || TransactionIdIsCurrentTransactionId(xmin) ||
+		!ActiveSnapshotSet() || !XidInMVCCSnapshot(xmin, GetActiveSnapshot()))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("inverted index \"%s\" was created after this transaction's snapshot",
+					get_rel_name(indexrel)),
+			 errdetail("Its rows are not visible to the transaction, as its base table's are."),
+			 errhint("Read it in a new transaction.")));
+}
+
 const IndexDef *
 registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname)
 {

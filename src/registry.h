@@ -102,6 +102,15 @@ extern Oid	registry_base_of_index(Oid relid);
 extern bool registry_visible(const IndexDef *ix, Snapshot snapshot);
 
 /*
+ * A call that reads an index table by name (query(), edge_count(),
+ * verify_inverted_index()...) whose snapshot cannot see the index's
+ * registry row (xmin: created after a REPEATABLE READ or SERIALIZABLE
+ * transaction's snapshot) cannot see its rows either: an error (55000),
+ * never an empty answer.
+ */
+extern void registry_require_visible(Oid indexrel, TransactionId xmin);
+
+/*
  * The first ready index (in creation order) whose key flips base columns
  * pk, sk; else the first such index being built; else NULL.
  */
