@@ -502,3 +502,73 @@ SELECT (SELECT count(*) FROM scattered_inverted) AS index_rows,
 		row_number() OVER (ORDER BY pk, sk) AS by_key FROM scattered) o) AS base_in_key_order;
 SELECT count(*) AS drift FROM verify_inverted_index('scattered_inverted');
 DROP TABLE scattered;
+
+-- An index table made by the caller (existing => true) is written by its key
+-- columns (sk, pk).  A primary key that is not exactly those, in that
+-- order, a unique index that leaves one of them out, or an exclusion
+-- constraint could refuse or silently drop index rows whose keys differ:
+-- registration refuses them (42P16) and writes nothing.  No primary key, or
+-- only UNIQUE (sk, pk), is what the writer expects (it finds rows by the
+-- key columns): accepted, and the index stays exact.
+CREATE TABLE adopt (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO adopt VALUES ('USER#a', 'FOLLOWS#USER#z', NULL), ('USER#b', 'FOLLOWS#USER#z', NULL),
+	('USER#c', 'FOLLOWS#USER#z', NULL);
+CREATE TABLE adopt_by_sk (sk adjkey, pk adjkey, PRIMARY KEY (sk));
+CREATE TABLE adopt_reversed (sk adjkey, pk adjkey, PRIMARY KEY (pk, sk));
+CREATE TABLE adopt_wide (sk adjkey, pk adjkey, n int DEFAULT 0, PRIMARY KEY (sk, pk, n));
+CREATE TABLE adopt_per_source (sk adjkey, pk adjkey, UNIQUE (pk));
+CREATE TABLE adopt_by_expr (sk adjkey, pk adjkey);
+CREATE UNIQUE INDEX adopt_by_expr_sk ON adopt_by_expr (sk, (pk::text < 'USER#m'));
+CREATE TABLE adopt_excl (sk adjkey, pk adjkey, EXCLUDE USING btree (sk WITH =));
+SELECT create_inverted_index('adopt', index_name => 'adopt_by_sk', existing => true);
+SELECT create_inverted_index('adopt', index_name => 'adopt_reversed', existing => true);
+SELECT create_inverted_index('adopt', index_name => 'adopt_wide', existing => true);
+SELECT create_inverted_index('adopt', index_name => 'adopt_per_source', existing => true);
+SELECT create_inverted_index('adopt', index_name => 'adopt_by_expr', existing => true);
+\set VERBOSITY sqlstate
+SELECT create_inverted_index('adopt', index_name => 'adopt_excl', existing => true);
+\set VERBOSITY default
+SELECT (SELECT count(*) FROM adjlist_inverted_indexes WHERE baserel = 'adopt'::regclass) AS registered,
+	   (SELECT count(*) FROM adopt_by_sk) + (SELECT count(*) FROM adopt_per_source) AS rows_written;
+CREATE TABLE adopt_nokey (sk adjkey, pk adjkey);
+CREATE TABLE adopt_unique (sk adjkey, pk adjkey, UNIQUE (sk, pk));
+SELECT create_inverted_index('adopt', index_name => 'adopt_nokey', existing => true);
+SELECT create_inverted_index('adopt', index_name => 'adopt_unique', existing => true);
+INSERT INTO adopt VALUES ('USER#d', 'FOLLOWS#USER#z', NULL), ('USER#d', 'FOLLOWS#USER#y', NULL);
+UPDATE adopt SET sk = 'FOLLOWS#USER#y' WHERE pk = 'USER#a';
+DELETE FROM adopt WHERE pk = 'USER#b';
+INSERT INTO adopt VALUES ('USER#c', 'FOLLOWS#USER#z', '{"again": true}') ON CONFLICT (pk, sk) DO UPDATE SET data = EXCLUDED.data;
+SELECT put_edge('adopt', 'USER#e', 'FOLLOWS#USER#z');
+SELECT (SELECT count(*) FROM adopt_nokey) AS nokey_rows, (SELECT count(*) FROM adopt_unique) AS unique_rows,
+	   (SELECT count(*) FROM verify_inverted_index('adopt_nokey')) +
+	   (SELECT count(*) FROM verify_inverted_index('adopt_unique')) AS drift;
+SELECT neighbor FROM reverse_neighbors('adopt', 'USER#z', 'FOLLOWS#');
+-- the same checked after DDL: a primary key or unique index that could
+-- lose rows is refused (55000, naming the table), the right primary key is
+-- fine (pg_restore adds it so), and an index table's key cannot be dropped
+CREATE TABLE quiet (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+CREATE TABLE quiet_rev (sk adjkey NOT NULL, pk adjkey NOT NULL);
+SELECT create_inverted_index('quiet', index_name => 'quiet_rev', existing => true);
+ALTER TABLE quiet_rev ADD PRIMARY KEY (sk);
+ALTER TABLE quiet_rev ADD CONSTRAINT one_per_source UNIQUE (pk);
+CREATE UNIQUE INDEX quiet_rev_sk ON quiet_rev (sk);
+ALTER TABLE quiet_rev ADD PRIMARY KEY (sk, pk);
+ALTER TABLE quiet_rev DROP CONSTRAINT quiet_rev_pkey;
+ALTER TABLE quiet_rev DROP CONSTRAINT quiet_rev_pkey, ADD PRIMARY KEY (sk);
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'quiet_rev'::regclass;
+SELECT count(*) AS other_indexes FROM pg_index WHERE indrelid = 'quiet_rev'::regclass AND NOT indisprimary;
+-- a key changed behind the guards' back (event triggers off): every use of
+-- the index refuses it, rows are not lost
+SET session_replication_role = replica;
+ALTER TABLE quiet_rev DROP CONSTRAINT quiet_rev_pkey, ADD PRIMARY KEY (sk);
+RESET session_replication_role;
+INSERT INTO quiet VALUES ('USER#a', 'FOLLOWS#USER#z'), ('USER#b', 'FOLLOWS#USER#z');
+SELECT neighbor FROM reverse_neighbors('quiet', 'USER#z', 'FOLLOWS#');
+SELECT count(*) AS base_rows FROM quiet;
+SET session_replication_role = replica;
+ALTER TABLE quiet_rev DROP CONSTRAINT quiet_rev_pkey, ADD PRIMARY KEY (sk, pk);
+RESET session_replication_role;
+INSERT INTO quiet VALUES ('USER#a', 'FOLLOWS#USER#z'), ('USER#b', 'FOLLOWS#USER#z');
+SELECT neighbor FROM reverse_neighbors('quiet', 'USER#z', 'FOLLOWS#');
+DROP TABLE adopt, adopt_by_sk, adopt_reversed, adopt_wide, adopt_per_source, adopt_by_expr,
+	adopt_excl, quiet;

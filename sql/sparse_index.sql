@@ -30,7 +30,10 @@ SELECT indexrel, predicate FROM adjlist_inverted_indexes
 WHERE baserel = 'g'::regclass ORDER BY 1;
 SELECT sk, pk FROM g_inverted ORDER BY 1, 2;
 SELECT sk, pk FROM g_active ORDER BY 1, 2;
+-- (sparse indexes only: no in-edges through them, see the end)
+\set VERBOSITY sqlstate
 SELECT neighbor FROM reverse_neighbors('g', 'USER#alice', 'FOLLOWS');
+\set VERBOSITY default
 SELECT edge_count('g_inverted', 'USER#alice', 'FOLLOWS', 'out') AS alice_out,
 	   edge_count('g_inverted', 'USER#alice', 'PROFILE', 'out') AS alice_profile;
 
@@ -134,5 +137,88 @@ SELECT put_edge('g', 'USER#gina', 'FOLLOWS#USER#alice', '{"status": "active"}');
 SELECT put_edge('g', 'USER#gina', 'PROFILE', '{"status": "active"}');
 SELECT delete_edge('g', 'USER#frank', 'FOLLOWS#USER#erin');
 SELECT (SELECT count(*) FROM verify_inverted_index('g_inverted')) + (SELECT count(*) FROM verify_inverted_index('g_active')) AS drift;
+
+-- In-edges come only from an index that holds every edge.  A sparse index
+-- holds some: reverse_neighbors, degree and the traversals in direction in
+-- or both, and delete_node, use a full index whichever was created first;
+-- with sparse indexes only, the table has no inverted index for them (the
+-- error says why).  Two tables with the same rows, the sparse index created
+-- first on one and last on the other; the queries run on both.
+CREATE TABLE sparse_first (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+CREATE TABLE full_first (LIKE sparse_first INCLUDING ALL);
+SELECT create_inverted_index('sparse_first', index_name => 'sparse_first_active',
+							 predicate => $$data @> '{"status": "active"}'$$);
+SELECT create_inverted_index('sparse_first');
+SELECT create_inverted_index('full_first');
+SELECT create_inverted_index('full_first', index_name => 'full_first_active',
+							 predicate => $$data @> '{"status": "active"}'$$);
+INSERT INTO sparse_first VALUES
+	('USER#a', 'FOLLOWS#USER#b', '{"status": "active"}'),
+	('USER#c', 'FOLLOWS#USER#b', '{"status": "muted"}'),
+	('USER#c', 'FOLLOWS#USER#d', '{"status": "active"}'),
+	('USER#e', 'FOLLOWS#USER#d', '{"status": "muted"}'),
+	('USER#a', 'PROFILE', '{"status": "active"}');
+INSERT INTO full_first SELECT * FROM sparse_first;
+CREATE TABLE both_orders (t regclass);
+INSERT INTO both_orders VALUES ('sparse_first'), ('full_first');
+SELECT t,
+	   ARRAY(SELECT neighbor FROM reverse_neighbors(t, 'USER#b', 'FOLLOWS#') ORDER BY 1) AS b_in,
+	   ARRAY(SELECT neighbor FROM reverse_neighbors_keys(t, 'USER#b', 'FOLLOWS#') ORDER BY 1) AS b_in_keys,
+	   ARRAY(SELECT neighbor FROM reverse_neighbors_nodes(t, 'USER#d', 'FOLLOWS#') ORDER BY 1) AS d_in_nodes,
+	   degree(t, 'USER#b', 'FOLLOWS#', 'in') AS b_in_degree,
+	   has_edge(t, 'USER#e', 'USER#d', 'FOLLOWS#') AS e_to_d
+FROM both_orders ORDER BY 1;
+SELECT t,
+	   ARRAY(SELECT node FROM traverse(t, 'USER#b', 'FOLLOWS#', 1, 'in') ORDER BY 1) AS b_in_1,
+	   ARRAY(SELECT node || '/' || depth FROM traverse(t, 'USER#b', 'FOLLOWS#', 3, 'both') ORDER BY 1) AS b_both_3,
+	   reachable_count(t, 'USER#d', 'FOLLOWS#', 2, 'in') AS d_upstream,
+	   shortest_path(t, 'USER#b', 'USER#c', 'FOLLOWS#', direction => 'in') AS b_from_c,
+	   shortest_path(t, 'USER#a', 'USER#e', 'FOLLOWS#', direction => 'both') AS a_to_e,
+	   ARRAY(SELECT common_neighbors(t, 'USER#b', 'USER#d', 'FOLLOWS#', 'in')) AS common_in,
+	   ARRAY(SELECT node || '/' || score FROM walk_ranked(t, 'USER#b', ARRAY['FOLLOWS#', 'FOLLOWS#'],
+														  ARRAY['in', 'out']) ORDER BY 1) AS walk
+FROM both_orders ORDER BY 1;
+SELECT to_mermaid('sparse_first', 'USER#b', 'FOLLOWS#', 1, 'in') = to_mermaid('full_first', 'USER#b', 'FOLLOWS#', 1, 'in') AS same_picture,
+	   to_dot('sparse_first', 'USER#b', 'FOLLOWS#', 1, 'in');
+-- delete_node removes every edge pointing at the node, active or not
+SELECT t, delete_node(t, 'USER#b', ARRAY['FOLLOWS#']) AS deleted,
+	   delete_node(t, 'USER#d', ARRAY['FOLLOWS#']) AS deleted_d
+FROM both_orders ORDER BY 1;
+SELECT 'sparse_first' AS t, pk, sk FROM sparse_first UNION ALL
+SELECT 'full_first', pk, sk FROM full_first ORDER BY 1, 2, 3;
+SELECT (SELECT count(*) FROM verify_inverted_index('sparse_first_inverted')) +
+	   (SELECT count(*) FROM verify_inverted_index('sparse_first_active')) +
+	   (SELECT count(*) FROM verify_inverted_index('full_first_inverted')) +
+	   (SELECT count(*) FROM verify_inverted_index('full_first_active')) AS drift;
+
+-- the full index dropped, sparse ones left: as without an index (42704);
+-- reads out of the node and delete_node of its own items go on
+SELECT drop_inverted_index('sparse_first_inverted');
+SELECT create_inverted_index('sparse_first', index_name => 'sparse_first_follows',
+							 predicate => $$sk ^@ 'FOLLOWS#'$$);
+INSERT INTO sparse_first VALUES ('USER#f', 'FOLLOWS#USER#g', '{"status": "active"}');
+SELECT neighbor FROM reverse_neighbors('sparse_first', 'USER#g', 'FOLLOWS#');
+SELECT delete_node('sparse_first', 'USER#g', ARRAY['FOLLOWS#']);
+\set VERBOSITY sqlstate
+SELECT neighbor FROM reverse_neighbors_keys('sparse_first', 'USER#g', 'FOLLOWS#');
+SELECT degree('sparse_first', 'USER#g', 'FOLLOWS#', 'in');
+SELECT * FROM traverse('sparse_first', 'USER#g', 'FOLLOWS#', 1, 'in');
+SELECT * FROM traverse('sparse_first', 'USER#g', 'FOLLOWS#', 1, 'both');
+SELECT reachable_count('sparse_first', 'USER#g', 'FOLLOWS#', 1, 'in');
+SELECT shortest_path('sparse_first', 'USER#g', 'USER#f', 'FOLLOWS#', direction => 'in');
+SELECT * FROM common_neighbors('sparse_first', 'USER#g', 'USER#f', 'FOLLOWS#', 'in');
+SELECT * FROM walk_ranked('sparse_first', 'USER#g', ARRAY['FOLLOWS#', 'FOLLOWS#'], ARRAY['in', 'out']);
+SELECT to_dot('sparse_first', 'USER#g', 'FOLLOWS#');
+\set VERBOSITY default
+SELECT neighbor FROM neighbors('sparse_first', 'USER#f', 'FOLLOWS#');
+SELECT degree('sparse_first', 'USER#f', 'FOLLOWS#') AS f_out;
+SELECT delete_node('sparse_first', 'USER#f', '{}') AS f_items;
+-- a full index again (concurrently): used from then on
+CALL create_inverted_index('sparse_first', concurrently => true, index_name => 'sparse_first_all');
+INSERT INTO sparse_first VALUES ('USER#h', 'FOLLOWS#USER#g', '{"status": "muted"}');
+SELECT neighbor FROM reverse_neighbors('sparse_first', 'USER#g', 'FOLLOWS#');
+SELECT delete_node('sparse_first', 'USER#g', ARRAY['FOLLOWS#']);
+SELECT count(*) AS left_pointing_at_g FROM sparse_first WHERE sk ^@ 'FOLLOWS#USER#g';
+DROP TABLE sparse_first, full_first, both_orders;
 
 DROP SCHEMA sparse, evil CASCADE;

@@ -61,6 +61,8 @@ typedef struct GraphTable
 	char	   *inv_name;
 	char	   *inv_pk_name;	/* quoted column names */
 	char	   *inv_sk_name;
+	bool		inv_sparse_only;	/* no index holds every edge, but a sparse
+									 * one flips the key (for the error) */
 
 	/* btree support of adjkey */
 	RegProcedure eq_proc;

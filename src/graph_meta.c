@@ -249,7 +249,7 @@ graph_table_build(Oid relid)
 	g->op_schema = pstrdup(cat->nspname);
 
 	flip = registry_find_flip(ti, get_attname(relid, g->base_pk, false),
-							  get_attname(relid, g->base_sk, false));
+							  get_attname(relid, g->base_sk, false), &g->inv_sparse_only);
 	if (flip != NULL)
 		build_inverted(g, flip);
 	return g;
@@ -460,6 +460,8 @@ graph_table_get(Oid relid, bool need_inverted)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),
+				 g->inv_sparse_only ?
+				 errdetail("Its inverted indexes are sparse (created with a predicate): they do not hold every edge.") : 0,
 				 errhint("Create one with create_inverted_index().")));
 	return g;
 }

@@ -398,6 +398,8 @@ static Oid
 adopt_index_table(CreatePlan *p)
 {
 	Oid			idx = get_relname_relid(p->index_name, get_rel_namespace(p->base));
+	char	   *msg;
+	char	   *detail;
 
 	if (!OidIsValid(idx))
 		ereport(ERROR,
@@ -431,6 +433,14 @@ adopt_index_table(CreatePlan *p)
 							p->index_name, p->cols[i], p->base_name)));
 	}
 	LockRelationOid(idx, AccessExclusiveLock);
+	/* (after the lock: no unique index can come meanwhile) */
+	if ((msg = registry_key_problem(idx, p->cols, p->nkeys, &detail)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+				 errmsg("%s", msg),
+				 errdetail("%s", detail),
+				 errhint("Give the index table the primary key (%s) or none, and no exclusion constraint or unique index that leaves out one of those columns.",
+						 admin_name_list(p->cols, p->nkeys))));
 	index_execute_sql(psprintf("DELETE FROM %s", adjlist_qualified_name(idx)), false, SPI_OK_DELETE);
 	return idx;
 }

@@ -20,10 +20,11 @@
  *	  a drop that the dropping role is allowed to do.
  *	- ALTER TABLE base OWNER TO r: the index and counter tables follow.
  *	- Any other ALTER TABLE or column RENAME of a base, index or counter
- *	  table: allowed, unless it breaks an index definition (a used column
- *	  dropped, renamed or retyped, an index table given another owner);
- *	  that is refused with the message of registry.c's check, which names
- *	  the index.
+ *	  table, or CREATE UNIQUE INDEX on one: allowed, unless it breaks an
+ *	  index definition (a used column dropped, renamed or retyped, an index
+ *	  table given another owner, or a primary key or unique index that
+ *	  could make two index rows conflict); that is refused with the message
+ *	  of registry.c's check, which names the index.
  *	- Table inheritance (INHERITS, ALTER TABLE ... INHERIT) involving any of
  *	  these tables: refused; indexes support declarative partitioning.
  *
@@ -413,6 +414,14 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		end_create_table((CreateStmt *) stmt);
 	else if (IsA(stmt, AlterTableStmt))
 		end_alter_table((AlterTableStmt *) stmt);
+	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
+	{
+		/* a unique index on an index table could refuse or lose its rows */
+		Oid			relid = rangevar_oid(((IndexStmt *) stmt)->relation);
+
+		if (OidIsValid(relid))
+			recheck(relid);
+	}
 	else if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->relation != NULL)
 	{
 		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);

@@ -415,12 +415,132 @@ column_type(Oid relid, const char *col)
 	return a > 0 ? get_atttype(relid, a) : InvalidOid;
 }
 
+/* "(a, b)": the key columns of an index, by name. */
+static char *
+index_columns_text(Oid relid, Form_pg_index idx)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '(');
+	for (int i = 0; i < idx->indnkeyatts; i++)
+	{
+		AttrNumber	a = idx->indkey.values[i];
+
+		appendStringInfo(&buf, "%s%s", i ? ", " : "",
+						 a > 0 ? quote_identifier(get_attname(relid, a, false)) : "an expression");
+	}
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+static char *
+names_text(char *const *names, int n)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '(');
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(names[i]));
+	appendStringInfoChar(&buf, ')');
+	return buf.data;
+}
+
+/*
+ * registry_key_problem() for one table: the index table or one of its
+ * partitions.  Read from pg_index (no lock on the table needed).
+ */
+static char *
+table_key_problem(Oid relid, char *const *colnames, int nkeys, char **detail)
+{
+	Relation	pgindex = table_open(IndexRelationId, AccessShareLock);
+	AttrNumber *keyatt = palloc(sizeof(AttrNumber) * nkeys);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	char	   *msg = NULL;
+
+	for (int i = 0; i < nkeys; i++)
+		keyatt[i] = get_attnum(relid, colnames[i]);
+	ScanKeyInit(&key, Anum_pg_index_indrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(pgindex, IndexIndrelidIndexId, true, NULL, 1, &key);
+	while (msg == NULL && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_index idx = (Form_pg_index) GETSTRUCT(tup);
+		bool		ok = true;
+
+		if (idx->indisprimary)
+		{
+			ok = idx->indnkeyatts == nkeys;
+			for (int i = 0; ok && i < nkeys; i++)
+				ok = idx->indkey.values[i] == keyatt[i];
+			if (!ok)
+			{
+				msg = psprintf("the primary key of table \"%s\" is not the key of its inverted index",
+							   get_rel_name(relid));
+				*detail = psprintf("The primary key is %s; an index table's primary key, when it has one, is %s, in that order.",
+								   index_columns_text(relid, idx), names_text(colnames, nkeys));
+			}
+			continue;
+		}
+		if (idx->indisexclusion)
+		{
+			msg = psprintf("table \"%s\" has an exclusion constraint", get_rel_name(relid));
+			*detail = psprintf("Index rows with different keys %s could conflict in constraint \"%s\".",
+							   names_text(colnames, nkeys), get_rel_name(idx->indexrelid));
+			continue;
+		}
+		if (!idx->indisunique)
+			continue;
+		for (int i = 0; ok && i < nkeys; i++)
+		{
+			ok = false;
+			for (int j = 0; !ok && j < idx->indnkeyatts; j++)
+				ok = idx->indkey.values[j] == keyatt[i];
+		}
+		if (!ok)
+		{
+			msg = psprintf("unique index \"%s\" of table \"%s\" does not include every key column of its inverted index",
+						   get_rel_name(idx->indexrelid), get_rel_name(relid));
+			*detail = psprintf("It is on %s; index rows with different keys %s could conflict in it.",
+							   index_columns_text(relid, idx), names_text(colnames, nkeys));
+		}
+	}
+	systable_endscan(scan);
+	table_close(pgindex, AccessShareLock);
+	return msg;
+}
+
+char *
+registry_key_problem(Oid indexrel, char *const *colnames, int nkeys, char **detail)
+{
+	List	   *tables;
+	ListCell   *lc;
+
+	*detail = NULL;
+	if (get_rel_relkind(indexrel) != RELKIND_PARTITIONED_TABLE)
+		return table_key_problem(indexrel, colnames, nkeys, detail);
+	tables = find_all_inheritors(indexrel, NoLock, NULL);
+	foreach(lc, tables)
+	{
+		char	   *msg = table_key_problem(lfirst_oid(lc), colnames, nkeys, detail);
+
+		if (msg != NULL)
+			return msg;
+	}
+	return NULL;
+}
+
 static bool
 check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	char	   *idxname;
 	Oid			owner = table_owner(d->indexrel, &idxname);
+	char	   *msg;
+	char	   *detail;
 
 	if (idxname == NULL)
 		return problem(p, psprintf("the index table of an inverted index of table \"%s\" does not exist",
@@ -469,6 +589,8 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		d->coltypes[i] = bt;
 		get_typlenbyval(bt, &d->typlens[i], &d->typbyvals[i]);
 	}
+	if ((msg = registry_key_problem(d->indexrel, d->colnames, d->nkeys, &detail)) != NULL)
+		return problem(p, msg, detail);
 	for (int i = 0; i < d->nbasekey; i++)
 		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
 			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
@@ -930,22 +1052,40 @@ registry_require_visible(Oid indexrel, TransactionId xmin)
 			 errhint("Read it in a new transaction.")));
 }
 
+/*
+ * "The" inverted index of a table answers for every edge pointing at a node
+ * (in-edges, delete_node()), so it must hold every row: a sparse index (a
+ * predicate) holds some, and is only ever read by name (query(),
+ * edge_count()).  Its key is the base table's key columns, which are never
+ * NULL, and projections and write shards add to a row, never leave one out;
+ * the predicate is the one registered way to be partial.  *sparse (when
+ * asked) says whether a sparse index that flips the key was passed over, for
+ * the caller's error.
+ */
 const IndexDef *
-registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname)
+registry_find_flip(const TableIndexes *ti, const char *pkname, const char *skname,
+				   bool *sparse)
 {
 	const IndexDef *building = NULL;
 
+	if (sparse != NULL)
+		*sparse = false;
 	for (int i = 0; i < ti->nindexes; i++)
 	{
 		const IndexDef *d = &ti->indexes[i];
 
-		if (strcmp(d->colnames[0], skname) == 0 && strcmp(d->colnames[1], pkname) == 0)
+		if (strcmp(d->colnames[0], skname) != 0 || strcmp(d->colnames[1], pkname) != 0)
+			continue;
+		if (d->predicate != NULL)
 		{
-			if (d->ready)
-				return d;
-			if (building == NULL)
-				building = d;
+			if (sparse != NULL)
+				*sparse = true;
+			continue;
 		}
+		if (d->ready)
+			return d;
+		if (building == NULL)
+			building = d;
 	}
 	return building;
 }

@@ -74,6 +74,18 @@ extern TableIndexes *registry_lookup(Oid relid);
 /* Same, but without the checks (what DDL and maintenance need). */
 extern TableIndexes *registry_lookup_unchecked(Oid relid);
 
+/*
+ * Why the unique indexes of index table indexrel (or of a partition of it)
+ * could refuse or silently lose index rows whose keys differ: a primary key
+ * other than exactly the key columns colnames[0..nkeys-1], in that order, an
+ * exclusion constraint, or a unique index that leaves out a key column.
+ * NULL when they cannot; then *detail is NULL too.  A table without a
+ * primary key is fine: the writer finds its rows by the key columns (and by
+ * a unique index on exactly them, in any order, when there is one).
+ */
+extern char *registry_key_problem(Oid indexrel, char *const *colnames, int nkeys,
+								  char **detail);
+
 /* Has an invalidation touched these indexes since the lookup? */
 extern bool registry_changed(const TableIndexes *ti);
 
@@ -112,10 +124,13 @@ extern void registry_require_visible(Oid indexrel, TransactionId xmin);
 
 /*
  * The first ready index (in creation order) whose key flips base columns
- * pk, sk; else the first such index being built; else NULL.
+ * pk, sk and that holds every row (no predicate); else the first such index
+ * being built; else NULL.  A table with sparse indexes only has none;
+ * *sparse (if not NULL) tells whether one of those flips pk, sk.
  */
 extern const IndexDef *registry_find_flip(const TableIndexes *ti,
-										  const char *pkname, const char *skname);
+										  const char *pkname, const char *skname,
+										  bool *sparse);
 
 /* Writing the registry: done as its owner, after the caller's checks. */
 typedef struct RegistryRow

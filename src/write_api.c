@@ -529,6 +529,7 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 {
 	NodeArgs	a;
 	ArrayType  *prefixes;
+	bool		sparse;
 
 	require_args(fcinfo, 3, "delete_node needs a table, a node and edge prefixes");
 	a.t = api_table(PG_GETARG_OID(0));
@@ -536,7 +537,7 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 	prefixes = PG_GETARG_ARRAYTYPE_P(2);
 	deconstruct_array(prefixes, TEXTOID, -1, false, TYPALIGN_INT, &a.pdat, &a.pnull, &a.np);
 	a.flip = registry_find_flip(a.t->ti, a.t->ti->indexes[0].base_key[0],
-								a.t->ti->indexes[0].base_key[1]);
+								a.t->ti->indexes[0].base_key[1], &sparse);
 	/* an index created after this transaction's snapshot holds rows it cannot see */
 	if (a.np > 0 && a.flip != NULL && ActiveSnapshotSet() &&
 		!registry_visible(a.flip, GetActiveSnapshot()))
@@ -551,6 +552,8 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" has no inverted index that flips its key",
-						get_rel_name(a.t->relid))));
+						get_rel_name(a.t->relid)),
+				 sparse ?
+				 errdetail("Its inverted indexes that flip it are sparse (created with a predicate): they do not hold every edge.") : 0));
 	PG_RETURN_INT64(in_write_api(node_body, &a));
 }
