@@ -12,23 +12,92 @@
  * not forced (adjlist_become()): an index covers every row, whatever the
  * policies, as a btree index does.
  *
+ * A partition (at any depth) may have another owner than its base table:
+ * a superuser created it, or the base table changed owners and its
+ * partitions kept theirs.  Its rows must still leave the index when it is
+ * dropped, detached or truncated by whoever may do that, and join it when
+ * it is attached.  The base table's owner, who writes the index, may then
+ * have no privilege on the partition, and the partition's row security
+ * would apply to it.  So such a partition is read through the base table,
+ * where, as in any query of a partitioned table, privileges and row
+ * security are the base table's alone.  The query names the partition's
+ * constraint (its bound and its ancestors'), from which the planner prunes
+ * the other partitions where it can (range and list bounds, not hash or
+ * default ones), and its tableoid, which keeps exactly its rows whatever
+ * pruning did.  A partition the owner owns and may read is read directly:
+ * pruning cannot single out a hash or default partition, and reading one
+ * through the base table scans every partition.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/partcache.h"
+#include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
 #include "index_predicate.h"
 #include "index_rule.h"
 
 #define BASE_SCAN_BATCH 1000
+
+/*
+ * Is relid a partition of base that the current role (the base table's
+ * owner) is to read through base?  One it owns and may read is read
+ * directly; one no longer in base (detached) can only be read directly.
+ */
+static bool
+read_through_base(Oid relid, Oid base)
+{
+	Oid			owner = GetUserId();
+
+	if (relid == base || !get_rel_relispartition(relid) ||
+		!list_member_oid(get_partition_ancestors(relid), base))
+		return false;
+	return !(adjlist_rel_ownercheck(relid, owner) &&
+			 pg_class_aclcheck(relid, owner, ACL_SELECT) == ACLCHECK_OK);
+}
+
+/*
+ * The condition that keeps the rows of partition relid in a query of its
+ * base table: its partition constraint, for pruning, and its tableoid (or
+ * those of its own partitions).  The constraint is deparsed under the
+ * search_path it is parsed with (the caller's pin); a partition's columns
+ * have its base table's names.
+ */
+static char *
+member_condition(Oid relid)
+{
+	StringInfoData buf;
+	Expr	   *qual = get_partition_qual_relid(relid);
+	List	   *members = find_all_inheritors(relid, AccessShareLock, NULL);
+	ListCell   *lc;
+
+	initStringInfo(&buf);
+	if (qual != NULL)
+		appendStringInfo(&buf, "(%s) AND ",
+						 deparse_expression((Node *) qual,
+											deparse_context_for(get_rel_name(relid), relid),
+											false, false));
+	appendStringInfoString(&buf, "tableoid OPERATOR(pg_catalog.=) ANY ('{");
+	foreach(lc, members)
+		appendStringInfo(&buf, "%s%u", foreach_current_index(lc) ? "," : "", lfirst_oid(lc));
+	appendStringInfoString(&buf, "}'::pg_catalog.oid[])");
+	return buf.data;
+}
 
 void
 base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *arg)
@@ -39,15 +108,24 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist base row",
 												 ALLOCSET_DEFAULT_SIZES);
+	bool		through = read_through_base(relid, ix->baserel);
+	AdjlistRoleSwitch pin = {.guc_nest = -1};
 
+	/* a deparsed condition is parsed with the path it was deparsed with */
+	if (through)
+		adjlist_become_pin_path(&pin);
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
 	/* a sparse index's rows only (the caller pinned search_path) */
-	appendStringInfo(&sql, ", true FROM %s", adjlist_qualified_name(relid));
+	appendStringInfo(&sql, ", true FROM %s",
+					 adjlist_qualified_name(through ? ix->baserel : relid));
+	if (through)
+		appendStringInfo(&sql, " WHERE %s", member_condition(relid));
 	if (ix->predicate != NULL)
-		appendStringInfo(&sql, " WHERE %s", index_predicate_sql(ix->predicate));
+		appendStringInfo(&sql, " %s %s", through ? "AND" : "WHERE",
+						 index_predicate_sql(ix->predicate));
 	/* a read-only cursor reads with the active snapshot */
 	if (latest)
 		PushActiveSnapshot(GetLatestSnapshot());
@@ -82,4 +160,6 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 	}
 	SPI_cursor_close(portal);
 	MemoryContextDelete(rowcxt);
+	if (pin.guc_nest >= 0)
+		AtEOXact_GUC(true, pin.guc_nest);
 }

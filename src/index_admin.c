@@ -278,6 +278,30 @@ same_name(const char *a, const char *b)
 }
 
 /*
+ * DROP TRIGGER name ON relid.  adjlist's own trigger (ours: its function is
+ * adjlist's) is taken off a member of a base table, when it is detached or
+ * the base table's last index goes, as the member's owner if the role doing
+ * it is not: core lets the base table's owner detach a partition that
+ * another role owns, or drop a trigger cloned to its partitions, and drops
+ * the triggers of the partitions without asking their owners; adjlist's
+ * triggers, one per member, go the same way.  Any other trigger is dropped
+ * as the caller, who must own the table.
+ */
+static void
+drop_trigger(Oid relid, const char *qrel, const char *name, bool ours)
+{
+	AdjlistRoleSwitch role;
+	bool		as_owner = ours && !adjlist_rel_ownercheck(relid, GetUserId());
+
+	if (as_owner)
+		adjlist_become(adjlist_rel_owner(relid), &role);
+	admin_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(name), qrel),
+			   SPI_OK_UTILITY);
+	if (as_owner)
+		adjlist_unbecome(&role);
+}
+
+/*
  * Give relid exactly the adjlist triggers in want[]; with apply false, only
  * say whether that would change anything.
  */
@@ -334,8 +358,7 @@ sync_triggers(Oid relid, const TriggerSpec *want, int nwant, bool apply)
 		{
 			changed = true;
 			if (apply)
-				admin_exec(psprintf("DROP TRIGGER %s ON %s", quote_identifier(name), qrel),
-						   SPI_OK_UTILITY);
+				drop_trigger(relid, qrel, name, funcns == cat->namespace);
 		}
 	}
 	SPI_freetuptable(tt);

@@ -9,9 +9,11 @@
  *	  ATTACH PARTITION: the new partition gets the sync triggers, and the
  *	  rows it brings are indexed.  A table that is itself a base, index or
  *	  counter table cannot become a partition of another.
- *	- DETACH PARTITION: the detached table's rows leave the index and it
- *	  loses the triggers.  DETACH ... CONCURRENTLY runs in two transactions
- *	  between which the index could not be exact: refused, before it starts.
+ *	- DETACH PARTITION: the detached table's rows leave the index (read at
+ *	  the start, while it is still a partition, after locking as DETACH
+ *	  will) and it loses the triggers.  DETACH ... CONCURRENTLY runs in two
+ *	  transactions between which the index could not be exact: refused,
+ *	  before it starts.
  *	- DROP TABLE of a partition: its rows leave the index first (the
  *	  partition and its parent are locked as DROP would lock them).
  *	- DROP TABLE of a base table: its index and counter tables go with it.
@@ -169,6 +171,33 @@ harmless_on_derived(AlterTableCmd *cmd)
 	}
 }
 
+/*
+ * DETACH PARTITION (not CONCURRENTLY) of a partition of relid: its rows
+ * leave the index now, read through the base table while the partition is
+ * still in it (base_scan.c), which the base table's owner may do whoever
+ * owns the partition.  Locked first as DETACH will lock, the table and
+ * then the partition, and only for a role that owns the table: DETACH
+ * refuses any other before it locks anything.  A DETACH that then fails
+ * takes the index's change with it.
+ */
+static void
+start_detach(Oid relid, PartitionCmd *cmd)
+{
+	Oid			part = rangevar_oid(cmd->name);
+	Oid			base;
+
+	if (!OidIsValid(part) || !adjlist_rel_ownercheck(relid, GetUserId()))
+		return;
+	LockRelationOid(relid, AccessExclusiveLock);
+	LockRelationOid(part, AccessExclusiveLock);
+	base = base_of(relid);
+	/* (DETACH refuses a table that is not a partition of relid) */
+	if (!OidIsValid(base) || part == base || !get_rel_relispartition(part) ||
+		linitial_oid(get_partition_ancestors(part)) != relid)
+		return;
+	index_member_rows(base, part, false);
+}
+
 static void
 start_alter_table(AlterTableStmt *stmt)
 {
@@ -210,6 +239,8 @@ start_alter_table(AlterTableStmt *stmt)
 					 errdetail("Table \"%s\" has an inverted index, which DETACH PARTITION ... CONCURRENTLY could not keep exact between its two transactions.",
 							   get_rel_name(base_of(relid))),
 					 errhint("Use ALTER TABLE ... DETACH PARTITION without CONCURRENTLY.")));
+		if (cmd->subtype == AT_DetachPartition)
+			start_detach(relid, (PartitionCmd *) cmd->def);
 	}
 }
 
@@ -378,7 +409,9 @@ end_alter_table(AlterTableStmt *stmt)
 
 					if (OidIsValid(base) && OidIsValid(part))
 					{
-						index_member_rows(base, part, false);
+						/* (DETACH's rows left at its start: start_detach()) */
+						if (cmd->subtype == AT_DetachPartitionFinalize)
+							index_member_rows(base, part, false);
 						remove_triggers(part);
 					}
 					break;

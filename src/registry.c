@@ -1010,11 +1010,22 @@ derived_uses(Oid relid)
 	return n;
 }
 
+/* Is relid an existing temporary table? */
+static bool
+is_temporary(Oid relid)
+{
+	return OidIsValid(relid) && get_rel_name(relid) != NULL &&
+		get_rel_persistence(relid) == RELPERSISTENCE_TEMP;
+}
+
 char *
 registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel)
 {
 	if (indexrel == baserel || counterrel == baserel || counterrel == indexrel)
 		return pstrdup("An index or counter table cannot be its own base table or index");
+	/* (a session's end drops its temporary tables without an event trigger) */
+	if (is_temporary(baserel) || is_temporary(indexrel) || is_temporary(counterrel))
+		return pstrdup("Temporary tables cannot take part in an inverted index");
 	if (OidIsValid(base_of_derived(baserel)))
 		return psprintf("Table \"%s\" is an index or counter table itself",
 						get_rel_name(baserel));

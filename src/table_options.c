@@ -356,7 +356,13 @@ table_options_forget(Oid relid)
 	}
 }
 
-/* The table argument, for its owner: a plain or partitioned table. */
+/*
+ * The table argument, for its owner: a plain, partitioned or foreign
+ * table, not a temporary one.  A session's end drops its temporary tables
+ * without an event trigger, which would leave their options behind (with
+ * an OID that a later table may take, and in every dump), as the options
+ * of another session's temporary table would be left.
+ */
 static Oid
 owned_table(FunctionCallInfo fcinfo)
 {
@@ -376,6 +382,11 @@ owned_table(FunctionCallInfo fcinfo)
 				 errmsg("\"%s\" is not a table", get_rel_name(relid) ? get_rel_name(relid) : "?")));
 	if (!adjlist_rel_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("\"%s\" is a temporary table", get_rel_name(relid)),
+				 errdetail("Temporary tables cannot have table options.")));
 	if (OidIsValid(registry_base_of_index(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
