@@ -29,6 +29,20 @@
  *	  of registry.c's check, which names the index.
  *	- Table inheritance (INHERITS, ALTER TABLE ... INHERIT) involving any of
  *	  these tables: refused; indexes support declarative partitioning.
+ *	- adjlist's triggers on these tables (the sync triggers of a base table
+ *	  and its partitions, the guard of an index or counter table and its
+ *	  partitions): DISABLE TRIGGER (by name, USER or ALL), ENABLE REPLICA
+ *	  TRIGGER (which stops it firing in ordinary sessions), DROP TRIGGER,
+ *	  ALTER TRIGGER ... RENAME and ... DEPENDS ON EXTENSION are refused,
+ *	  for every role: writes made behind a disabled trigger would never
+ *	  reach the index.  ENABLE [ALWAYS] TRIGGER stays allowed, and so does
+ *	  anything done to adjlist_sync_replica, the row trigger a table's owner
+ *	  adds on a logical replication subscriber (index_sync.c), which is the
+ *	  owner's.  One exception: DISABLE TRIGGER ALL by a superuser, which is
+ *	  how pg_dump and pg_restore --data-only --disable-triggers load a
+ *	  table's rows as dumped; a superuser bypasses the triggers with
+ *	  session_replication_role = replica anyway, and verify_inverted_index()
+ *	  and rebuild_inverted_index() find and mend what either leaves.
  *
  * The event trigger functions run as the role doing the DDL, which must be
  * allowed to do it; only the registry is written as its owner (registry.c).
@@ -37,19 +51,26 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "adjlist.h"
@@ -94,22 +115,33 @@ base_of(Oid relid)
 	return OidIsValid(relid) ? registry_base_of(relid) : InvalidOid;
 }
 
+/*
+ * Table child would inherit from parent, and one of them takes part in an
+ * inverted index: the message names the one that does.
+ */
 static void
-refuse_inheritance(Oid relid)
+refuse_inheritance(Oid child, Oid parent)
 {
+	if (registry_involves(child))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" takes part in an inverted index and cannot inherit from \"%s\"",
+						get_rel_name(child), get_rel_name(parent)),
+				 errdetail("Inverted indexes support declarative partitioning, not table inheritance.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("table \"%s\" takes part in an inverted index", get_rel_name(relid)),
+			 errmsg("table \"%s\" cannot inherit from \"%s\", which takes part in an inverted index",
+					get_rel_name(child), get_rel_name(parent)),
 			 errdetail("Inverted indexes support declarative partitioning, not table inheritance.")));
 }
 
 static void
-refuse_new_member(Oid relid)
+refuse_new_member(Oid relid, Oid parent)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("table \"%s\" takes part in an inverted index and cannot become a partition",
-					get_rel_name(relid)),
+			 errmsg("table \"%s\" takes part in an inverted index and cannot become a partition of \"%s\"",
+					get_rel_name(relid), get_rel_name(parent)),
 			 errhint("Drop its inverted indexes first.")));
 }
 
@@ -171,6 +203,243 @@ harmless_on_derived(AlterTableCmd *cmd)
 	}
 }
 
+/* ----------------------------------------------------------------------
+ * adjlist's triggers: not to be disabled, dropped or renamed
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * The base table of the inverted indexes that relid takes part in (as a
+ * base, index or counter table, or a partition of one at any depth), if
+ * relid is owned by the role doing the DDL: a role that does not own it is
+ * refused by the DDL itself, and told nothing about it here.  adjlist's own
+ * DDL (index_writes_allowed()) is never refused.
+ */
+static Oid
+trigger_guarded(Oid relid)
+{
+	Oid			base;
+
+	if (!OidIsValid(relid) || index_writes_allowed() ||
+		!adjlist_rel_ownercheck(relid, GetUserId()))
+		return InvalidOid;
+	base = base_of(relid);
+	return OidIsValid(base) ? base : registry_base_of_index(relid);
+}
+
+/*
+ * The name of a trigger of relid that adjlist installed (its function is
+ * adjlist_sync_trigger() or adjlist_index_guard()), named name, or any with
+ * name NULL; NULL if there is none.  adjlist_sync_replica is the table
+ * owner's (index_sync.c), not adjlist's: what the owner does to it is the
+ * owner's business.
+ */
+static char *
+own_trigger(Oid relid, const char *name)
+{
+	Oid			nsp = adjlist_catalog()->namespace;
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	char	   *found = NULL;
+
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	while (found == NULL && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
+		const char *tgname = NameStr(t->tgname);
+		char	   *func;
+
+		if ((name != NULL && strcmp(tgname, name) != 0) ||
+			strcmp(tgname, "adjlist_sync_replica") == 0 || get_func_namespace(t->tgfoid) != nsp)
+			continue;
+		func = get_func_name(t->tgfoid);
+		if (func != NULL && (strcmp(func, "adjlist_sync_trigger") == 0 ||
+							 strcmp(func, "adjlist_index_guard") == 0))
+			found = pstrdup(tgname);
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return found;
+}
+
+/*
+ * The inverted indexes relid takes part in, quoted and separated by
+ * commas, and how many: of a base table (or a partition of one), all of
+ * its indexes; of an index or counter table (or a partition of one), the
+ * index it belongs to.
+ */
+static char *
+index_names(Oid relid, Oid base, int *n)
+{
+	TableIndexes *ti = registry_lookup_unchecked(base);
+	List	   *rels = list_make1_oid(relid);
+	StringInfoData buf;
+
+	if (base_of(relid) != base && get_rel_relispartition(relid))
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	initStringInfo(&buf);
+	*n = 0;
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		const IndexDef *ix = &ti->indexes[i];
+
+		if (base_of(relid) != base && !list_member_oid(rels, ix->indexrel) &&
+			!(OidIsValid(ix->counterrel) && list_member_oid(rels, ix->counterrel)))
+			continue;
+		appendStringInfo(&buf, "%s\"%s\"", *n > 0 ? ", " : "", get_rel_name(ix->indexrel));
+		(*n)++;
+	}
+	return buf.data;
+}
+
+/*
+ * Refuse what msg says (e.g. cannot disable trigger "x" on table "t") done
+ * to adjlist's trigger tgname on relid, a member of the indexes of base.
+ */
+static void
+refuse_trigger_change(const char *msg, const char *tgname, Oid relid, Oid base,
+					  const char *hint)
+{
+	int			n;
+	char	   *names = index_names(relid, base, &n);
+
+	if (base_of(relid) == base)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg_internal("%s", msg),
+				 errdetail_plural("Trigger \"%s\" keeps inverted index %s exact: writes the trigger does not see would never reach the index.",
+								  "Trigger \"%s\" keeps inverted indexes %s exact: writes the trigger does not see would never reach them.",
+								  n, tgname, names),
+				 errhint("%s", hint)));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg_internal("%s", msg),
+			 errdetail("Trigger \"%s\" keeps every write but adjlist's out of inverted index %s, which only the rows of table \"%s\" may change.",
+					   tgname, names, get_rel_name(base)),
+			 errhint("%s", hint)));
+}
+
+static const char *const bulk_load_hint =
+"To load rows without indexing them one by one, drop the index with drop_inverted_index() and create it again after the load.  A superuser may write with session_replication_role = replica, as the README describes, and then run rebuild_inverted_index().";
+
+static const char *const derived_hint =
+"adjlist alone writes the tables of an inverted index; rebuild_inverted_index() rewrites one from its base table.";
+
+static const char *const drop_hint =
+"Drop the index with drop_inverted_index(), which removes its triggers.";
+
+/* ALTER TABLE ... DISABLE TRIGGER / ENABLE REPLICA TRIGGER of adjlist's. */
+static void
+check_trigger_cmd(Oid relid, Oid base, AlterTableCmd *cmd)
+{
+	const char *hint = base_of(relid) == base ? bulk_load_hint : derived_hint;
+	char	   *tgname;
+
+	switch (cmd->subtype)
+	{
+		case AT_DisableTrig:
+		case AT_EnableReplicaTrig:
+			if ((tgname = own_trigger(relid, cmd->name)) != NULL)
+				refuse_trigger_change(psprintf(cmd->subtype == AT_DisableTrig ?
+											   "cannot disable trigger \"%s\" on table \"%s\"" :
+											   "cannot make trigger \"%s\" on table \"%s\" fire in replica mode only",
+											   tgname, get_rel_name(relid)),
+									  tgname, relid, base, hint);
+			break;
+		case AT_DisableTrigAll:
+			/* pg_dump's and pg_restore's --disable-triggers (file header) */
+			if (superuser())
+				break;
+			/* FALLTHROUGH */
+		case AT_DisableTrigUser:
+			if ((tgname = own_trigger(relid, NULL)) != NULL)
+				refuse_trigger_change(psprintf(cmd->subtype == AT_DisableTrigAll ?
+											   "cannot disable all triggers on table \"%s\"" :
+											   "cannot disable the user triggers on table \"%s\"",
+											   get_rel_name(relid)),
+									  tgname, relid, base, hint);
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+check_trigger_cmds(AlterTableStmt *stmt)
+{
+	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			base = trigger_guarded(relid);
+	ListCell   *lc;
+
+	if (!OidIsValid(base))
+		return;
+	foreach(lc, stmt->cmds)
+		check_trigger_cmd(relid, base, lfirst_node(AlterTableCmd, lc));
+}
+
+/* DROP TRIGGER of adjlist's */
+static void
+start_drop_trigger(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->objects)
+	{
+		List	   *names = (List *) lfirst(lc);
+		const char *tgname = strVal(llast(names));
+		Oid			relid;
+		Oid			base;
+
+		if (list_length(names) < 2)
+			continue;
+		relid = rangevar_oid(makeRangeVarFromNameList(list_truncate(list_copy(names),
+																	list_length(names) - 1)));
+		base = trigger_guarded(relid);
+		if (OidIsValid(base) && own_trigger(relid, tgname) != NULL)
+			refuse_trigger_change(psprintf("cannot drop trigger \"%s\" on table \"%s\"",
+										   tgname, get_rel_name(relid)),
+								  tgname, relid, base, drop_hint);
+	}
+}
+
+/*
+ * ALTER TRIGGER ... RENAME (adjlist finds its triggers by name) and ...
+ * DEPENDS ON EXTENSION (which DROP EXTENSION would then drop) of adjlist's
+ */
+static void
+start_alter_trigger(Node *stmt)
+{
+	Oid			relid;
+	Oid			base;
+	const char *tgname;
+
+	if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->renameType == OBJECT_TRIGGER)
+	{
+		relid = rangevar_oid(((RenameStmt *) stmt)->relation);
+		tgname = ((RenameStmt *) stmt)->subname;
+	}
+	else if (IsA(stmt, AlterObjectDependsStmt) &&
+			 ((AlterObjectDependsStmt *) stmt)->objectType == OBJECT_TRIGGER &&
+			 !((AlterObjectDependsStmt *) stmt)->remove)
+	{
+		relid = rangevar_oid(((AlterObjectDependsStmt *) stmt)->relation);
+		tgname = strVal(llast(castNode(List, ((AlterObjectDependsStmt *) stmt)->object)));
+	}
+	else
+		return;
+	base = trigger_guarded(relid);
+	if (OidIsValid(base) && own_trigger(relid, tgname) != NULL)
+		refuse_trigger_change(psprintf(IsA(stmt, RenameStmt) ?
+									   "cannot rename trigger \"%s\" on table \"%s\"" :
+									   "cannot make trigger \"%s\" on table \"%s\" depend on an extension",
+									   tgname, get_rel_name(relid)),
+							  tgname, relid, base, drop_hint);
+}
+
 /*
  * DETACH PARTITION (not CONCURRENTLY) of a partition of relid: its rows
  * leave the index now, read through the base table while the partition is
@@ -206,6 +475,10 @@ start_alter_table(AlterTableStmt *stmt)
 	ListCell   *lc;
 
 	if (!OidIsValid(relid))
+		return;
+	check_trigger_cmds(stmt);
+	/* (ALTER FOREIGN TABLE: only its triggers are checked here) */
+	if (stmt->objtype == OBJECT_FOREIGN_TABLE)
 		return;
 	/* (a role that does not own the table is refused by ALTER TABLE itself) */
 	if (!index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId()) &&
@@ -280,8 +553,13 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 		PG_RETURN_VOID();
 	if (IsA(ev->parsetree, AlterTableStmt))
 		start_alter_table((AlterTableStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, DropStmt) &&
+			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_TRIGGER)
+		start_drop_trigger((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt))
 		start_drop((DropStmt *) ev->parsetree);
+	else
+		start_alter_trigger(ev->parsetree);
 	PG_RETURN_VOID();
 }
 
@@ -302,7 +580,7 @@ end_create_table(CreateStmt *stmt)
 	{
 		foreach(lc, stmt->inhRelations)
 			if (registry_involves(rangevar_oid(lfirst_node(RangeVar, lc))))
-				refuse_inheritance(rangevar_oid(lfirst_node(RangeVar, lc)));
+				refuse_inheritance(relid, rangevar_oid(lfirst_node(RangeVar, lc)));
 		return;
 	}
 	{
@@ -393,7 +671,7 @@ end_alter_table(AlterTableStmt *stmt)
 					Oid			part = rangevar_oid(((PartitionCmd *) cmd->def)->name);
 
 					if (registry_involves(part))
-						refuse_new_member(part);
+						refuse_new_member(part, relid);
 					/* (a partition of an index or counter table is its storage) */
 					if (OidIsValid(base))
 					{
@@ -419,7 +697,7 @@ end_alter_table(AlterTableStmt *stmt)
 			case AT_AddInherit:
 				if (registry_involves(relid) ||
 					registry_involves(rangevar_oid((RangeVar *) cmd->def)))
-					refuse_inheritance(relid);
+					refuse_inheritance(relid, rangevar_oid((RangeVar *) cmd->def));
 				break;
 			case AT_ChangeOwner:
 				if (OidIsValid(base) && base == relid)

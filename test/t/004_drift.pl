@@ -38,16 +38,21 @@ sub expect
 	push @{ $expected{$_} }, "$problem " . key($pk, $sk) for @which;
 }
 
-# 1. triggers disabled
+# 1. triggers disabled: by a superuser, with DISABLE TRIGGER ALL (what
+# pg_restore --data-only --disable-triggers runs), the one form adjlist
+# allows; USER is refused
+my ($ret, $out, $err) = $node->psql('postgres', q{ALTER TABLE edges DISABLE TRIGGER USER});
+like($err, qr/cannot disable the user triggers on table "edges"/,
+	'DISABLE TRIGGER USER of an indexed table is refused');
 $node->safe_psql('postgres', q{
-	ALTER TABLE edges DISABLE TRIGGER USER;
+	ALTER TABLE edges DISABLE TRIGGER ALL;
 	INSERT INTO edges VALUES ('USER#9', 'FOLLOWS#USER#a', '{"n": 9}'),
 	                         ('USER#9', 'FOLLOWS#USER#b', NULL);
 	DELETE FROM edges WHERE pk = 'USER#1' AND sk = 'FOLLOWS#USER#a';
 	UPDATE edges SET data = '{"n": 20}' WHERE pk = 'USER#2' AND sk = 'FOLLOWS#USER#b';
 	UPDATE edges SET sk = 'FOLLOWS#USER#z' WHERE pk = 'USER#3' AND sk = 'FOLLOWS#USER#c';
 	UPDATE edges SET pk = 'USER#33' WHERE pk = 'USER#3' AND sk = 'FOLLOWS#USER#d';
-	ALTER TABLE edges ENABLE TRIGGER USER;
+	ALTER TABLE edges ENABLE TRIGGER ALL;
 });
 expect('missing', 'USER#9',  'FOLLOWS#USER#a', @indexes);
 expect('missing', 'USER#9',  'FOLLOWS#USER#b', @indexes);
@@ -75,23 +80,26 @@ expect('missing', 'USER#10', 'FOLLOWS#USER#a', @indexes);
 expect('stale',   'USER#5',  'FOLLOWS#USER#a', 'edges_proj');
 
 # 3. direct writes to the index tables: their guard refuses them, whoever
-# makes them; the owner who disables the guard can still make drift, which
-# verify finds
-my ($ret, $out, $err) = $node->psql('postgres',
+# makes them, and cannot be disabled by name; a superuser who disables all
+# triggers of the index tables can still make drift, which verify finds
+($ret, $out, $err) = $node->psql('postgres', q{ALTER TABLE edges_inverted DISABLE TRIGGER adjlist_index_guard});
+like($err, qr/cannot disable trigger "adjlist_index_guard" on table "edges_inverted"/,
+	'the guard of an index table cannot be disabled');
+($ret, $out, $err) = $node->psql('postgres',
 	q{DELETE FROM edges_inverted WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#a'});
 like($err, qr/table "edges_inverted" is kept by adjlist from table "edges"/,
 	'a direct write to an index table is refused');
 $node->safe_psql('postgres', q{
-	ALTER TABLE edges_inverted DISABLE TRIGGER adjlist_index_guard;
-	ALTER TABLE edges_hash DISABLE TRIGGER adjlist_index_guard;
-	ALTER TABLE edges_proj DISABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_inverted DISABLE TRIGGER ALL;
+	ALTER TABLE edges_hash DISABLE TRIGGER ALL;
+	ALTER TABLE edges_proj DISABLE TRIGGER ALL;
 	DELETE FROM edges_inverted WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#a';
 	INSERT INTO edges_hash VALUES ('FOLLOWS#USER#nobody', 'USER#ghost');
 	UPDATE edges_proj SET data = '{"forged": true}' WHERE pk = 'USER#6' AND sk = 'FOLLOWS#USER#b';
 	INSERT INTO edges_proj VALUES ('FOLLOWS#USER#x', 'USER#ghost', NULL);
-	ALTER TABLE edges_inverted ENABLE TRIGGER adjlist_index_guard;
-	ALTER TABLE edges_hash ENABLE TRIGGER adjlist_index_guard;
-	ALTER TABLE edges_proj ENABLE TRIGGER adjlist_index_guard;
+	ALTER TABLE edges_inverted ENABLE TRIGGER ALL;
+	ALTER TABLE edges_hash ENABLE TRIGGER ALL;
+	ALTER TABLE edges_proj ENABLE TRIGGER ALL;
 });
 expect('missing', 'USER#6',     'FOLLOWS#USER#a',      'edges_inverted');
 expect('extra',   'USER#ghost', 'FOLLOWS#USER#nobody', 'edges_hash');

@@ -1,0 +1,203 @@
+--
+-- ddl_triggers: adjlist's triggers cannot be switched off (issue 11).
+--
+-- The sync triggers of a base table (and of each partition, at any depth)
+-- and the guard of each index and counter table (and partition) keep the
+-- inverted index exact.  DISABLE TRIGGER (by name, USER or ALL), ENABLE
+-- REPLICA TRIGGER (which stops a trigger firing in ordinary sessions),
+-- DROP TRIGGER, ALTER TRIGGER ... RENAME and ... DEPENDS ON EXTENSION of
+-- any of them are refused (0A000, naming the index), for the owner and for
+-- a superuser alike.  Still allowed: ENABLE [ALWAYS] TRIGGER; anything on
+-- the owner's own triggers, adjlist_sync_replica included (the subscriber
+-- setup of the README); and DISABLE TRIGGER ALL by a superuser, which is
+-- what pg_dump / pg_restore --data-only --disable-triggers run.
+--
+-- Also: the messages of refused inheritance and ATTACH PARTITION name the
+-- table that takes part in an index.
+--
+\set SHOW_CONTEXT never
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS dt CASCADE;
+DROP ROLE IF EXISTS regress_dt_dba;
+DROP ROLE IF EXISTS regress_dt_other;
+RESET client_min_messages;
+CREATE ROLE regress_dt_dba;
+CREATE ROLE regress_dt_other;
+CREATE SCHEMA dt AUTHORIZATION regress_dt_dba;
+GRANT USAGE ON SCHEMA dt TO regress_dt_other;
+
+-- what the index holds against the base table, and the counters
+CREATE FUNCTION dt.problems(idx regclass) RETURNS bigint
+LANGUAGE sql AS $$ SELECT count(*) FROM verify_inverted_index(idx) $$;
+
+--
+-- 1. A non-superuser owner
+--
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.g (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.g', counters => 1);
+-- the report's repro: refused, with the index named and a hint
+ALTER TABLE dt.g DISABLE TRIGGER USER;
+\set VERBOSITY terse
+ALTER TABLE dt.g DISABLE TRIGGER ALL;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_ins;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_upd;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_del;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_before_trunc;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_trunc;
+ALTER TABLE dt.g ENABLE REPLICA TRIGGER adjlist_sync_ins;
+ALTER TABLE dt.g ENABLE REPLICA TRIGGER adjlist_sync_trunc;
+-- (one refused command refuses the statement)
+ALTER TABLE dt.g ADD COLUMN extra int, DISABLE TRIGGER adjlist_sync_del;
+DROP TRIGGER adjlist_sync_ins ON dt.g;
+DROP TRIGGER IF EXISTS adjlist_sync_upd ON dt.g;
+ALTER TRIGGER adjlist_sync_del ON dt.g RENAME TO not_adjlist;
+ALTER TRIGGER adjlist_sync_del ON dt.g DEPENDS ON EXTENSION plpgsql;
+-- the index and counter tables' guard
+\set VERBOSITY default
+ALTER TABLE dt.g_inverted DISABLE TRIGGER adjlist_index_guard;
+\set VERBOSITY terse
+ALTER TABLE dt.g_inverted DISABLE TRIGGER USER;
+ALTER TABLE dt.g_inverted DISABLE TRIGGER ALL;
+ALTER TABLE dt.g_inverted ENABLE REPLICA TRIGGER adjlist_index_guard;
+ALTER TABLE dt.g_inverted_degree DISABLE TRIGGER USER;
+ALTER TABLE dt.g_inverted_degree DISABLE TRIGGER adjlist_index_guard;
+DROP TRIGGER adjlist_index_guard ON dt.g_inverted;
+DROP TRIGGER adjlist_index_guard ON dt.g_inverted_degree;
+ALTER TRIGGER adjlist_index_guard ON dt.g_inverted_degree RENAME TO g;
+-- allowed: ENABLE and ENABLE ALWAYS, back to ENABLE
+ALTER TABLE dt.g ENABLE TRIGGER USER, ENABLE TRIGGER ALL, ENABLE TRIGGER adjlist_sync_ins,
+	ENABLE ALWAYS TRIGGER adjlist_sync_ins, ENABLE ALWAYS TRIGGER adjlist_sync_before_trunc;
+ALTER TABLE dt.g ENABLE TRIGGER adjlist_sync_ins, ENABLE TRIGGER adjlist_sync_before_trunc;
+ALTER TABLE dt.g_inverted ENABLE ALWAYS TRIGGER adjlist_index_guard;
+ALTER TABLE dt.g_inverted ENABLE TRIGGER adjlist_index_guard;
+-- allowed: the owner's own triggers, by name, and ALTER TRIGGER ... NO DEPENDS
+CREATE FUNCTION dt.noop() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER audit AFTER INSERT ON dt.g FOR EACH ROW EXECUTE FUNCTION dt.noop();
+ALTER TABLE dt.g DISABLE TRIGGER audit;
+ALTER TABLE dt.g ENABLE REPLICA TRIGGER audit;
+ALTER TRIGGER audit ON dt.g RENAME TO audit2;
+DROP TRIGGER audit2 ON dt.g;
+ALTER TRIGGER adjlist_sync_del ON dt.g NO DEPENDS ON EXTENSION plpgsql;
+-- the README's subscriber setup: adjlist_sync_replica is the owner's
+CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON dt.g
+	FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger();
+ALTER TABLE dt.g ENABLE REPLICA TRIGGER adjlist_sync_replica,
+	ENABLE ALWAYS TRIGGER adjlist_sync_before_trunc,
+	ENABLE ALWAYS TRIGGER adjlist_sync_trunc;
+ALTER TABLE dt.g DISABLE TRIGGER adjlist_sync_replica;
+ALTER TABLE dt.g ENABLE REPLICA TRIGGER adjlist_sync_replica;
+DROP TRIGGER adjlist_sync_replica ON dt.g;
+ALTER TABLE dt.g ENABLE TRIGGER adjlist_sync_before_trunc, ENABLE TRIGGER adjlist_sync_trunc;
+-- every trigger as it was, and the index exact after writes
+SELECT tgrelid::regclass AS tbl, tgname, tgenabled FROM pg_trigger
+WHERE tgrelid IN ('dt.g'::regclass, 'dt.g_inverted'::regclass, 'dt.g_inverted_degree'::regclass)
+ORDER BY 1, 2;
+INSERT INTO dt.g VALUES ('USER#a', 'FOLLOWS#USER#b', NULL), ('USER#a', 'FOLLOWS#USER#c', NULL);
+DELETE FROM dt.g WHERE sk = 'FOLLOWS#USER#c';
+SELECT dt.problems('dt.g_inverted') AS problems,
+	   degree('dt.g', 'USER#b', 'FOLLOWS', 'in') AS in_b,
+	   degree('dt.g', 'USER#a', 'FOLLOWS', 'out') AS out_a;
+-- a table with two indexes: both are named
+CREATE TABLE dt.two (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.two');
+SELECT create_inverted_index('dt.two', index_name => 'two_by_pk', partition_key => 'pk', sort_key => 'sk');
+\set VERBOSITY default
+ALTER TABLE dt.two DISABLE TRIGGER adjlist_sync_upd;
+ALTER TABLE dt.two_by_pk DISABLE TRIGGER adjlist_index_guard;
+\set VERBOSITY terse
+-- a role that does not own the table is told so by core, nothing more
+RESET ROLE;
+SET ROLE regress_dt_other;
+ALTER TABLE dt.g DISABLE TRIGGER USER;
+DROP TRIGGER adjlist_sync_ins ON dt.g;
+ALTER TRIGGER adjlist_sync_ins ON dt.g RENAME TO x;
+RESET ROLE;
+
+--
+-- 2. Partitions at any depth, and a partitioned index table
+--
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.p (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE TABLE dt.p_user PARTITION OF dt.p FOR VALUES FROM ('USER#') TO ('USER$') PARTITION BY HASH (pk);
+CREATE TABLE dt.p_user_0 PARTITION OF dt.p_user FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE dt.p_user_1 PARTITION OF dt.p_user FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE dt.p_other PARTITION OF dt.p DEFAULT;
+SELECT create_inverted_index('dt.p', partitions => 2, counters => 1);
+\set VERBOSITY default
+ALTER TABLE dt.p_user_0 DISABLE TRIGGER adjlist_sync_ins;
+\set VERBOSITY terse
+ALTER TABLE dt.p_user_1 DISABLE TRIGGER USER;
+ALTER TABLE dt.p_user DISABLE TRIGGER ALL;
+ALTER TABLE dt.p_other ENABLE REPLICA TRIGGER adjlist_sync_upd;
+ALTER TABLE ONLY dt.p DISABLE TRIGGER adjlist_sync_ins;
+DROP TRIGGER adjlist_sync_del ON dt.p_user_1;
+ALTER TRIGGER adjlist_sync_before_trunc ON dt.p_other RENAME TO x;
+SELECT c.relname AS index_partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'dt.p_inverted'::regclass ORDER BY 1 LIMIT 1 \gset
+ALTER TABLE dt.:index_partition DISABLE TRIGGER adjlist_index_guard;
+ALTER TABLE dt.:index_partition DISABLE TRIGGER USER;
+DROP TRIGGER adjlist_index_guard ON dt.:index_partition;
+ALTER TABLE dt.p_user_0 ENABLE ALWAYS TRIGGER adjlist_sync_ins;
+ALTER TABLE dt.p_user_0 ENABLE TRIGGER adjlist_sync_ins;
+INSERT INTO dt.p VALUES ('USER#a', 'FOLLOWS#USER#b', NULL), ('USER#b', 'FOLLOWS#USER#a', NULL),
+	('TEAM#x', 'MEMBER#USER#a', NULL);
+SELECT dt.problems('dt.p_inverted') AS problems,
+	   degree('dt.p', 'USER#a', 'FOLLOWS', 'in') AS in_a;
+RESET ROLE;
+
+--
+-- 3. A superuser: the same refusals, on its own table and on another's,
+-- but for DISABLE TRIGGER ALL (pg_restore --disable-triggers), which
+-- bypasses the index as session_replication_role = replica does:
+-- verify_inverted_index() finds it and rebuild_inverted_index() mends it
+--
+CREATE TABLE dt.s (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.s');
+ALTER TABLE dt.s DISABLE TRIGGER USER;
+ALTER TABLE dt.s DISABLE TRIGGER adjlist_sync_ins;
+ALTER TABLE dt.s ENABLE REPLICA TRIGGER adjlist_sync_del;
+DROP TRIGGER adjlist_sync_ins ON dt.s;
+ALTER TRIGGER adjlist_sync_ins ON dt.s RENAME TO x;
+ALTER TABLE dt.s_inverted DISABLE TRIGGER USER;
+ALTER TABLE dt.g DISABLE TRIGGER USER;
+ALTER TABLE dt.p_user_0 DISABLE TRIGGER adjlist_sync_ins;
+DROP TRIGGER adjlist_index_guard ON dt.g_inverted;
+ALTER TABLE dt.s DISABLE TRIGGER ALL;
+INSERT INTO dt.s VALUES ('USER#a', 'FOLLOWS#USER#b');
+ALTER TABLE dt.s ENABLE TRIGGER ALL;
+ALTER TABLE dt.s_inverted DISABLE TRIGGER ALL;
+ALTER TABLE dt.s_inverted ENABLE TRIGGER ALL;
+SELECT problem, key FROM verify_inverted_index('dt.s_inverted');
+SELECT rebuild_inverted_index('dt.s_inverted');
+SELECT dt.problems('dt.s_inverted') AS problems;
+-- once the index is dropped, the table's triggers are anyone's
+SELECT drop_inverted_index('dt.s_inverted');
+CREATE TRIGGER t AFTER INSERT ON dt.s FOR EACH ROW EXECUTE FUNCTION dt.noop();
+ALTER TABLE dt.s DISABLE TRIGGER USER;
+DROP TRIGGER t ON dt.s;
+
+--
+-- 4. Inheritance and ATTACH PARTITION: the message names the table that
+-- takes part in an index
+--
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.c2 (pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb);
+ALTER TABLE dt.c2 INHERIT dt.g;
+CREATE TABLE dt.c3 () INHERITS (dt.g);
+CREATE TABLE dt.c4 () INHERITS (dt.g_inverted);
+ALTER TABLE dt.g INHERIT dt.c2;
+CREATE TABLE dt.q (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+ALTER TABLE dt.q ATTACH PARTITION dt.g FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+CREATE TABLE dt.qi (sk adjkey NOT NULL, pk adjkey NOT NULL) PARTITION BY RANGE (sk);
+ALTER TABLE dt.qi ATTACH PARTITION dt.g_inverted FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+RESET ROLE;
+\set VERBOSITY default
+
+--
+-- Cleanup
+--
+SET client_min_messages = warning;
+DROP SCHEMA dt CASCADE;
+RESET client_min_messages;
+DROP ROLE regress_dt_dba, regress_dt_other;
