@@ -52,7 +52,9 @@ adjkey_check_bytes(const char *utf8, int len, Node *escontext)
 							errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
 							errmsg("adjkey value too long"),
 							errdetail("The key is %d bytes long in UTF-8; the limit is %d bytes.",
-									  len, ADJKEY_MAX_BYTES));
+									  len, ADJKEY_MAX_BYTES),
+							errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
+									ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES));
 	if (!pg_verify_mbstr(PG_UTF8, utf8, len, true))
 		ADJLIST_INPUT_ERROR(escontext, false,
 							errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),

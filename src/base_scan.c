@@ -100,7 +100,8 @@ member_condition(Oid relid)
 }
 
 void
-base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *arg)
+base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
+		  BaseRowCallback cb, void *arg)
 {
 	StringInfoData sql;
 	Portal		portal;
@@ -118,12 +119,16 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, BaseRowCallback cb, void *
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
-	/* a sparse index's rows only (the caller pinned search_path) */
-	appendStringInfo(&sql, ", true FROM %s",
+	/*
+	 * a sparse index's rows only, or every row with its predicate's value
+	 * (the caller pinned search_path)
+	 */
+	appendStringInfo(&sql, ", %s FROM %s",
+					 all_rows ? index_predicate_sql(ix->predicate) : "true",
 					 adjlist_qualified_name(through ? ix->baserel : relid));
 	if (through)
 		appendStringInfo(&sql, " WHERE %s", member_condition(relid));
-	if (ix->predicate != NULL)
+	if (ix->predicate != NULL && !all_rows)
 		appendStringInfo(&sql, " %s %s", through ? "AND" : "WHERE",
 						 index_predicate_sql(ix->predicate));
 	/* a read-only cursor reads with the active snapshot */

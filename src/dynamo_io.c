@@ -25,7 +25,11 @@
  * counters follow on any table the write API handles (Citus too), as the
  * caller, with the caller's privileges and row-level security.  Export
  * reads as the caller through a cursor, in key order.  A malformed line is
- * an error (22P02) that names its line; nothing of the call is kept.
+ * an error (22P02) that names its line; nothing of the call is kept.  What
+ * DynamoDB would refuse is malformed too: a member next to "Item", a B
+ * value that is not base64, an empty set or a set with a member twice, a
+ * number with more than 38 significant digits or out of DynamoDB's range;
+ * and a key longer than DynamoDB allows for its role (22001).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +39,7 @@
 #include "executor/spi.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -47,6 +52,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_rule.h"
 
 PG_FUNCTION_INFO_V1(adjlist_import_dynamodb);
 PG_FUNCTION_INFO_V1(adjlist_export_dynamodb);
@@ -81,6 +87,8 @@ import_error_context(void *arg)
 		errcontext("line " INT64_FORMAT " of the DynamoDB JSON", pos->line);
 }
 
+static void bad_item(const char *msg, const char *detail) pg_attribute_noreturn();
+
 static void
 bad_item(const char *msg, const char *detail)
 {
@@ -99,32 +107,76 @@ value_string(const JsonbValue *v)
 /*
  * Is s a DynamoDB number: an optional minus, digits with an optional
  * decimal point, an optional exponent?  (No NaN, no infinity, no blanks.)
+ * NULL when it is, else NOT_A_NUMBER, or why DynamoDB cannot store it, in
+ * its words: it keeps at most 38 significant digits, and magnitudes from
+ * 1E-130 to below 1E+126 (and zero).
  */
-static bool
-is_dynamo_number(const char *s)
+#define NOT_A_NUMBER "syntax"
+
+static const char *
+dynamo_number_problem(const char *s)
 {
+	const char *first = NULL;	/* first nonzero digit */
+	const char *last = NULL;	/* last nonzero digit */
+	int64		lead = 0;		/* its exponent before e, plus one: digits
+								 * from it to the point, or minus the zeros
+								 * between the point and it */
+	int64		exp = 0;
+	int			sig = 0;
 	bool		digits = false;
+	bool		point = false;
+	bool		expneg = false;
 
 	if (*s == '-')
 		s++;
-	for (; isdigit((unsigned char) *s); s++)
+	for (; isdigit((unsigned char) *s) || (*s == '.' && !point); s++)
+	{
+		if (*s == '.')
+		{
+			point = true;
+			continue;
+		}
 		digits = true;
-	if (*s == '.')
-		for (s++; isdigit((unsigned char) *s); s++)
-			digits = true;
+		if (*s != '0')
+		{
+			if (first == NULL)
+				first = s;
+			last = s;
+		}
+		/* digits left of the point raise the exponent of the first one */
+		if (first != NULL && !point)
+			lead++;
+		else if (first == NULL && point)
+			lead--;
+	}
 	if (!digits)
-		return false;
+		return NOT_A_NUMBER;
 	if (*s == 'e' || *s == 'E')
 	{
 		s++;
 		if (*s == '+' || *s == '-')
-			s++;
+			expneg = *s++ == '-';
 		if (!isdigit((unsigned char) *s))
-			return false;
-		while (isdigit((unsigned char) *s))
-			s++;
+			return NOT_A_NUMBER;
+		for (; isdigit((unsigned char) *s); s++)
+			exp = Min(exp * 10 + (*s - '0'), (int64) 1000000);
 	}
-	return *s == '\0';
+	if (*s != '\0')
+		return NOT_A_NUMBER;
+	if (first == NULL)
+		return NULL;			/* zero */
+	for (const char *d = first; d <= last; d++)
+		if (*d != '.')
+			sig++;
+	if (sig > 38)
+		return "Attempting to store more than 38 significant digits in a Number";
+	/* the exponent of the first significant digit: 1 <= |x| / 10^e < 10 */
+	exp = (expneg ? -exp : exp) + lead - 1;
+	if (exp > 125)
+		return "Number overflow. Attempting to store a number with magnitude larger than supported range";
+	if (exp < -130)
+		return "Number underflow. Attempting to store a number with magnitude smaller than supported range";
+	return NULL;
 }
 
 /* A number of an N or NS value: a string of digits (or a JSON number). */
@@ -132,21 +184,61 @@ static void
 number_value(const JsonbValue *v, JsonbValue *out)
 {
 	char	   *s;
+	const char *problem;
 
+	if (v->type == jbvNumeric)
+		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	else if (v->type == jbvString)
+		s = value_string(v);
+	else
+		bad_item("a number must be a string of digits", "For example {\"N\": \"2024\"}.");
+	problem = dynamo_number_problem(s);
+	if (problem != NULL && strcmp(problem, NOT_A_NUMBER) == 0)
+		bad_item(psprintf("\"%s\" is not a number", s),
+				 "A number is an optional minus, digits with an optional decimal point, and an optional exponent, such as \"-1.5E3\".");
+	if (problem != NULL)
+		bad_item(psprintf("\"%s\" is not a number DynamoDB can store", s),
+				 psprintf("%s.", problem));
 	if (v->type == jbvNumeric)
 	{
 		*out = *v;
 		return;
 	}
-	if (v->type != jbvString)
-		bad_item("a number must be a string of digits", "For example {\"N\": \"2024\"}.");
-	s = value_string(v);
-	if (!is_dynamo_number(s))
-		bad_item(psprintf("\"%s\" is not a number", s), NULL);
 	out->type = jbvNumeric;
 	out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s),
 														   ObjectIdGetDatum(InvalidOid),
 														   Int32GetDatum(-1)));
+}
+
+/*
+ * Is s[0..len) base64 as DynamoDB reads a binary value: the standard
+ * alphabet, padded with '=' to a multiple of four characters, no blanks?
+ */
+static bool
+is_base64(const char *s, int len)
+{
+	int			pad = 0;
+
+	if (len % 4 != 0)
+		return false;
+	while (pad < 2 && pad < len && s[len - 1 - pad] == '=')
+		pad++;
+	for (int i = 0; i < len - pad; i++)
+		if (!isalnum((unsigned char) s[i]) && s[i] != '+' && s[i] != '/')
+			return false;
+	return true;
+}
+
+/* A B value, or a BS member: a base64 string. */
+static void
+check_binary(const JsonbValue *v, const char *desc)
+{
+	if (v->type != jbvString)
+		bad_item(psprintf("a value of type %s must be a string", desc), NULL);
+	if (!is_base64(v->val.string.val, v->val.string.len))
+		bad_item(psprintf("a value of type %s must be base64", desc),
+				 psprintf("\"%s\" is not base64: the characters A-Z, a-z, 0-9, + and /, padded with = to a multiple of four.",
+						  value_string(v)));
 }
 
 /*
@@ -182,6 +274,65 @@ typed_member(const JsonbValue *typed, JsonbValue *val)
 	return desc;
 }
 
+/* A member of a set, as compare_members() compares them. */
+typedef struct SetMember
+{
+	JsonbValue	v;				/* a string, or a number (NS) */
+} SetMember;
+
+static int
+compare_members(const void *a, const void *b)
+{
+	const JsonbValue *x = &((const SetMember *) a)->v;
+	const JsonbValue *y = &((const SetMember *) b)->v;
+	int			c;
+
+	if (x->type == jbvNumeric)
+		return DatumGetInt32(DirectFunctionCall2(numeric_cmp, NumericGetDatum(x->val.numeric),
+												 NumericGetDatum(y->val.numeric)));
+	c = memcmp(x->val.string.val, y->val.string.val, Min(x->val.string.len, y->val.string.len));
+	return c != 0 ? c : (x->val.string.len > y->val.string.len) - (x->val.string.len < y->val.string.len);
+}
+
+/*
+ * A set (SS, NS, BS) whose members are checked already: DynamoDB has no
+ * empty sets, and none with a member twice (numbers by value: "1" and
+ * "1.0" are one number; binary members by their base64 text, which is
+ * one per value when padded).
+ */
+static void
+check_set(const JsonbValue *arr, const char *desc)
+{
+	JsonbIterator *it = JsonbIteratorInit(arr->val.binary.data);
+	int			n = JsonContainerSize(arr->val.binary.data);
+	SetMember  *m = palloc(sizeof(SetMember) * Max(n, 1));
+	JsonbValue	v;
+	JsonbIteratorToken t;
+	int			k = 0;
+
+	if (n == 0)
+		bad_item(psprintf("a value of type %s must not be empty", desc),
+				 "DynamoDB has no empty sets: leave the attribute out, or write an empty list {\"L\": []}.");
+	while ((t = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (t == WJB_ELEM)
+		{
+			if (desc[0] == 'N')
+				number_value(&v, &m[k].v);
+			else
+				m[k].v = v;
+			k++;
+		}
+	qsort(m, k, sizeof(SetMember), compare_members);
+	for (int i = 1; i < k; i++)
+		if (compare_members(&m[i - 1], &m[i]) == 0)
+			bad_item(psprintf("a value of type %s must not have a member twice", desc),
+					 psprintf("One or more parameter values were invalid: Input collection contains duplicates (%s).",
+							  m[i].v.type == jbvNumeric ?
+							  DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(m[i].v.val.numeric))) :
+							  psprintf("\"%s\"", value_string(&m[i].v))));
+	pfree(m);
+}
+
 /* Push the plain JSON of a typed value, as tok (WJB_VALUE or WJB_ELEM). */
 static void
 push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed)
@@ -193,7 +344,9 @@ push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed
 	check_stack_depth();
 	if (strcmp(desc, "S") == 0 || strcmp(desc, "B") == 0)
 	{
-		if (val.type != jbvString)
+		if (desc[0] == 'B')
+			check_binary(&val, desc);
+		else if (val.type != jbvString)
 			bad_item(psprintf("a value of type %s must be a string", desc), NULL);
 		(void) pushJsonbValue(st, tok, &val);
 	}
@@ -241,11 +394,15 @@ push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed
 			}
 			else if (t == WJB_ELEM)
 			{
-				if (v.type != jbvString)
+				if (desc[0] == 'B')
+					check_binary(&v, desc);
+				else if (v.type != jbvString)
 					bad_item(psprintf("the members of a value of type %s must be strings", desc), NULL);
 				(void) pushJsonbValue(st, WJB_ELEM, &v);
 			}
 		}
+		if (desc[1] == 'S')
+			check_set(&val, desc);
 		(void) pushJsonbValue(st, map ? WJB_END_OBJECT : WJB_END_ARRAY, NULL);
 	}
 	else
@@ -259,8 +416,32 @@ push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed
  * other attribute, as plain JSON; NULL when there is none), for the
  * payload column (NULL: the table has none).
  */
+/*
+ * A key attribute (role 0: the partition key, 1: the sort key) of an item
+ * of relid, checked against DynamoDB's limit for its role here, so that
+ * the error names the line and says what DynamoDB says.
+ */
+static struct varlena *
+import_key(Oid relid, const char *attr, int role, const char *s, int len)
+{
+	const char *utf8 = pg_server_to_any(s, len, PG_UTF8);
+	int			ulen = utf8 == s ? len : (int) strlen(utf8);
+
+	if (role == 0 && ulen > ADJKEY_MAX_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+				 errmsg("partition key of table \"%s\" is too long", get_rel_name(relid)),
+				 errdetail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of %d bytes (attribute \"%s\" has %d bytes).",
+						   ADJKEY_MAX_BYTES, attr, ulen),
+				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
+						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
+	if (role == 1)
+		check_base_sort_key_len(relid, attr, ulen);
+	return adjkey_from_server(s, len, NULL);
+}
+
 static void
-import_line(const char *line, const char **keynames, const char *payload,
+import_line(Oid relid, const char *line, const char **keynames, const char *payload,
 			struct varlena **keys, Jsonb **data)
 {
 	Jsonb	   *j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(line)));
@@ -279,6 +460,9 @@ import_line(const char *line, const char **keynames, const char *payload,
 	if (item == NULL || item->type != jbvBinary || !JsonContainerIsObject(item->val.binary.data))
 		bad_item("a line must be an object {\"Item\": {...}}",
 				 "Each line of a DynamoDB table export holds one item as {\"Item\": {\"pk\": {\"S\": \"...\"}, ...}}.");
+	if (JB_ROOT_COUNT(j) != 1)
+		bad_item("a line must be an object {\"Item\": {...}}",
+				 psprintf("This one has %d members; \"Item\" must be the only one.", JB_ROOT_COUNT(j)));
 	keys[0] = keys[1] = NULL;
 	it = JsonbIteratorInit(item->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
@@ -314,7 +498,7 @@ import_line(const char *line, const char **keynames, const char *payload,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("key attribute \"%s\" must be a string (type S)", attr),
 						 errdetail("The keys of an adjlist table are adjkey strings.")));
-			keys[k] = adjkey_from_server(val.val.string.val, val.val.string.len, NULL);
+			keys[k] = import_key(relid, attr, k, val.val.string.val, val.val.string.len);
 		}
 	}
 	for (int k = 0; k < 2; k++)
@@ -426,7 +610,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		pos.line = lineno;
 		old = MemoryContextSwitchTo(linecxt);
-		import_line(pnstrdup(s, e - s), keynames, payload, keys, &data);
+		import_line(PG_GETARG_OID(0), pnstrdup(s, e - s), keynames, payload, keys, &data);
 		MemoryContextSwitchTo(old);
 		if (batch.n == 0)
 			batch.first_line = lineno;

@@ -610,15 +610,39 @@ typedef struct FillArg
 	bool	   *rownull;
 	Tuplesortstate *sort;		/* rows to write in key order, or NULL */
 	TupleTableSlot *slot;		/* of the sort */
+	Datum	   *cur;			/* the base row being added, for errors */
+	bool	   *curnull;
 } FillArg;
+
+/* The context line of an error about a row being added: its key. */
+static void
+fill_error_context(void *arg)
+{
+	FillArg    *f = (FillArg *) arg;
+
+	if (f->cur != NULL)
+		errcontext("row %s of table \"%s\", for inverted index \"%s\"",
+				   index_row_key_desc(f->ix, f->cur, f->curnull),
+				   get_rel_name(f->ix->baserel), get_rel_name(f->ix->indexrel));
+}
 
 static void
 fill_row(void *arg, Datum *base, bool *basenull)
 {
 	FillArg    *f = (FillArg *) arg;
 	Datum		logical;
+	bool		indexed;
 
-	if (!index_row(f->ix, base, basenull, f->row, f->rownull, &logical))
+	/* rows that join the index keep the base table's limits, held or not */
+	if (f->add)
+	{
+		f->cur = base;
+		f->curnull = basenull;
+		index_row_check_base(f->ix, base, basenull);
+	}
+	indexed = index_row(f->ix, base, basenull, f->row, f->rownull, &logical);
+	f->cur = NULL;
+	if (!indexed)
 		return;
 	if (f->sort != NULL)
 	{
@@ -715,12 +739,15 @@ void
 admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool progress)
 {
 	FillArg		f;
+	ErrorContextCallback errcb;
 
 	f.ix = ix;
 	f.add = add;
 	f.progress = progress;
 	f.done = 0;
 	f.sort = NULL;
+	f.cur = NULL;
+	f.curnull = NULL;
 	f.writer = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
 								  mode, true);
 	f.counts = OidIsValid(ix->counterrel) ? counts_create(ix) : NULL;
@@ -728,7 +755,12 @@ admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool 
 	f.rownull = palloc(sizeof(bool) * ix->ncols);
 	if (add && mode == WRITE_APPEND && ix->ncols > ix->nkeys)
 		fill_sort_begin(&f);
-	base_scan(source, ix, true, fill_row, &f);
+	errcb.callback = fill_error_context;
+	errcb.arg = &f;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	base_scan(source, ix, true, add && index_skips_rows(ix), fill_row, &f);
+	error_context_stack = errcb.previous;
 	if (f.sort != NULL)
 		fill_sort_end(&f);
 	index_writer_end(f.writer);
@@ -739,6 +771,35 @@ admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool 
 		counts_flush(f.counts);
 		counts_destroy(f.counts);
 	}
+}
+
+/* admin_check_rows(): one row */
+static void
+check_row(void *arg, Datum *base, bool *basenull)
+{
+	FillArg    *f = (FillArg *) arg;
+
+	f->cur = base;
+	f->curnull = basenull;
+	index_row_check_base(f->ix, base, basenull);
+	f->cur = NULL;
+}
+
+void
+admin_check_rows(const IndexDef *ix, Oid source)
+{
+	FillArg		f = {0};
+	ErrorContextCallback errcb;
+
+	if (!index_skips_rows(ix))
+		return;					/* index_row() sees and checks every row */
+	f.ix = ix;
+	errcb.callback = fill_error_context;
+	errcb.arg = &f;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	base_scan(source, ix, true, true, check_row, &f);
+	error_context_stack = errcb.previous;
 }
 
 void

@@ -70,6 +70,14 @@ extern bool admin_citus_installed(void);
 extern void admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode,
 							 bool progress);
 
+/*
+ * Check the rows of source (the base table or a member) that ix leaves
+ * out against the base table's key limits (index_row_check_base()): what
+ * a concurrent build, whose backfill reads the rows ix holds only, does
+ * before it.  The caller acts as the owner and is connected to SPI.
+ */
+extern void admin_check_rows(const IndexDef *ix, Oid source);
+
 /* ----------------------------------------------------------------------
  * create_inverted_index (index_create.c)
  * ----------------------------------------------------------------------

@@ -149,7 +149,7 @@ adjlist_index_rows(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	base_scan(ix->baserel, ix, false, rows_cb, &a);
+	base_scan(ix->baserel, ix, false, false, rows_cb, &a);
 	adjlist_unbecome(&role);
 	SPI_finish();
 	return (Datum) 0;
@@ -178,7 +178,7 @@ adjlist_index_counts(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
-	base_scan(ix->baserel, ix, false, rows_cb, &a);
+	base_scan(ix->baserel, ix, false, false, rows_cb, &a);
 	counts_flush(a.counts);
 	adjlist_unbecome(&role);
 	SPI_finish();

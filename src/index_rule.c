@@ -15,7 +15,12 @@
  * DynamoDB's size limits apply per role, on the tables adjlist manages: a
  * sort key (the base table's, and the index's, which is the base table's
  * partition key) may have 1024 bytes, a partition key 2048 (the type's own
- * limit).
+ * limit).  The base table's limit holds for every row it gets, whether an
+ * index holds the row or not (a sparse index, a NULL derived key): the
+ * writers call index_row_check_base() on each new row, and a build scans
+ * the rows its index skips (index_skips_rows()).  Old rows are never
+ * checked, so that a row written before the limit was kept can still be
+ * deleted.
  *
  * The counters: see index_rule.h.  Edge names are the raw first part of
  * the partition key (escapes kept, as key_prefix(sk, 1) returns it),
@@ -27,6 +32,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "common/hashfn.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
@@ -49,21 +55,47 @@
  * ----------------------------------------------------------------------
  */
 
+/* Characters of a key value shown in an error (index_row_key_desc()). */
+#define KEY_DESC_CHARS 40
+
 /*
- * DynamoDB's limit for sort keys, on the base table (its sort key column)
- * and on the index (its sort key, the second registered column).
+ * DynamoDB's limit for sort keys, on a base table (its sort key column):
+ * its own wording in the detail, as DynamoDB's ValidationException says it.
+ */
+void
+check_base_sort_key(Oid relid, const char *column, Datum key)
+{
+	check_base_sort_key_len(relid, column, ADJKEY_LEN(DatumGetAdjkeyPP(key)));
+}
+
+void
+check_base_sort_key_len(Oid relid, const char *column, int len)
+{
+	if (len > ADJKEY_MAX_SORT_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+				 errmsg("sort key of table \"%s\" is too long", get_rel_name(relid)),
+				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
+						   ADJKEY_MAX_SORT_BYTES, column, len),
+				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
+						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
+}
+
+/*
+ * The same limit on an index's sort key (the second registered column),
+ * or on the base table's when of_index is false.
  */
 static void
 check_sort_key(const IndexDef *ix, Datum key, const char *column, bool of_index)
 {
 	struct varlena *k = DatumGetAdjkeyPP(key);
 
-	if (ADJKEY_LEN(k) > ADJKEY_MAX_SORT_BYTES)
+	if (!of_index)
+		check_base_sort_key(ix->baserel, column, key);
+	else if (ADJKEY_LEN(k) > ADJKEY_MAX_SORT_BYTES)
 		ereport(ERROR,
 				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 of_index ?
-				 errmsg("sort key of inverted index \"%s\" is too long", get_rel_name(ix->indexrel)) :
-				 errmsg("sort key of table \"%s\" is too long", get_rel_name(ix->baserel)),
+				 errmsg("sort key of inverted index \"%s\" is too long", get_rel_name(ix->indexrel)),
 				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
 						   ADJKEY_MAX_SORT_BYTES, column, ADJKEY_LEN(k)),
 				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
@@ -80,6 +112,67 @@ base_sort_column(const IndexDef *ix)
 		if (strcmp(ix->colnames[i], ix->base_key[1]) == 0)
 			return ix->coltypes[i] == ix->coltypes[1] ? i : -1;
 	return -1;
+}
+
+void
+index_row_check_base(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	int			b = base_sort_column(ix);
+
+	if (b >= 0 && !basenull[b])
+		check_sort_key(ix, base[b], ix->colnames[b], false);
+}
+
+bool
+index_skips_rows(const IndexDef *ix)
+{
+	if (ix->predicate != NULL)
+		return true;
+	for (int i = 0; i < ix->nkeys; i++)
+	{
+		bool		in_base_key = false;
+
+		for (int b = 0; b < ix->nbasekey; b++)
+			if (strcmp(ix->colnames[i], ix->base_key[b]) == 0)
+				in_base_key = true;
+		if (!in_base_key)
+			return true;
+	}
+	return false;
+}
+
+char *
+index_row_key_desc(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	StringInfoData names;
+	StringInfoData values;
+
+	initStringInfo(&names);
+	initStringInfo(&values);
+	for (int b = 0; b < ix->nbasekey; b++)
+		for (int i = 0; i < ix->ncols; i++)
+		{
+			char	   *v;
+			Oid			out;
+			bool		varlena;
+
+			if (strcmp(ix->colnames[i], ix->base_key[b]) != 0)
+				continue;
+			appendStringInfo(&names, "%s%s", b ? ", " : "", quote_identifier(ix->colnames[i]));
+			if (basenull[i])
+				v = "null";
+			else
+			{
+				getTypeOutputInfo(ix->coltypes[i], &out, &varlena);
+				v = OidOutputFunctionCall(out, base[i]);
+			}
+			/* a key as long as the limit it breaks would drown the message */
+			if (strlen(v) > KEY_DESC_CHARS)
+				v = psprintf("%s...", pnstrdup(v, pg_mbcliplen(v, strlen(v), KEY_DESC_CHARS)));
+			appendStringInfo(&values, "%s%s", b ? ", " : "", v);
+			break;
+		}
+	return psprintf("(%s)=(%s)", names.data, values.data);
 }
 
 bool

@@ -38,6 +38,33 @@
 extern bool index_row(const IndexDef *ix, Datum *base, bool *basenull,
 					  Datum *row, bool *rownull, Datum *logical);
 
+/*
+ * DynamoDB's limit on the sort key of a base table (its column "column"):
+ * an error (22001) with DynamoDB's wording when key has more than
+ * ADJKEY_MAX_SORT_BYTES.  Partition keys need no check: adjkey's own
+ * limit, ADJKEY_MAX_BYTES, is DynamoDB's.
+ */
+extern void check_base_sort_key(Oid relid, const char *column, Datum key);
+/* the same for a key of len bytes of UTF-8 */
+extern void check_base_sort_key_len(Oid relid, const char *column, int len);
+
+/*
+ * The same for a new base row of ix's table (base values as index_row()
+ * takes them), whether ix holds the row or not: every writer calls it on
+ * the rows it adds, never on the rows it removes.
+ */
+extern void index_row_check_base(const IndexDef *ix, Datum *base, bool *basenull);
+
+/*
+ * Can ix leave a base row out (a predicate, or a key column outside the
+ * base key that may be NULL)?  Then index_row() does not see every row,
+ * and a build checks the others with index_row_check_base().
+ */
+extern bool index_skips_rows(const IndexDef *ix);
+
+/* The base key of a base row, for an error: "(pk, sk)=(a, b)", clipped. */
+extern char *index_row_key_desc(const IndexDef *ix, Datum *base, bool *basenull);
+
 /* The registry columns of ix as attribute numbers of a tuple descriptor. */
 extern AttrNumber *index_row_attnos(const IndexDef *ix, TupleDesc desc);
 
@@ -80,11 +107,13 @@ extern text *counts_edge_name(text *edge);
  * owner.  cb gets INDEX_BASE_LEN(ix) values, the predicate's included.
  * latest: read with the latest snapshot (the caller holds a lock
  * that keeps writers out, taken after its own snapshot), else with the
- * active one (to compare with other reads of the same query).
+ * active one (to compare with other reads of the same query).  all_rows:
+ * the rows a sparse index leaves out too (the predicate's value tells
+ * them apart), else only the rows its predicate is true for.
  */
 typedef void (*BaseRowCallback) (void *arg, Datum *base, bool *basenull);
 
-extern void base_scan(Oid relid, const IndexDef *ix, bool latest,
+extern void base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 					  BaseRowCallback cb, void *arg);
 
 #endif							/* ADJLIST_INDEX_RULE_H */

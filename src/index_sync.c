@@ -425,11 +425,17 @@ sync_end(SyncState *st)
  * ----------------------------------------------------------------------
  */
 
-/* Compute index row k of si from a slot; false when not indexed. */
+/*
+ * Compute index row k of si from a slot; false when not indexed.  A new
+ * row (k = 1) must keep the base table's key limits even where the index
+ * does not hold it.
+ */
 static bool
 compute(SyncIndex *si, int k, TupleTableSlot *slot)
 {
 	index_row_extract(si->ix, si->attnos, si->pred, slot, si->base[k], si->basenull[k]);
+	if (k == 1)
+		index_row_check_base(si->ix, si->base[k], si->basenull[k]);
 	return index_row(si->ix, si->base[k], si->basenull[k], si->row[k], si->rownull[k],
 					 &si->logical[k]);
 }
@@ -887,7 +893,7 @@ truncate_before(Relation rel)
 	{
 		RemoveArg	a = {&st.indexes[i]};
 
-		base_scan(relid, st.indexes[i].ix, true, remove_base_row, &a);
+		base_scan(relid, st.indexes[i].ix, true, false, remove_base_row, &a);
 	}
 	sync_end(&st);
 }

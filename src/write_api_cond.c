@@ -85,15 +85,18 @@ cond_key_where(ApiTable *t)
 
 /*
  * The condition on an existing item: its data contains the expected value
- * ($n); an item without data (NULL) is an item without attributes, so '{}'
- * means only "the item exists".
+ * ($n, an object).  '{}' asks for no attribute, so it means only "the item
+ * exists", whatever its data: an object, NULL (an item without
+ * attributes), or a scalar or an array, which contain no object, not even
+ * the empty one, under jsonb's @>.
  */
 static char *
 cond_expected(ApiTable *t, int param)
 {
 	Assert(t->payload != NULL);
-	return psprintf("COALESCE(b.%s, '{}'::pg_catalog.jsonb) OPERATOR(pg_catalog.@>) $%d",
-					t->payload, param);
+	return psprintf("($%d OPERATOR(pg_catalog.=) '{}'::pg_catalog.jsonb OR "
+					"COALESCE(b.%s, '{}'::pg_catalog.jsonb) OPERATOR(pg_catalog.@>) $%d)",
+					param, t->payload, param);
 }
 
 static int64
@@ -112,6 +115,7 @@ put_absent_body(void *arg)
 	uint64		n;
 	ApiWriters *aw;
 
+	check_base_sort_key(t->relid, t->skname, a->sk);
 	cond_lock_key(a);
 	if (t->unique_key)
 		sql = psprintf("INSERT INTO %s AS b (%s) VALUES (%s) ON CONFLICT (%s, %s) DO NOTHING "

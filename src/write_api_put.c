@@ -232,9 +232,13 @@ item_cmp(const void *a, const void *b)
 	return c != 0 ? c : (x->ord > y->ord) - (x->ord < y->ord);
 }
 
-/* The items of a put: sorted by key, the last one given of each key. */
+/*
+ * The items of a put: sorted by key, the last one given of each key.  Each
+ * sort key keeps DynamoDB's limit, on any table the write API writes,
+ * indexed or not (partition keys keep it as adjkeys).
+ */
 static PutItem *
-put_items(Datum pks, Datum sks, Datum datas, int *nitems)
+put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, int *nitems)
 {
 	Oid			keytype = adjlist_catalog()->keytype;
 	Datum	   *pv;
@@ -261,6 +265,7 @@ put_items(Datum pks, Datum sks, Datum datas, int *nitems)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the key of an item must not be null")));
+		check_base_sort_key(t->relid, t->skname, sv[i]);
 		items[i].pk = DatumGetAdjkeyPP(pv[i]);
 		items[i].sk = DatumGetAdjkeyPP(sv[i]);
 		items[i].data = dv[i];
@@ -609,7 +614,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 
 	if (by_delete)
 		lock_keys(t, pks, sks);
-	items = put_items(pks, sks, datas, &nitems);
+	items = put_items(t, pks, sks, datas, &nitems);
 	if (nitems == 0)
 		return 0;
 	if (by_delete)

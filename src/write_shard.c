@@ -65,7 +65,8 @@ write_shard_key(const char *part, int len, int shard)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("write-sharded index key would be %d bytes long, more than the maximum of %d",
 						len + slen, ADJKEY_MAX_BYTES),
-				 errdetail("A write-sharded inverted index appends \"%s\" to the partition key.", suffix)));
+				 errdetail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of %d bytes. A write-sharded inverted index appends \"%s\" to the partition key.",
+						   ADJKEY_MAX_BYTES, suffix)));
 	key = (struct varlena *) palloc(VARHDRSZ + len + slen);
 	SET_VARSIZE(key, VARHDRSZ + len + slen);
 	memcpy(VARDATA(key), part, len);

@@ -43,6 +43,14 @@ INSERT INTO graph VALUES
 	('USER#charlie', 'LIKES#POST#12345', '{"at": "2023-04-02T08:30:00Z"}'),
 	('USER#charlie', 'LIKES#POST#777',   '{"at": "2023-04-03T19:45:00Z"}'),
 	('USER#david',   'LIKES#POST#12345', '{"at": "2023-04-05T12:00:00Z"}'),
+	-- posts and their tags
+	('POST#31415',   'POST', '{"title": "Shelves in a weekend", "author": "USER#david"}'),
+	('POST#777',     'TAGGED#TAG#diy',   NULL),
+	('POST#777',     'TAGGED#TAG#howto', NULL),
+	('POST#12345',   'TAGGED#TAG#howto', NULL),
+	('POST#12345',   'TAGGED#TAG#tea',   NULL),
+	('POST#31415',   'TAGGED#TAG#diy',   NULL),
+	('POST#31415',   'TAGGED#TAG#howto', NULL),
 	-- Middle-earth: who visited which place
 	('USER#Frodo',   'PROFILE', '{"name": "Frodo Baggins"}'),
 	('USER#Samwise', 'PROFILE', '{"name": "Samwise Gamgee"}'),
@@ -139,6 +147,9 @@ SELECT * FROM people_you_may_know('graph', 'USER#alice');
 
 \echo '== Users who liked what Alice liked also liked'
 SELECT * FROM also_liked('graph', 'USER#alice');
+
+\echo '== Posts related to post 777, by the tags they share'
+SELECT * FROM related_items('graph', 'POST#777');
 
 \echo '== Places visited by people who visited a place Frodo visited'
 SELECT * FROM walk_ranked('graph', 'USER#Frodo', ARRAY['VISITED#', 'VISITED#', 'VISITED#'],
