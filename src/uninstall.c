@@ -5,17 +5,31 @@
  *	  every row.
  *
  * DROP EXTENSION adjlist refuses while anything depends on it (a column of
- * type adjkey, a trigger, an index table's key), listing what does; DROP
- * EXTENSION ... CASCADE would drop those columns with their data.  This
- * function removes the dependencies instead: it drops every inverted index
- * (index and counter tables, triggers, registrations: derived data, which
- * the base tables still hold) and turns every adjkey column of a user
- * table into text (adjkey[] into text[]), with the same characters, so that
- * DROP EXTENSION then succeeds and the data stays.  It runs as the caller,
- * who must own every table it changes (a superuser does); anything it
- * cannot do (a view over an adjkey column, a table of another owner, a
- * table partitioned by an adjkey column) is an error that rolls it all
- * back, and it can be run again once that is fixed.
+ * type adjkey, a trigger, an index table's key, a default or a view that
+ * uses keys), listing what does; DROP EXTENSION ... CASCADE would drop
+ * those columns with their data.  This function removes the dependencies
+ * instead, in one transaction:
+ *
+ *	  1. the plan (uninstall_plan.c): every object that depends on the
+ *		 extension, found in pg_depend and sorted into what goes away, what
+ *		 is rewritten to text and what cannot be -- which is refused, all
+ *		 of it in one error, before anything is changed;
+ *	  2. every inverted index is dropped (index and counter tables,
+ *		 triggers, registrations: derived data, which the base tables still
+ *		 hold);
+ *	  3. the column defaults, CHECK constraints, partial indexes, foreign
+ *		 keys and views that the type change would break are dropped;
+ *	  4. every adjkey column of a user table becomes text (adjkey[] text[]),
+ *		 with the same characters;
+ *	  5. those objects are created again on text, under their names, from
+ *		 their rewritten definitions (uninstall_rewrite.c);
+ *	  6. nothing outside the extension may depend on it any more, or the
+ *		 whole transaction is undone with the list (a safety net: the plan
+ *		 should have refused it).
+ *
+ * It runs as the caller, who must own every table and view it changes (a
+ * superuser does).  An error at any step rolls everything back, and it can
+ * be run again once the cause is fixed.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +49,7 @@
 #include "compat.h"
 #include "index_admin.h"
 #include "registry.h"
+#include "uninstall.h"
 
 PG_FUNCTION_INFO_V1(adjlist_uninstall);
 
@@ -49,22 +64,61 @@ put_row(ReturnSetInfo *rsinfo, const char *action, const char *object)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* the statement that failed, in the error's context */
+static void
+step_context(void *arg)
+{
+	errcontext("adjlist_uninstall() running: %s", (const char *) arg);
+}
+
+static void
+run(const char *sql)
+{
+	ErrorContextCallback callback;
+
+	callback.callback = step_context;
+	callback.arg = (void *) sql;
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	if (SPI_execute(sql, false, 0) < 0)
+		elog(ERROR, "could not run: %s", sql);
+	error_context_stack = callback.previous;
+}
+
+static void
+run_steps(ReturnSetInfo *rsinfo, List *steps)
+{
+	ListCell   *lc;
+
+	foreach(lc, steps)
+	{
+		UninstallStep *s = lfirst(lc);
+
+		run(s->sql);
+		if (s->action != NULL)
+			put_row(rsinfo, s->action, s->object);
+	}
+}
+
 /* adjlist_uninstall() RETURNS TABLE (action text, object text) */
 Datum
 adjlist_uninstall(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const AdjlistCatalog *cat = adjlist_catalog();
+	UninstallPlan *plan;
 	Oid		   *bases;
 	Oid		   *counters;
 	Oid		   *indexes;
 	int			n;
-	Oid			argtypes[2] = {OIDOID, OIDOID};
-	Datum		args[2];
-	SPITupleTable *tt;
-	uint64		ncols;
+	ListCell   *lc;
+	List	   *left;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	/* everything worked out, and every refusal made, before any change */
+	plan = uninstall_plan();
 
 	/* the inverted indexes: derived data, dropped */
 	n = registry_all(&indexes, &bases, &counters);
@@ -76,58 +130,38 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 		put_row(rsinfo, "dropped inverted index", name);
 	}
 
+	/* what the type changes would break: dropped, to be re-created on text */
+	run_steps(rsinfo, plan->before);
 	/* every adjkey (or adjkey[]) column of a user table becomes text */
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	args[0] = ObjectIdGetDatum(cat->keytype);
-	args[1] = ObjectIdGetDatum(cat->keyarraytype);
-	if (SPI_execute_with_args("SELECT c.oid, a.attname::pg_catalog.text, a.atttypid, "
-							  "EXISTS (SELECT FROM pg_catalog.pg_partitioned_table p "
-							  "WHERE p.partrelid OPERATOR(pg_catalog.=) c.oid "
-							  "AND a.attnum OPERATOR(pg_catalog.=) ANY (p.partattrs::pg_catalog.int2[])) "
-							  "FROM pg_catalog.pg_attribute a "
-							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
-							  "WHERE a.atttypid OPERATOR(pg_catalog.=) ANY (ARRAY[$1, $2]) "
-							  "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
-							  "AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,f}'::pg_catalog.\"char\"[]) "
-							  "AND NOT c.relispartition "
-							  "ORDER BY c.oid, a.attnum",
-							  2, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the adjkey columns");
-	tt = SPI_tuptable;
-	ncols = SPI_processed;
-	for (uint64 i = 0; i < ncols; i++)
+	foreach(lc, plan->columns)
 	{
-		bool		isnull;
-		Oid			rel = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
-		char	   *col = SPI_getvalue(tt->vals[i], tt->tupdesc, 2);
-		bool		array = DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull))
-			== cat->keyarraytype;
-		char	   *qrel = adjlist_qualified_name(rel);
-		int			ret;
+		UninstallColumn *col = lfirst(lc);
+		char	   *qrel = adjlist_qualified_name(col->rel);
+		const char *type = col->array ? "pg_catalog.text[]" : "pg_catalog.text";
 
-		if (DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("column \"%s\" of table %s is in its partition key", col, qrel),
-					 errdetail("PostgreSQL cannot change the type of a column a table is partitioned by, and the bounds of its partitions are adjkey values."),
-					 errhint("Move the rows into a table partitioned by a text column (or detach the partitions and make them plain tables), then run adjlist_uninstall() again.")));
-		if (!adjlist_rel_ownercheck(rel, GetUserId()))
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("must be owner of table %s to change its column \"%s\"",
-							get_rel_name(rel), col),
-					 errhint("Run adjlist_uninstall() as a superuser, or as a role that owns every table with adjkey columns.")));
-		ret = SPI_execute(psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s",
-								   qrel, quote_identifier(col),
-								   array ? "pg_catalog.text[]" : "pg_catalog.text",
-								   quote_identifier(col),
-								   array ? "pg_catalog.text[]" : "pg_catalog.text"),
-						  false, 0);
-		if (ret != SPI_OK_UTILITY)
-			elog(ERROR, "could not change the type of column \"%s\" of %s", col, qrel);
-		put_row(rsinfo, array ? "adjkey[] column is now text[]" : "adjkey column is now text",
-				psprintf("%s.%s", qrel, quote_identifier(col)));
+		run(psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s",
+					 qrel, quote_identifier(col->name), type, quote_identifier(col->name), type));
+		put_row(rsinfo, col->array ? "adjkey[] column is now text[]" : "adjkey column is now text",
+				psprintf("%s.%s", qrel, quote_identifier(col->name)));
+	}
+	run_steps(rsinfo, plan->after);
+
+	/* nothing may be left for DROP EXTENSION to refuse (or to cascade to) */
+	left = uninstall_dependents();
+	if (left != NIL)
+	{
+		StringInfoData detail;
+
+		initStringInfo(&detail);
+		foreach(lc, left)
+			appendStringInfo(&detail, "%s%s", detail.len > 0 ? "\n" : "", (char *) lfirst(lc));
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("adjlist_uninstall() would leave %d object%s that depend%s on adjlist",
+						list_length(left), list_length(left) == 1 ? "" : "s",
+						list_length(left) == 1 ? "s" : ""),
+				 errdetail("%s", detail.data),
+				 errhint("Nothing was changed. Drop or redefine these objects without adjlist's types, functions and operators, then call adjlist_uninstall() again.")));
 	}
 	SPI_finish();
 	return (Datum) 0;

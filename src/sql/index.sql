@@ -184,4 +184,4 @@ CREATE OR REPLACE FUNCTION adjlist_uninstall() RETURNS TABLE (action text, objec
 	AS 'MODULE_PATHNAME', 'adjlist_uninstall'
 	LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION adjlist_uninstall() IS
-	'drops every inverted index and turns adjkey columns into text, so that DROP EXTENSION adjlist keeps the data';
+	'drops every inverted index, turns adjkey columns into text and rewrites the defaults, CHECK constraints, partial indexes and views that use them, so that DROP EXTENSION adjlist keeps the data; refuses (changing nothing) what it cannot rewrite';

@@ -1,0 +1,161 @@
+--
+-- adjlist_uninstall() with objects that use keys besides the columns: column
+-- defaults, CHECK constraints, partial indexes and views are rewritten to
+-- text under their names; what has no exact text equivalent (a generated
+-- column calling key_part, a view calling it, a function on keys) is
+-- refused before anything changes, every object listed in one error.  Then
+-- DROP EXTENSION adjlist succeeds and every row is kept.  Each case in a
+-- database of its own, named after this backend; back to this database at
+-- the end.
+--
+\set regdb :DBNAME
+\set su :USER
+SELECT 'adjlist_uninst_public_' || pg_backend_pid() AS db_public,
+	   'adjlist_uninst_schema_' || pg_backend_pid() AS db_schema \gset
+CREATE DATABASE :"db_public" TEMPLATE template0;
+CREATE DATABASE :"db_schema" TEMPLATE template0;
+
+--
+-- 1. The extension in public
+--
+\c :db_public
+CREATE EXTENSION adjlist;
+CREATE ROLE regress_uninst_reader;
+CREATE TABLE g (
+	pk   adjkey,
+	sk   adjkey DEFAULT 'PROFILE',
+	data jsonb,
+	PRIMARY KEY (pk, sk),
+	CONSTRAINT no_x CHECK (sk <> 'X'),
+	CONSTRAINT user_pk CHECK (pk ^@ 'USER#' AND pk::text LIKE 'USER#_%'),
+	CONSTRAINT sk_below_z CHECK (sk < 'Z')
+);
+COMMENT ON CONSTRAINT no_x ON g IS 'no X edges';
+INSERT INTO g VALUES ('USER#alice', 'FOLLOWS#USER#bob', '{"since": 2020}'),
+					 ('USER#alice', 'PROFILE', '{"name": "Alice"}'),
+					 ('USER#bob', 'FOLLOWS#USER#alice', NULL),
+					 ('USER#bob', 'LIKES#POST#1', NULL);
+INSERT INTO g (pk) VALUES ('USER#carol');
+CREATE INDEX g_follows ON g (pk) WHERE sk ^@ 'FOLLOWS#';
+COMMENT ON INDEX g_follows IS 'the follow edges';
+CREATE VIEW follows WITH (security_barrier) AS
+	SELECT pk AS follower, key_tail_of_sk AS followed FROM
+	(SELECT pk, sk AS key_tail_of_sk FROM g WHERE sk ^@ 'FOLLOWS#' AND sk >= 'F') s;
+COMMENT ON VIEW follows IS 'who follows whom';
+GRANT SELECT ON follows TO regress_uninst_reader;
+-- a view over that view, with a check option, and a view that reads a key
+-- column without any of adjlist's operators
+CREATE VIEW follows_alice AS SELECT * FROM follows WHERE followed = 'FOLLOWS#USER#alice'
+	WITH LOCAL CHECK OPTION;
+CREATE VIEW with_data AS SELECT data FROM g WHERE pk IS NOT NULL AND data IS NOT NULL;
+SELECT create_inverted_index('g');
+-- what cannot be rewritten exactly: the generated column of the Streams
+-- example (key_part is not split_part: it unescapes \# and counts from the
+-- end), a view calling key_part, a view sorted by a key (adjkey's byte order
+-- is not text's collation), SQL functions on keys and a trigger calling
+-- adjlist's trigger function
+ALTER TABLE g ADD COLUMN edge text GENERATED ALWAYS AS (key_part(sk, 1)) STORED;
+CREATE VIEW kinds AS SELECT key_part(sk, 1) AS kind FROM g;
+CREATE VIEW sorted AS SELECT sk FROM g ORDER BY sk;
+CREATE FUNCTION node_of(k adjkey) RETURNS text LANGUAGE sql AS $$ SELECT key_part(k, -1) $$;
+CREATE FUNCTION is_follow(k text) RETURNS boolean LANGUAGE sql
+	BEGIN ATOMIC SELECT k::adjkey ^@ 'FOLLOWS#'; END;
+CREATE TABLE other (x text);
+CREATE TRIGGER other_sync AFTER INSERT ON other EXECUTE FUNCTION adjlist_sync_trigger();
+SELECT count(*) AS rows_before FROM g;
+-- refused, all of them listed, nothing changed
+SELECT * FROM adjlist_uninstall();
+\set VERBOSITY sqlstate
+SELECT * FROM adjlist_uninstall();
+\set VERBOSITY default
+SELECT count(*) AS registered FROM adjlist_inverted_indexes;
+SELECT pg_typeof(pk) AS pk_type, pg_get_expr(adbin, adrelid) AS sk_default
+FROM g, pg_attrdef WHERE adrelid = 'g'::regclass AND adnum = 2 LIMIT 1;
+-- as the hint says: drop them, or redefine them without adjlist (the
+-- generated column keeps its values as a plain column)
+ALTER TABLE g ALTER COLUMN edge DROP EXPRESSION;
+DROP VIEW kinds, sorted;
+DROP FUNCTION node_of(adjkey), is_follow(text);
+DROP TRIGGER other_sync ON other;
+SELECT * FROM adjlist_uninstall() ORDER BY 1, 2;
+DROP EXTENSION adjlist;
+-- every row, on text
+SELECT count(*) AS rows_after FROM g;
+SELECT pg_typeof(pk), pk, sk, data, edge FROM g ORDER BY pk, sk;
+SELECT to_regclass('g_inverted') AS index_table,
+	   (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'g'::regclass) AS triggers;
+-- the objects under their names, on text, doing what they did
+SELECT pg_get_expr(adbin, adrelid) AS sk_default FROM pg_attrdef
+WHERE adrelid = 'g'::regclass AND adnum = 2;
+SELECT conname, pg_get_constraintdef(oid), obj_description(oid, 'pg_constraint')
+FROM pg_constraint WHERE conrelid = 'g'::regclass AND contype = 'c' ORDER BY conname;
+SELECT pg_get_indexdef('g_follows'::regclass), obj_description('g_follows'::regclass, 'pg_class');
+INSERT INTO g (pk) VALUES ('USER#dave');
+INSERT INTO g VALUES ('USER#dave', 'X');
+INSERT INTO g VALUES ('ORG#x', 'PROFILE');
+INSERT INTO g VALUES ('USER#dave', 'a');
+SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+WHERE c.relname IN ('follows', 'follows_alice') AND a.attnum > 0 ORDER BY 1, a.attnum;
+SELECT * FROM follows ORDER BY 1, 2;
+SELECT * FROM follows_alice;
+SELECT count(*) FROM with_data;
+SELECT relname, reloptions, obj_description(oid, 'pg_class'),
+	   has_table_privilege('regress_uninst_reader', oid, 'SELECT') AS reader_may_select
+FROM pg_class WHERE relname IN ('follows', 'follows_alice', 'with_data') ORDER BY 1;
+SELECT pg_get_viewdef('follows') LIKE '%^@ ''FOLLOWS#''::text%COLLATE "C"%' AS prefix_and_byte_order;
+-- the partial index is still used for its predicate
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT pk FROM g WHERE sk ^@ 'FOLLOWS#' AND pk = 'USER#bob';
+RESET enable_seqscan;
+
+--
+-- 2. The extension in a schema off the search_path: its operators appear
+-- qualified (OPERATOR("Graph Ext".^@)) in the definitions, and become
+-- core's text operators; partial indexes of a partitioned table keep
+-- their names and stay attached; a foreign key between key columns is
+-- added again
+--
+\c :db_schema
+CREATE SCHEMA "Graph Ext";
+CREATE EXTENSION adjlist SCHEMA "Graph Ext";
+SET search_path = public;
+CREATE TABLE e (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, PRIMARY KEY (pk, sk),
+	CHECK (sk OPERATOR("Graph Ext".<>) pk));
+CREATE INDEX e_follows ON e (pk) WHERE sk OPERATOR("Graph Ext".^@) 'F';
+CREATE TABLE p (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, n int, PRIMARY KEY (pk, sk, n))
+	PARTITION BY RANGE (n);
+CREATE TABLE p1 PARTITION OF p FOR VALUES FROM (0) TO (10);
+CREATE TABLE p2 PARTITION OF p FOR VALUES FROM (10) TO (20);
+CREATE INDEX p_likes ON p (sk) WHERE sk OPERATOR("Graph Ext".^@) 'LIKES#';
+CREATE TABLE r (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, FOREIGN KEY (pk, sk) REFERENCES e);
+CREATE VIEW ev AS SELECT pk, sk FROM e
+	WHERE sk OPERATOR("Graph Ext".^@) 'F' OR sk OPERATOR("Graph Ext".=) 'PROFILE';
+-- table inheritance: the child's inherited column and CHECK follow its parent's
+CREATE TABLE old_edges (k "Graph Ext".adjkey CHECK (k OPERATOR("Graph Ext".<>) 'X'));
+CREATE TABLE old_edges_2020 (n int) INHERITS (old_edges);
+INSERT INTO old_edges_2020 VALUES ('USER#1', 2020);
+INSERT INTO e VALUES ('USER#1', 'FOLLOWS#USER#2'), ('USER#1', 'PROFILE'), ('USER#2', 'LIKES#3');
+INSERT INTO p VALUES ('USER#1', 'LIKES#POST#1', 1), ('USER#2', 'LIKES#POST#2', 12), ('USER#2', 'PROFILE', 13);
+INSERT INTO r VALUES ('USER#1', 'PROFILE');
+SELECT "Graph Ext".create_inverted_index('e');
+SELECT * FROM "Graph Ext".adjlist_uninstall() ORDER BY 1, 2;
+DROP EXTENSION adjlist;
+SELECT (SELECT count(*) FROM e) AS e_rows, (SELECT count(*) FROM p) AS p_rows, (SELECT count(*) FROM r) AS r_rows;
+SELECT c.relname, pg_get_indexdef(c.oid), (SELECT ip.relname FROM pg_inherits i
+	JOIN pg_class ip ON ip.oid = i.inhparent WHERE i.inhrelid = c.oid) AS attached_to
+FROM pg_class c WHERE c.relname IN ('e_follows', 'p_likes', 'p1_sk_idx', 'p2_sk_idx') ORDER BY 1;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint
+WHERE conrelid IN ('e'::regclass, 'r'::regclass) AND contype IN ('c', 'f') ORDER BY 1;
+SELECT * FROM ev ORDER BY 1, 2;
+SELECT pg_typeof(k), k, conname, pg_get_constraintdef(c.oid)
+FROM old_edges_2020, pg_constraint c WHERE c.conrelid = 'old_edges_2020'::regclass AND c.contype = 'c';
+INSERT INTO r VALUES ('USER#9', 'PROFILE');
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT sk FROM p WHERE sk ^@ 'LIKES#';
+RESET enable_seqscan;
+
+\c :regdb :su
+DROP DATABASE :"db_public";
+DROP DATABASE :"db_schema";
+DROP ROLE regress_uninst_reader;
