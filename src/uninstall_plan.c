@@ -611,16 +611,12 @@ plan_index_table_dependents(UninstallState *ps)
 	}
 }
 
-/* the dependents (kind 1) and the column dependents (kind 2), all planned */
-static void
-plan_dependents(UninstallState *ps)
+/* The key types as an oid[]: adjkey, adjkey[], and adjkey_prefix(, []) when there. */
+static Datum
+key_types_array(UninstallState *ps)
 {
-	Oid			argtypes[2] = {OIDOID, OIDARRAYOID};
-	Datum		args[2];
 	Datum		keytypes[4];
 	int			ntypes = 0;
-	SPITupleTable *tt;
-	uint64		n;
 
 	keytypes[ntypes++] = ObjectIdGetDatum(ps->types.keytype);
 	keytypes[ntypes++] = ObjectIdGetDatum(ps->types.keyarraytype);
@@ -629,8 +625,20 @@ plan_dependents(UninstallState *ps)
 		keytypes[ntypes++] = ObjectIdGetDatum(ps->types.prefixtype);
 		keytypes[ntypes++] = ObjectIdGetDatum(ps->types.prefixarraytype);
 	}
+	return PointerGetDatum(construct_array(keytypes, ntypes, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+}
+
+/* the dependents (kind 1) and the column dependents (kind 2), all planned */
+static void
+plan_dependents(UninstallState *ps)
+{
+	Oid			argtypes[2] = {OIDOID, OIDARRAYOID};
+	Datum		args[2];
+	SPITupleTable *tt;
+	uint64		n;
+
 	args[0] = ObjectIdGetDatum(ps->types.extension);
-	args[1] = PointerGetDatum(construct_array(keytypes, ntypes, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	args[1] = key_types_array(ps);
 	if (SPI_execute_with_args(MEMBERS_CTE "(" DEPENDENTS_SQL ") UNION ALL (" COLUMN_DEPENDENTS_SQL
 							  ") ORDER BY 1, 2, 3, 4",
 							  2, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
@@ -891,19 +899,10 @@ plan_columns(UninstallState *ps)
 {
 	Oid			argtypes[1] = {OIDARRAYOID};
 	Datum		args[1];
-	Datum		keytypes[4];
-	int			ntypes = 0;
 	SPITupleTable *tt;
 	uint64		ncols;
 
-	keytypes[ntypes++] = ObjectIdGetDatum(ps->types.keytype);
-	keytypes[ntypes++] = ObjectIdGetDatum(ps->types.keyarraytype);
-	if (OidIsValid(ps->types.prefixtype))
-	{
-		keytypes[ntypes++] = ObjectIdGetDatum(ps->types.prefixtype);
-		keytypes[ntypes++] = ObjectIdGetDatum(ps->types.prefixarraytype);
-	}
-	args[0] = PointerGetDatum(construct_array(keytypes, ntypes, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	args[0] = key_types_array(ps);
 	if (SPI_execute_with_args("SELECT c.oid, a.attname::pg_catalog.text, a.atttypid, "
 							  "EXISTS (SELECT FROM pg_catalog.pg_partitioned_table p "
 							  "WHERE p.partrelid OPERATOR(pg_catalog.=) c.oid "
