@@ -87,16 +87,19 @@ import_error_context(void *arg)
 		errcontext("line " INT64_FORMAT " of the DynamoDB JSON", pos->line);
 }
 
-static void bad_item(const char *msg, const char *detail) pg_attribute_noreturn();
-
-static void
-bad_item(const char *msg, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-			 errmsg("invalid DynamoDB JSON: %s", msg),
-			 detail ? errdetail("%s", detail) : 0));
-}
+/*
+ * An item that is not DynamoDB JSON.  A macro, so that the compiler knows
+ * ereport(ERROR) does not return, in every PostgreSQL version (the way to
+ * mark a function so changed in 18).
+ */
+#define bad_item(msg, detail) \
+	do { \
+		const char *bad_detail_ = (detail); \
+		ereport(ERROR, \
+				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION), \
+				 errmsg("invalid DynamoDB JSON: %s", (msg)), \
+				 bad_detail_ ? errdetail("%s", bad_detail_) : 0)); \
+	} while (0)
 
 static char *
 value_string(const JsonbValue *v)
