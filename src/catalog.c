@@ -405,6 +405,76 @@ adjlist_is_citus_table(Oid relid)
 	return found;
 }
 
+/*
+ * Refuse, saying what happened, a table Citus has moved away from its
+ * inverted indexes.  Making a table a Citus local table (a foreign key to
+ * a reference table, citus_add_local_table_to_metadata()) renames it to
+ * its shard, relname_shardid, and puts an empty shell table of its own in
+ * its place: adjlist's registry, which names tables by OID, then names the
+ * shard, and the shell has no index.  Called where relid is found to have
+ * no inverted index; does nothing unless relid is a Citus table one of
+ * whose shards on this node is a registered base, index or counter table.
+ */
+void
+adjlist_citus_moved_check(Oid relid)
+{
+	Oid			dist = get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE);
+	char	   *relname = get_rel_name(relid);
+	Oid			nsp = get_rel_namespace(relid);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			moved = InvalidOid;
+
+	if (!OidIsValid(dist) || relname == NULL || !adjlist_is_citus_table(relid))
+		return;
+	rel = table_open(dist, AccessShareLock);
+	/* logicalrelid is the first column, shardid (bigint) the second */
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
+	while (!OidIsValid(moved) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		shardid = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+		Oid			shard;
+
+		if (isnull)
+			continue;
+		shard = get_relname_relid(psprintf("%s_" INT64_FORMAT, relname, DatumGetInt64(shardid)), nsp);
+		if (OidIsValid(shard) && registry_involves(shard))
+			moved = shard;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (OidIsValid(moved))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("Citus moved table \"%s\" into its shard \"%s\", which adjlist's inverted indexes still name",
+						relname, get_rel_name(moved)),
+				 errdetail("Citus replaces a table it makes a Citus local table (a foreign key to a reference table, or citus_add_local_table_to_metadata()) by a shell, and the table's rows, indexes and triggers stay with the shard."),
+				 errhint("Drop its inverted indexes with drop_inverted_index() and create them again with create_inverted_index(), which builds them from the table's rows.")));
+}
+
+/*
+ * The same, from the shard: if relid is named like a Citus shard
+ * (relname_shardid) of a table in its schema, check that table.
+ */
+void
+adjlist_citus_shard_check(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+	char	   *us = name ? strrchr(name, '_') : NULL;
+	Oid			logical;
+
+	if (us == NULL || us[1] == '\0' || strspn(us + 1, "0123456789") != strlen(us + 1) ||
+		!OidIsValid(get_relname_relid("pg_dist_shard", PG_CATALOG_NAMESPACE)))
+		return;
+	logical = get_relname_relid(pnstrdup(name, us - name), get_rel_namespace(relid));
+	if (OidIsValid(logical))
+		adjlist_citus_moved_check(logical);
+}
+
 AdjlistStorage
 adjlist_storage(Oid relid)
 {

@@ -128,4 +128,9 @@ typedef enum AdjlistStorage
 extern AdjlistStorage adjlist_storage(Oid relid);
 extern bool adjlist_is_citus_table(Oid relid);
 
+/* Refuse relid if Citus moved its registered storage into a shard (55000). */
+extern void adjlist_citus_moved_check(Oid relid);
+/* The same, given a table named like a Citus shard of another. */
+extern void adjlist_citus_shard_check(Oid relid);
+
 #endif							/* ADJLIST_CATALOG_H */

@@ -457,6 +457,8 @@ graph_table_get(Oid relid, bool need_inverted)
 		g->inv_rel = InvalidOid;
 	}
 	if (need_inverted && !OidIsValid(g->inv_rel))
+		adjlist_citus_moved_check(relid);
+	if (need_inverted && !OidIsValid(g->inv_rel))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" has no inverted index", get_rel_name(relid)),

@@ -1075,6 +1075,8 @@ check_trigger(TriggerData *td)
 	else
 		ok = false;
 	if (!ok)
+		adjlist_citus_shard_check(RelationGetRelid(td->tg_relation));
+	if (!ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("trigger \"%s\" on table \"%s\" is not one adjlist installed",

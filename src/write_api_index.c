@@ -2,7 +2,8 @@
  *
  * write_api_index.c
  *	  Index rows from the base rows a write API statement returned: where no
- *	  trigger keeps the indexes (Citus), each index's rows and counters are
+ *	  trigger keeps the indexes (Citus, or a local table whose indexes are
+ *	  all in API mode in a database with Citus), each index's rows and counters are
  *	  written here, as the index's owner (index_write.c), from the
  *	  RETURNING rows; a replacement whose index keys moved removes the old
  *	  rows.  See write_api.c for how the files fit.

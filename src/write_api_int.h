@@ -49,7 +49,12 @@ struct ApiTable
 	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
 	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
 								 * but the payload column */
-	bool		no_triggers;	/* no trigger keeps the indexes: Citus */
+	bool		no_triggers;	/* no trigger keeps the indexes (Citus, or a
+								 * table whose indexes are all in API mode
+								 * in a database with Citus): the write API
+								 * writes the rows of its API-mode indexes */
+	bool		partitioned;	/* a partitioned table, which cannot return
+								 * a system column (xmax) */
 
 	/* Where no trigger runs: what a replacement does to the index rows */
 	char	   *breturning;		/* the returning list, "b.c, ..." */

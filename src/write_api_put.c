@@ -4,7 +4,9 @@
  *	  The statements of a put and a delete: the upserts, the key lock of a
  *	  table without a unique key, and the puts that need the old versions
  *	  of the items they replace (moving index keys: put_one_tracked(); no
- *	  unique key: put_by_delete()).  See write_api.c for how the files fit.
+ *	  unique key: put_by_delete()) or must tell new items from replaced
+ *	  ones without xmax (a partitioned table: put_insert_update()).  See
+ *	  write_api.c for how the files fit.
  *
  *-------------------------------------------------------------------------
  */
@@ -72,13 +74,18 @@ no_payload_column(ApiTable *t)
 /*
  * Whether an upsert inserted its row (xmax 0), which the counters the
  * write API keeps need (where no trigger runs); elsewhere the triggers
- * count, and a constant spares a partitioned table, which cannot return a
- * system column.
+ * count, and a constant will do.  A partitioned table cannot return a
+ * system column (nor can Citus's shard of one): where no trigger runs, a
+ * put into it inserts and updates in separate statements
+ * (put_insert_update()), and the only upsert left, put_one_tracked()'s
+ * last resort on a row it holds locked, cannot insert: false.
  */
 static const char *
 inserted_flag(ApiTable *t)
 {
-	return t->no_triggers ? "(b.xmax OPERATOR(pg_catalog.=) 0)" : "true";
+	if (!t->no_triggers)
+		return "true";
+	return t->partitioned ? "false" : "(b.xmax OPERATOR(pg_catalog.=) 0)";
 }
 
 /*
@@ -415,6 +422,41 @@ datum_array(Datum *d, bool *nulls, int n, Oid type)
  * the key (a writable CTE deleting and inserting the same key in one
  * statement trips them).  The caller holds the key locks (lock_keys()).
  */
+/*
+ * The arrays $1 (pk), $2 (sk), $3 (data) of the items that pick[] selects
+ * (of every item: NULL), and what they select when unnested: u(k, s, d).
+ * Returns how many were picked.
+ */
+static int
+items_arrays(PutItem *items, int n, const bool *pick, Datum *values, char **source)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	const char *nsp = cat->nspname;
+	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
+	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+	int			m = 0;
+
+	for (int i = 0; i < n; i++)
+	{
+		if (pick != NULL && !pick[i])
+			continue;
+		pk[m] = PointerGetDatum(items[i].pk);
+		sk[m] = PointerGetDatum(items[i].sk);
+		d[m] = items[i].data;
+		dn[m] = items[i].data_null;
+		m++;
+	}
+	values[0] = datum_array(pk, nn, m, cat->keytype);
+	values[1] = datum_array(sk, nn, m, cat->keytype);
+	values[2] = datum_array(d, dn, m, JSONBOID);
+	*source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+					   "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	return m;
+}
+
 static void
 put_by_delete(ApiTable *t, PutItem *items, int n)
 {
@@ -422,25 +464,10 @@ put_by_delete(ApiTable *t, PutItem *items, int n)
 	const char *nsp = cat->nspname;
 	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
 	Datum		values[3];
-	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
-	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
-	char	   *source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
-								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	char	   *source;
 	PutResult	res = {0};
 
-	for (int i = 0; i < n; i++)
-	{
-		pk[i] = PointerGetDatum(items[i].pk);
-		sk[i] = PointerGetDatum(items[i].sk);
-		d[i] = items[i].data;
-		dn[i] = items[i].data_null;
-	}
-	values[0] = datum_array(pk, nn, n, cat->keytype);
-	values[1] = datum_array(sk, nn, n, cat->keytype);
-	values[2] = datum_array(d, dn, n, JSONBOID);
+	(void) items_arrays(items, n, NULL, values, &source);
 	/* the ANY terms let Citus prune to the shards of the keys */
 	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE "
 											   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
@@ -525,6 +552,41 @@ tracked_sql(ApiTable *t, TrackedSql *q)
 	q->upsert = upsert_one_sql(t);
 }
 
+/*
+ * The last resort of a put of one item that is there, locked by the put,
+ * and that its read or UPDATE did not see: the common upsert, which
+ * refuses the row if row-level security hides it from the caller, as it
+ * would on a local table (and writes nothing if a BEFORE UPDATE trigger
+ * skips it).  A row it replaced changed while it was read.
+ */
+static void
+put_one_upsert(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
+	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+
+	adjlist_plan_execute(adjlist_plan(q->upsert, t->payload ? 3 : 2, types), values, nulls,
+						 false, 0, SPI_OK_INSERT_RETURNING);
+	if (SPI_processed > 0)
+	{
+		bool		isnull;
+		Datum		inserted = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											 t->ncols + 1, &isnull);
+
+		if (isnull || !DatumGetBool(inserted))
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update"),
+					 errdetail("An item put into table \"%s\" changed while it was read.",
+							   get_rel_name(t->relid)),
+					 errhint("Retry the transaction.")));
+		it->newtup = put_keep(res, 0);
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
 static void
 put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 {
@@ -570,32 +632,146 @@ put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 		SPI_freetuptable(SPI_tuptable);
 	}
 
-	/* there, locked, and not visible to the caller: the common upsert */
-	adjlist_plan_execute(adjlist_plan(q->upsert, nargs, types), values, nulls, false, 0,
-						 SPI_OK_INSERT_RETURNING);
-	if (SPI_processed > 0)
-	{
-		bool		isnull;
-		Datum		inserted = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-											 t->ncols + 1, &isnull);
+	put_one_upsert(t, q, it, res);
+}
 
-		if (isnull || !DatumGetBool(inserted))
-			ereport(ERROR,
-					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-					 errmsg("could not serialize access due to concurrent update"),
-					 errdetail("An item put into table \"%s\" changed while it was read.",
-							   get_rel_name(t->relid)),
-					 errhint("Retry the transaction.")));
-		it->newtup = put_keep(res, 0);
+/*
+ * Run sql (a statement of t->returning rows) with one item's $1 (pk), $2
+ * (sk) and, if the table has a payload column, $3 (data).
+ */
+static void
+put_one_exec(ApiTable *t, const char *sql, PutItem *it, int expected)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
+	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
+	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+
+	adjlist_plan_execute(adjlist_plan(sql, t->payload ? 3 : 2, types), values, nulls, false, 0,
+						 expected);
+}
+
+/*
+ * Keep the rows a put statement returned: each as the new version of its
+ * item, and as the old one too where replaced (the item's index keys
+ * cannot move: its index rows are upserted, its counters stay); a row
+ * that is no item's (a BEFORE trigger changed its key) as an extra row.
+ */
+static void
+put_keep_rows(ApiTable *t, PutItem *items, int n, PutResult *res, bool replaced)
+{
+	for (uint64 r = 0; r < SPI_processed; r++)
+	{
+		PutItem    *it = put_item_of(t, items, n, SPI_tuptable, r);
+
+		if (it != NULL && it->newtup == NULL)
+		{
+			it->newtup = put_keep(res, r);
+			if (replaced)
+				it->oldtup = it->newtup;
+		}
+		else
+			put_extra(&res->x, put_keep(res, r), true);
 	}
 	SPI_freetuptable(SPI_tuptable);
 }
 
 /*
+ * Put one item into a partitioned table where no trigger runs: insert it
+ * unless its row is there, which is then locked, unchanged (ON CONFLICT
+ * ... DO UPDATE ... WHERE false), and replace that row by an UPDATE, which
+ * the lock keeps from missing it; a row the UPDATE does not see takes the
+ * common upsert (put_one_upsert()).  Each statement names the key: router
+ * queries on Citus.
+ */
+static void
+put_one_insert_update(ApiTable *t, const TrackedSql *q, PutItem *items, int n, int i,
+					  PutResult *res)
+{
+	put_one_exec(t, q->insert, &items[i], SPI_OK_INSERT_RETURNING);
+	put_keep_rows(t, items, n, res, false);
+	if (items[i].newtup != NULL || t->set_list[0] == '\0')
+		return;
+	put_one_exec(t, q->update, &items[i], SPI_OK_UPDATE_RETURNING);
+	put_keep_rows(t, items, n, res, true);
+	if (items[i].newtup == NULL)
+		put_one_upsert(t, q, &items[i], res);
+}
+
+/*
+ * Put into a partitioned table where no trigger runs, whose index keys
+ * cannot move (put_rows()).  Its upsert cannot tell the rows it inserted
+ * (counted) from those it replaced (not counted): a partitioned table
+ * cannot return xmax, nor can Citus's shards of one.  So the inserts and
+ * the replacements are separate statements.  One item:
+ * put_one_insert_update(), one statement for a new item, two for a
+ * replaced one.  More: one insert of them all that locks the rows already
+ * there without changing them, returning the rows it inserted, then one
+ * UPDATE of the others returning those it replaced, each over the
+ * unnested arrays; the insert is read through a CTE because Citus counts
+ * the rows an INSERT ... SELECT ... ON CONFLICT tried, not those it
+ * returned, which SPI refuses.  Any item neither wrote (row-level security
+ * hides its row from the UPDATE, or a trigger skipped it) takes
+ * put_one_insert_update().  Without columns to set, an item that is there
+ * stays as it is, as the upsert's DO NOTHING leaves it.
+ */
+static void
+put_insert_update(ApiTable *t, PutItem *items, int n)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	const char *nsp = cat->nspname;
+	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
+	Datum		values[3];
+	char	   *source;
+	bool	   *left = palloc(sizeof(bool) * n);
+	TrackedSql	q;
+	PutResult	res = {0};
+
+	tracked_sql(t, &q);
+	if (n > 1)
+	{
+		(void) items_arrays(items, n, NULL, values, &source);
+		adjlist_plan_execute(adjlist_plan(psprintf("WITH w AS (INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
+												   "ON CONFLICT (%s, %s) DO %s RETURNING %s) SELECT * FROM w",
+												   t->qname, t->pk, t->sk, payload_target(t),
+												   t->payload ? ", u.d" : "", source, t->pk, t->sk,
+												   t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
+												   "NOTHING", t->returning),
+										  3, types),
+							 values, NULL, false, 0, SPI_OK_SELECT);
+		put_keep_rows(t, items, n, &res, false);
+		for (int i = 0; i < n; i++)
+			left[i] = items[i].newtup == NULL;
+		if (t->set_list[0] != '\0' && items_arrays(items, n, left, values, &source) > 0)
+		{
+			adjlist_plan_execute(adjlist_plan(psprintf("UPDATE %s AS b SET %s FROM %s WHERE "
+													   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
+													   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
+													   t->qname,
+													   t->payload ? psprintf("%s = u.d%s", t->payload, t->default_list) :
+													   t->default_list + 2,
+													   source, t->pk, nsp, nsp, t->sk, nsp, nsp,
+													   t->pk, nsp, t->sk, nsp, t->breturning),
+											  3, types),
+								 values, NULL, false, 0, SPI_OK_UPDATE_RETURNING);
+			put_keep_rows(t, items, n, &res, true);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		if (items[i].newtup == NULL && (n == 1 || t->set_list[0] != '\0'))
+		{
+			CHECK_FOR_INTERRUPTS();
+			put_one_insert_update(t, &q, items, n, i, &res);
+		}
+	put_items_apply(t, items, n, &res);
+}
+
+/*
  * Put rows: arrays of keys and data.  With a unique key, where triggers
  * keep the indexes or no index row of a replaced item can move, one
- * upsert (INSERT ... VALUES for one item: a router query on Citus);
- * where rows can move, put_one_tracked() item by item, in key order.
+ * upsert (INSERT ... VALUES for one item: a router query on Citus), or on
+ * a partitioned table where no trigger runs put_insert_update(); where
+ * rows can move, put_one_tracked() item by item, in key order.
  * Without a unique key (or where an index holds a multiset and no trigger
  * runs), put_by_delete().
  */
@@ -620,6 +796,11 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	if (by_delete)
 	{
 		put_by_delete(t, items, nitems);
+		return nitems;
+	}
+	if (t->no_triggers && t->partitioned && t->nmoving == 0)
+	{
+		put_insert_update(t, items, nitems);
 		return nitems;
 	}
 	if (t->no_triggers && t->nmoving > 0)

@@ -14,6 +14,7 @@
 #include "access/sysattr.h"
 #include "access/table.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/spi.h"
@@ -37,6 +38,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_admin.h"
 #include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
@@ -254,6 +256,43 @@ api_set_lists(ApiTable *t, Relation rel)
 }
 
 /*
+ * Does a trigger keep the indexes of rel, so that the write API writes only
+ * the base rows?  adjlist's sync triggers (index_admin.c) are on every base
+ * table with an index, except where they cannot run: a table Citus
+ * distributes, and a table whose indexes are all in API mode in a database
+ * where Citus is installed (Citus refuses to distribute a table with
+ * triggers, so that one may be distributed later).  In such a database it
+ * is decided from the triggers rel has, not from the rule that installs
+ * them: a table indexed before Citus was installed keeps its triggers, and
+ * is not indexed twice (api_table_ex()).  One disabled by ALTER TABLE ...
+ * DISABLE TRIGGER still counts: whoever disabled it stopped the index
+ * maintenance of every write on purpose (rebuild_inverted_index() mends
+ * the index).  The replica trigger (adjlist_sync_replica) fires only in
+ * replica mode, next to the others.
+ */
+static bool
+api_triggers_keep(Relation rel)
+{
+	TriggerDesc *td = rel->trigdesc;
+	Oid			nsp = adjlist_catalog()->namespace;
+
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		const Trigger *tg = &td->triggers[i];
+		char	   *fname;
+
+		if (!TRIGGER_FOR_AFTER(tg->tgtype) || !TRIGGER_FOR_INSERT(tg->tgtype) ||
+			tg->tgenabled == TRIGGER_FIRES_ON_REPLICA ||
+			get_func_namespace(tg->tgfoid) != nsp)
+			continue;
+		fname = get_func_name(tg->tgfoid);
+		if (fname != NULL && strcmp(fname, "adjlist_sync_trigger") == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * What the write API needs to know about relid.  need_index: refuse a table
  * without an inverted index (the write API exists to keep them); without
  * it (import_dynamodb) such a table is keyed by its primary key, which must
@@ -268,6 +307,8 @@ api_table_ex(Oid relid, bool need_index)
 
 	t->relid = relid;
 	t->ti = registry_lookup(relid);
+	if (t->ti->nindexes == 0)
+		adjlist_citus_moved_check(relid);
 	if ((t->ti->nindexes == 0 && need_index) ||
 		(t->ti->nindexes > 0 && t->ti->baserel != relid))
 		ereport(ERROR,
@@ -278,7 +319,6 @@ api_table_ex(Oid relid, bool need_index)
 	t->pk = quote_identifier(t->pkname);
 	t->sk = quote_identifier(t->skname);
 	t->qname = adjlist_qualified_name(relid);
-	t->no_triggers = adjlist_is_citus_table(relid);
 
 	/* the item's attributes: the payload column (table_options.c) */
 	{
@@ -289,6 +329,14 @@ api_table_ex(Oid relid, bool need_index)
 	}
 
 	rel = table_open(relid, AccessShareLock);
+	/*
+	 * Without Citus every indexed table has the triggers, but for a moment
+	 * in a concurrent build (registered, triggers not yet installed), when
+	 * the build's backfill and its triggers take care of the writes.
+	 */
+	t->no_triggers = adjlist_is_citus_table(relid) ||
+		(admin_citus_installed() && !api_triggers_keep(rel));
+	t->partitioned = rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE;
 	api_set_lists(t, rel);
 
 	/* RETURNING every column an index needs, and the key */
