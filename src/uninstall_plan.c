@@ -231,18 +231,29 @@ require_owner(Oid rel, const char *what)
 				 errhint("Run adjlist_uninstall() as a superuser, or as a role that owns every table and view it changes.")));
 }
 
+/*
+ * Run a catalog query whose one parameter ($1) is an OID (at most limit
+ * rows; 0: all), read-only unless it must see this transaction's latest
+ * changes; the rows are in SPI_tuptable.  Returns how many.
+ */
+static uint64
+catalog_rows(const char *sql, Oid oid, long limit, bool read_only)
+{
+	Oid			argtypes[1] = {OIDOID};
+	Datum		args[1] = {ObjectIdGetDatum(oid)};
+
+	if (SPI_execute_with_args(sql, 1, argtypes, args, NULL, read_only, limit) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the catalog: %s", sql);
+	return SPI_processed;
+}
+
 /* one row of a catalog query by OID, or NULL; the values as text */
 static char **
 catalog_row(const char *sql, Oid oid, int ncols)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1];
 	char	  **vals;
 
-	args[0] = ObjectIdGetDatum(oid);
-	if (SPI_execute_with_args(sql, 1, argtypes, args, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the catalog: %s", sql);
-	if (SPI_processed == 0)
+	if (catalog_rows(sql, oid, 1, true) == 0)
 		return NULL;
 	vals = palloc(sizeof(char *) * ncols);
 	for (int i = 0; i < ncols; i++)
@@ -688,12 +699,10 @@ plan_dependents(UninstallState *ps)
 static void
 plan_view_dependents(UninstallState *ps, Oid view)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(view)};
 	SPITupleTable *tt;
 	uint64		n;
 
-	if (SPI_execute_with_args("SELECT d.classid, d.objid, d.objsubid, r.ev_class, r.rulename OPERATOR(pg_catalog.=) '_RETURN'"
+	n = catalog_rows("SELECT d.classid, d.objid, d.objsubid, r.ev_class, r.rulename OPERATOR(pg_catalog.=) '_RETURN'"
 							  " FROM pg_catalog.pg_depend d LEFT JOIN pg_catalog.pg_rewrite r"
 							  " ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
 							  " AND r.oid OPERATOR(pg_catalog.=) d.objid"
@@ -702,10 +711,8 @@ plan_view_dependents(UninstallState *ps, Oid view)
 							  " OR d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass"
 							  " AND d.refobjid OPERATOR(pg_catalog.=) (SELECT reltype FROM pg_catalog.pg_class WHERE oid OPERATOR(pg_catalog.=) $1))"
 							  " AND d.deptype OPERATOR(pg_catalog.<>) 'i'",
-							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the objects that depend on a view");
+							  view, 0, true);
 	tt = SPI_tuptable;
-	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -734,22 +741,18 @@ plan_view_dependents(UninstallState *ps, Oid view)
 static bool
 plan_view_reads(UninstallState *ps, Oid view, const char *what)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1] = {ObjectIdGetDatum(view)};
 	SPITupleTable *tt;
 	uint64		n;
 	bool		ok = true;
 
-	if (SPI_execute_with_args("SELECT DISTINCT d.refobjid FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_depend d"
+	n = catalog_rows("SELECT DISTINCT d.refobjid FROM pg_catalog.pg_rewrite r JOIN pg_catalog.pg_depend d"
 							  " ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_rewrite'::pg_catalog.regclass"
 							  " AND d.objid OPERATOR(pg_catalog.=) r.oid"
 							  " AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
 							  " WHERE r.ev_class OPERATOR(pg_catalog.=) $1"
 							  " AND d.refobjid OPERATOR(pg_catalog.<>) $1",
-							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the tables a view reads");
+							  view, 0, true);
 	tt = SPI_tuptable;
-	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
@@ -996,17 +999,12 @@ uninstall_plan(void)
 List *
 uninstall_dependents(void)
 {
-	Oid			argtypes[1] = {OIDOID};
-	Datum		args[1];
 	List	   *found = NIL;
 	SPITupleTable *tt;
 	uint64		n;
 
-	args[0] = ObjectIdGetDatum(adjlist_catalog()->extension);
-	if (SPI_execute_with_args(MEMBERS_CTE DEPENDENTS_SQL, 1, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the objects that depend on adjlist");
+	n = catalog_rows(MEMBERS_CTE DEPENDENTS_SQL, adjlist_catalog()->extension, 0, false);
 	tt = SPI_tuptable;
-	n = SPI_processed;
 	for (uint64 i = 0; i < n; i++)
 	{
 		bool		isnull;
