@@ -6,14 +6,17 @@
 -- refused before anything changes, every object listed in one error.  Then
 -- DROP EXTENSION adjlist succeeds and every row is kept.  Each case in a
 -- database of its own, named after this backend; back to this database at
--- the end.
+-- the end.  Section 3: what a hostile table owner can do to a superuser who
+-- runs it (nothing).
 --
 \set regdb :DBNAME
 \set su :USER
 SELECT 'adjlist_uninst_public_' || pg_backend_pid() AS db_public,
-	   'adjlist_uninst_schema_' || pg_backend_pid() AS db_schema \gset
+	   'adjlist_uninst_schema_' || pg_backend_pid() AS db_schema,
+	   'adjlist_uninst_hostile_' || pg_backend_pid() AS db_hostile \gset
 CREATE DATABASE :"db_public" TEMPLATE template0;
 CREATE DATABASE :"db_schema" TEMPLATE template0;
+CREATE DATABASE :"db_hostile" TEMPLATE template0;
 
 --
 -- 1. The extension in public
@@ -180,7 +183,102 @@ SET enable_seqscan = off;
 SELECT pg_temp.plan_indexes($$SELECT sk FROM p WHERE sk ^@ 'LIKES#'$$) AS indexes;
 RESET enable_seqscan;
 
+--
+-- 3. A role that may create tables, against a superuser who runs
+-- adjlist_uninstall(): re-adding a CHECK constraint rewritten to text, and
+-- the type change itself (which re-checks the constraints on the column),
+-- evaluate functions the table's owner wrote.  Each statement runs as the
+-- owner of what it changes, as a security-restricted operation, with the
+-- settings it changed rolled back: the owner's function gains nothing (no
+-- SUPERUSER, no SET ROLE to the caller, no temporary object, no
+-- search_path left for the caller), and the uninstall completes.  What an
+-- owner could not do as itself is refused before anything changes.
+--
+\c :db_hostile
+CREATE EXTENSION adjlist;
+CREATE ROLE regress_uninst_hostile LOGIN;
+GRANT CREATE ON SCHEMA public TO regress_uninst_hostile;
+SET ROLE regress_uninst_hostile;
+CREATE TABLE public.seen (who name, superuser boolean, checked text, tried text);
+-- armed for adjlist_uninstall() only, so that the inserts below, which run
+-- it as regress_uninst_hostile in a session whose user is a superuser,
+-- cannot SET ROLE back to that user
+CREATE FUNCTION public.grab(x anyelement) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	tried text := '';
+BEGIN
+	IF current_setting('regress_uninst.armed', true) IS DISTINCT FROM 'on' THEN
+		RETURN true;
+	END IF;
+	BEGIN
+		EXECUTE 'ALTER ROLE regress_uninst_hostile SUPERUSER';
+		tried := tried || 'SUPERUSER granted; ';
+	EXCEPTION WHEN OTHERS THEN
+		tried := tried || 'ALTER ROLE: ' || SQLERRM || '; ';
+	END;
+	BEGIN
+		EXECUTE 'SET ROLE ' || quote_ident(session_user);
+		tried := tried || 'SET ROLE done; ';
+	EXCEPTION WHEN OTHERS THEN
+		tried := tried || 'SET ROLE: ' || SQLERRM || '; ';
+	END;
+	BEGIN
+		EXECUTE 'CREATE TEMP TABLE left_behind (x int)';
+		tried := tried || 'temporary table created';
+	EXCEPTION WHEN OTHERS THEN
+		tried := tried || 'CREATE TEMP TABLE: ' || SQLERRM;
+	END;
+	PERFORM pg_catalog.set_config('search_path', 'public, pg_catalog', false);
+	INSERT INTO public.seen SELECT current_user, rolsuper, x::text, tried
+	FROM pg_roles WHERE rolname = current_user;
+	RETURN true;
+END $$;
+-- a CHECK that adjlist_uninstall() rewrites and adds again (the cast goes)
+CREATE TABLE public.trap (k adjkey PRIMARY KEY, CHECK (public.grab(k::text)));
+-- a CHECK that uses none of adjlist's: the type change re-checks it
+CREATE TABLE public.trap2 (k adjkey PRIMARY KEY, CONSTRAINT k_ok CHECK (public.grab(k)));
+CREATE INDEX trap_x ON public.trap (k) WHERE k ^@ 'X';
+CREATE VIEW public.trap_v AS SELECT k FROM public.trap WHERE k ^@ 'X';
+INSERT INTO public.trap VALUES ('X1');
+INSERT INTO public.trap2 VALUES ('Y1');
+RESET ROLE;
+-- a superuser's partitioned table, one partition of which it gave away;
+-- a foreign key that a superuser added to the role's table
+CREATE TABLE parts (k adjkey, n int) PARTITION BY RANGE (n);
+CREATE TABLE parts_1 PARTITION OF parts FOR VALUES FROM (0) TO (10);
+ALTER TABLE parts_1 OWNER TO regress_uninst_hostile;
+CREATE TABLE targets (k adjkey PRIMARY KEY);
+INSERT INTO targets VALUES ('X1');
+ALTER TABLE public.trap ADD FOREIGN KEY (k) REFERENCES targets;
+SET regress_uninst.armed = on;
+SHOW search_path;
+-- refused, nothing changed: the partition would be changed as the
+-- superuser; the index and the view could not be created by their owner;
+-- nor the foreign key added
+SELECT * FROM adjlist_uninstall();
+ALTER TABLE parts_1 OWNER TO :"su";
+REVOKE CREATE ON SCHEMA public FROM regress_uninst_hostile;
+SELECT * FROM adjlist_uninstall();
+GRANT CREATE ON SCHEMA public TO regress_uninst_hostile;
+SELECT * FROM adjlist_uninstall();
+GRANT REFERENCES ON targets TO regress_uninst_hostile;
+SELECT pg_typeof(k) AS still_adjkey, (SELECT count(*) FROM public.seen) AS seen FROM public.trap;
+SELECT * FROM adjlist_uninstall() ORDER BY 1, 2;
+-- the role gained nothing, the caller's search_path is its own
+SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_uninst_hostile';
+SHOW search_path;
+SELECT to_regclass('pg_temp.left_behind') AS left_behind;
+SELECT * FROM public.seen ORDER BY checked;
+-- what was re-created is the owner's, as it was
+SELECT relname, relowner::regrole FROM pg_class
+WHERE relname IN ('trap', 'trap2', 'trap_x', 'trap_v') ORDER BY 1;
+SELECT pg_typeof(k), k FROM public.trap_v;
+DROP EXTENSION adjlist;
+RESET regress_uninst.armed;
+
 \c :regdb :su
 DROP DATABASE :"db_public";
 DROP DATABASE :"db_schema";
+DROP DATABASE :"db_hostile";
 DROP ROLE regress_uninst_reader;
+DROP ROLE regress_uninst_hostile;

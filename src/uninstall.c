@@ -27,9 +27,22 @@
  *		 whole transaction is undone with the list (a safety net: the plan
  *		 should have refused it).
  *
- * It runs as the caller, who must own every table and view it changes (a
- * superuser does).  An error at any step rolls everything back, and it can
- * be run again once the cause is fixed.
+ * The caller must own every table and view it changes (a superuser does),
+ * but each statement of steps 3 to 5 runs as the owner of the table or view
+ * it changes, the way core's REINDEX, CLUSTER and VACUUM run a table's index
+ * functions: re-adding a CHECK constraint, rewriting a table for a type
+ * change (which re-checks its constraints) or adding a foreign key again
+ * evaluates what the owner wrote -- functions of theirs, which must never run
+ * with a superuser's rights.  So each runs with the owner's rights alone,
+ * as a security-restricted operation (no SET ROLE, no temporary objects
+ * left for the caller to find), with search_path pinned to pg_catalog,
+ * pg_temp, and whatever settings it changed are rolled back after it.  The
+ * plan is made with the same search_path, so that every name the
+ * statements use that is not pg_catalog's is written with its schema, and
+ * checks first that each owner can run its statements.  An error at any
+ * step rolls everything back (the role and settings with it, as the
+ * transaction's abort restores them), and it can be run again once the
+ * cause is fixed.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +54,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
@@ -85,6 +99,29 @@ run(const char *sql)
 	error_context_stack = callback.previous;
 }
 
+/*
+ * sql as owner: adjlist_become() (the role, row security not forced on its
+ * own tables, search_path pinned), a security-restricted operation as core
+ * makes REINDEX one, and what the owner's code SET rolled back, not kept
+ * (core's AtEOXact_GUC(false) after REINDEX).  On error the transaction's
+ * or subtransaction's abort restores the role and the settings.
+ */
+static void
+run_as(Oid owner, const char *sql)
+{
+	AdjlistRoleSwitch role;
+	Oid			userid;
+	int			sec_context;
+
+	adjlist_become(owner, &role);
+	GetUserIdAndSecContext(&userid, &sec_context);
+	SetUserIdAndSecContext(userid, sec_context | SECURITY_RESTRICTED_OPERATION);
+	run(sql);
+	AtEOXact_GUC(false, role.guc_nest);
+	role.guc_nest = -1;			/* popped: adjlist_unbecome() only restores the role */
+	adjlist_unbecome(&role);
+}
+
 static void
 run_steps(ReturnSetInfo *rsinfo, List *steps)
 {
@@ -94,7 +131,7 @@ run_steps(ReturnSetInfo *rsinfo, List *steps)
 	{
 		UninstallStep *s = lfirst(lc);
 
-		run(s->sql);
+		run_as(s->owner, s->sql);
 		if (s->action != NULL)
 			put_row(rsinfo, s->action, s->object);
 	}
@@ -112,10 +149,15 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 	int			n;
 	ListCell   *lc;
 	List	   *left;
+	int			nest;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	/* the path the statements run with, for writing them */
+	nest = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 
 	/* everything worked out, and every refusal made, before any change */
 	plan = uninstall_plan();
@@ -139,8 +181,9 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 		char	   *qrel = adjlist_qualified_name(col->rel);
 		const char *type = col->array ? "pg_catalog.text[]" : "pg_catalog.text";
 
-		run(psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s",
-					 qrel, quote_identifier(col->name), type, quote_identifier(col->name), type));
+		run_as(col->owner, psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s",
+									qrel, quote_identifier(col->name), type,
+									quote_identifier(col->name), type));
 		put_row(rsinfo, col->array ? "adjkey[] column is now text[]" : "adjkey column is now text",
 				psprintf("%s.%s", qrel, quote_identifier(col->name)));
 	}
@@ -163,6 +206,7 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 				 errdetail("%s", detail.data),
 				 errhint("Nothing was changed. Drop or redefine these objects without adjlist's types, functions and operators, then call adjlist_uninstall() again.")));
 	}
+	AtEOXact_GUC(false, nest);
 	SPI_finish();
 	return (Datum) 0;
 }

@@ -33,9 +33,14 @@ extern bool uninstall_is_key_type(const UninstallTypes *types, Oid type);
  */
 extern Node *uninstall_rewrite(Node *node, const char **problem);
 
-/* One statement, and the row adjlist_uninstall() returns for it (if action). */
+/*
+ * One statement, the role it runs as (the owner of the table or view it
+ * changes: see uninstall.c), and the row adjlist_uninstall() returns for it
+ * (if action).
+ */
 typedef struct UninstallStep
 {
+	Oid			owner;
 	char	   *sql;
 	char	   *action;
 	char	   *object;
@@ -45,6 +50,7 @@ typedef struct UninstallStep
 typedef struct UninstallColumn
 {
 	Oid			rel;
+	Oid			owner;			/* the role ALTER TABLE runs as */
 	char	   *name;
 	bool		array;
 } UninstallColumn;
@@ -66,9 +72,14 @@ typedef struct UninstallPlan
  * Both run in the caller's SPI connection, and allocate in its memory.
  *
  * The plan; an error before anything is changed if the caller may not
- * change a table or view it must change, if a column is in a partition
- * key, or (2BP01, listing every one) if objects that depend on the
- * extension cannot be rewritten.
+ * change a table or view it must change, if the owner a statement runs as
+ * could not run it (a partition or inheritance child it recurses to is
+ * another role's, it lacks CREATE on the schema of a view or index it
+ * re-creates, or REFERENCES on the table a foreign key refers to), if a
+ * column is in a partition key, or (2BP01, listing every one) if objects
+ * that depend on the extension cannot be rewritten.  Run with search_path
+ * pinned to pg_catalog, pg_temp, as the statements are: every name in them
+ * that is not pg_catalog's is written with its schema.
  */
 extern UninstallPlan *uninstall_plan(void);
 

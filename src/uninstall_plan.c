@@ -30,6 +30,13 @@
  * complete.  The statements are written here, from the catalogs as they
  * are before the change, schema-qualified where a name is not visible.
  *
+ * Each statement runs as the owner of the table or view it changes
+ * (uninstall.c), so the plan also checks, before anything changes, that
+ * this owner can run it: that it has the privileges of the owner of every
+ * partition and inheritance child ALTER TABLE recurses into, CREATE on the
+ * schema of a view or partial index it re-creates, and REFERENCES on the
+ * columns a foreign key it adds again refers to.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -42,6 +49,8 @@
 #include "catalog/pg_attrdef.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_constraint.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_rewrite.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -49,6 +58,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "rewrite/rewriteHandler.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -66,6 +76,7 @@ typedef struct PlanIndex
 	Oid			oid;
 	int			depth;			/* partition ancestors: leaves are created first */
 	bool		has_parent;		/* dropped with its parent index */
+	Oid			owner;			/* its table's, who re-creates it */
 	char	   *qname;
 	char	   *create;
 } PlanIndex;
@@ -76,6 +87,7 @@ typedef struct PlanView
 	Oid			oid;
 	char	   *qname;
 	char	   *create;
+	Oid			owner;			/* who re-creates it */
 	bool		emitted;
 } PlanView;
 
@@ -173,10 +185,11 @@ refuse(UninstallState *ps, const char *what, const char *why)
 }
 
 static void
-step(List **steps, char *sql, char *action, char *object)
+step(List **steps, Oid owner, char *sql, char *action, char *object)
 {
 	UninstallStep *s = palloc(sizeof(UninstallStep));
 
+	s->owner = owner;
 	s->sql = sql;
 	s->action = action;
 	s->object = object;
@@ -229,6 +242,64 @@ require_owner(Oid rel, const char *what)
 						get_rel_relkind(rel) == RELKIND_VIEW ? "view" : "table",
 						get_rel_name(rel), what),
 				 errhint("Run adjlist_uninstall() as a superuser, or as a role that owns every table and view it changes.")));
+}
+
+/*
+ * The role the statements that change rel run as: its owner.  ALTER TABLE
+ * recurses into the partitions and inheritance children, asks that role to
+ * own each, and re-checks their constraints (functions of their owners') as
+ * that role: a member is refused, before anything changes, unless the two
+ * owners have each other's privileges (are the same role, most often), so
+ * that nobody's function runs with rights its owner does not have.
+ */
+static Oid
+statement_owner(Oid rel)
+{
+	Oid			owner = adjlist_rel_owner(rel);
+	List	   *members;
+	ListCell   *lc;
+
+	if (!has_subclass(rel))
+		return owner;
+	members = find_all_inheritors(rel, NoLock, NULL);
+	foreach(lc, members)
+	{
+		Oid			member = lfirst_oid(lc);
+		Oid			member_owner = adjlist_rel_owner(member);
+
+		if (!has_privs_of_role(owner, member_owner) || !has_privs_of_role(member_owner, owner))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s %s is owned by role \"%s\", and table %s by role \"%s\"",
+							get_rel_relispartition(member) ? "partition" : "inheritance child",
+							adjlist_qualified_name(member), GetUserNameFromId(member_owner, false),
+							adjlist_qualified_name(rel), GetUserNameFromId(owner, false)),
+					 errdetail("adjlist_uninstall() changes a table, with its partitions and inheritance children, as the table's owner, so that no function of an owner's runs with another role's rights."),
+					 errhint("Give the table and its partitions or children one owner (ALTER TABLE ... OWNER TO), then run adjlist_uninstall() again. Nothing was changed.")));
+	}
+	return owner;
+}
+
+/* CREATE on rel's schema, which re-creating a view or an index as owner needs */
+static void
+require_create(Oid rel, Oid owner, const char *what)
+{
+	Oid			nsp = get_rel_namespace(rel);
+	AclResult	acl;
+
+#if PG_VERSION_NUM >= 160000
+	acl = object_aclcheck(NamespaceRelationId, nsp, owner, ACL_CREATE);
+#else
+	acl = pg_namespace_aclcheck(nsp, owner, ACL_CREATE);
+#endif
+	if (acl != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("role \"%s\" may not create objects in schema %s, and adjlist_uninstall() re-creates its %s there as that role",
+						GetUserNameFromId(owner, false), quote_identifier(get_namespace_name(nsp)), what),
+				 errhint("GRANT CREATE ON SCHEMA %s TO %s (for the time of adjlist_uninstall()), then run it again. Nothing was changed.",
+						 quote_identifier(get_namespace_name(nsp)),
+						 quote_identifier(GetUserNameFromId(owner, false)))));
 }
 
 /*
@@ -305,6 +376,7 @@ plan_default(UninstallState *ps, Oid attrdef, char *ref, bool of_column)
 	char	   *col;
 	char	   *qrel;
 	char	   *sql;
+	Oid			owner;
 
 	if (row == NULL || rel_goes_away(ps, (rel = oid_value(row[0]))))
 		return;
@@ -331,10 +403,11 @@ plan_default(UninstallState *ps, Oid attrdef, char *ref, bool of_column)
 	sql = rewritten_sql(ps, rel, row[2], describe(AttrDefaultRelationId, attrdef, 0));
 	if (sql == NULL)
 		return;
-	step(&ps->plan->before, psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s DROP DEFAULT",
-									 qrel, quote_identifier(col)), NULL, NULL);
-	step(&ps->plan->after, psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s SET DEFAULT %s",
-									qrel, quote_identifier(col), sql),
+	owner = statement_owner(rel);
+	step(&ps->plan->before, owner, psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s DROP DEFAULT",
+											qrel, quote_identifier(col)), NULL, NULL);
+	step(&ps->plan->after, owner, psprintf("ALTER TABLE ONLY %s ALTER COLUMN %s SET DEFAULT %s",
+										   qrel, quote_identifier(col), sql),
 		 "re-created column default", psprintf("%s.%s DEFAULT %s", qrel, quote_identifier(col), sql));
 }
 
@@ -343,9 +416,14 @@ static void
 plan_constraint(UninstallState *ps, Oid con, char *ref)
 {
 	char	  **row = catalog_row("SELECT conrelid, contype, conname, coninhcount, conislocal,"
-								  " connoinherit, convalidated, conparentid, conbin"
-								  " FROM pg_catalog.pg_constraint WHERE oid OPERATOR(pg_catalog.=) $1", con, 9);
+								  " connoinherit, convalidated, conparentid, conbin, confrelid,"
+								  " (SELECT pg_catalog.bool_and(pg_catalog.has_column_privilege(c.relowner,"
+								  "  confrelid, a, 'REFERENCES')) FROM pg_catalog.unnest(confkey) a)"
+								  " FROM pg_catalog.pg_constraint LEFT JOIN pg_catalog.pg_class c"
+								  " ON c.oid OPERATOR(pg_catalog.=) conrelid"
+								  " WHERE pg_catalog.pg_constraint.oid OPERATOR(pg_catalog.=) $1", con, 11);
 	Oid			rel;
+	Oid			owner;
 	char	   *qrel;
 	char	   *sql;
 	char	   *drop;
@@ -363,8 +441,18 @@ plan_constraint(UninstallState *ps, Oid con, char *ref)
 	if (row[1][0] == 'f')
 	{
 		require_owner(rel, "add its foreign keys again");
-		step(&ps->plan->before, drop, NULL, NULL);
-		step(&ps->plan->after,
+		owner = statement_owner(rel);
+		if (row[10] == NULL || row[10][0] != 't')
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("role \"%s\", the owner of table %s, may not reference table %s, and adjlist_uninstall() adds foreign key %s again as that role",
+							GetUserNameFromId(owner, false), qrel,
+							adjlist_qualified_name(oid_value(row[9])), quote_identifier(row[2])),
+					 errhint("GRANT REFERENCES ON %s TO %s, then run adjlist_uninstall() again. Nothing was changed.",
+							 adjlist_qualified_name(oid_value(row[9])),
+							 quote_identifier(GetUserNameFromId(owner, false)))));
+		step(&ps->plan->before, owner, drop, NULL, NULL);
+		step(&ps->plan->after, owner,
 			 with_comment(pg_get_constraintdef_command(con), con, "pg_constraint",
 						  psprintf("CONSTRAINT %s ON %s", quote_identifier(row[2]), qrel)),
 			 "added foreign key again", psprintf("%s ON %s", quote_identifier(row[2]), qrel));
@@ -379,8 +467,9 @@ plan_constraint(UninstallState *ps, Oid con, char *ref)
 	sql = rewritten_sql(ps, rel, row[8], describe(ConstraintRelationId, con, 0));
 	if (sql == NULL)
 		return;
-	step(&ps->plan->before, drop, NULL, NULL);
-	step(&ps->plan->after,
+	owner = statement_owner(rel);
+	step(&ps->plan->before, owner, drop, NULL, NULL);
+	step(&ps->plan->after, owner,
 		 with_comment(psprintf("ALTER TABLE %s ADD CONSTRAINT %s CHECK (%s)%s%s",
 							   qrel, quote_identifier(row[2]), sql,
 							   row[5][0] == 't' ? " NO INHERIT" : "",
@@ -441,6 +530,8 @@ plan_index(UninstallState *ps, Oid idx)
 	require_owner(rel, "re-create its partial indexes");
 	pi = palloc0(sizeof(PlanIndex));
 	pi->oid = idx;
+	pi->owner = statement_owner(rel);
+	require_create(rel, pi->owner, psprintf("index %s", quote_identifier(get_rel_name(idx))));
 	pi->depth = get_rel_relispartition(idx) ? list_length(get_partition_ancestors(idx)) : 0;
 	pi->has_parent = pi->depth > 0;
 	pi->qname = adjlist_qualified_name(idx);
@@ -462,7 +553,7 @@ emit_indexes(UninstallState *ps)
 
 		maxdepth = Max(maxdepth, pi->depth);
 		if (!pi->has_parent)
-			step(&ps->plan->before, psprintf("DROP INDEX %s", pi->qname), NULL, NULL);
+			step(&ps->plan->before, pi->owner, psprintf("DROP INDEX %s", pi->qname), NULL, NULL);
 	}
 	for (int depth = maxdepth; depth >= 0; depth--)
 		foreach(lc, ps->plan_indexes)
@@ -470,7 +561,7 @@ emit_indexes(UninstallState *ps)
 			PlanIndex  *pi = lfirst(lc);
 
 			if (pi->depth == depth)
-				step(&ps->plan->after,
+				step(&ps->plan->after, pi->owner,
 					 with_comment(pi->create, pi->oid, "pg_class", psprintf("INDEX %s", pi->qname)),
 					 "re-created partial index", pi->create);
 		}
@@ -671,22 +762,21 @@ plan_dependents(UninstallState *ps)
 
 /*
  * What a view is besides its query, as statements to run after CREATE
- * VIEW: its owner, grants and comments.
+ * VIEW: its grants and comments (it is created by its owner), and its
+ * options.
  */
 #define VIEW_EXTRAS_SQL \
 	"SELECT pg_catalog.concat_ws(E';\\n'," \
-	" CASE WHEN c.relowner OPERATOR(pg_catalog.<>) $2 THEN pg_catalog.format('ALTER VIEW %s OWNER TO %I', $3," \
+	" CASE WHEN c.relacl IS NOT NULL THEN pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC, %I', $2," \
 	"  pg_catalog.pg_get_userbyid(c.relowner)) END," \
-	" CASE WHEN c.relacl IS NOT NULL THEN pg_catalog.format('REVOKE ALL ON %s FROM PUBLIC, %I', $3," \
-	"  pg_catalog.pg_get_userbyid(c.relowner)) END," \
-	" (SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s ON %s TO %s%s', a.privilege_type, $3," \
+	" (SELECT pg_catalog.string_agg(pg_catalog.format('GRANT %s ON %s TO %s%s', a.privilege_type, $2," \
 	"  CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0::pg_catalog.oid THEN 'PUBLIC'" \
 	"  ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END," \
 	"  CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), E';\\n')" \
 	"  FROM pg_catalog.aclexplode(c.relacl) a)," \
 	" (SELECT pg_catalog.string_agg(CASE WHEN d.objsubid OPERATOR(pg_catalog.=) 0" \
-	"  THEN pg_catalog.format('COMMENT ON VIEW %s IS %L', $3, d.description)" \
-	"  ELSE pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', $3, a.attname, d.description) END, E';\\n')" \
+	"  THEN pg_catalog.format('COMMENT ON VIEW %s IS %L', $2, d.description)" \
+	"  ELSE pg_catalog.format('COMMENT ON COLUMN %s.%I IS %L', $2, a.attname, d.description) END, E';\\n')" \
 	"  FROM pg_catalog.pg_description d LEFT JOIN pg_catalog.pg_attribute a" \
 	"  ON a.attrelid OPERATOR(pg_catalog.=) d.objoid AND a.attnum OPERATOR(pg_catalog.=) d.objsubid" \
 	"  WHERE d.objoid OPERATOR(pg_catalog.=) c.oid" \
@@ -784,8 +874,8 @@ plan_view(UninstallState *ps, Oid view)
 	const char *problem;
 	ListCell   *lc;
 	int			attno = 0;
-	Oid			argtypes[3] = {OIDOID, OIDOID, TEXTOID};
-	Datum		args[3];
+	Oid			argtypes[2] = {OIDOID, TEXTOID};
+	Datum		args[2];
 	char	   *extras;
 	char	   *options;
 	PlanView   *pv;
@@ -814,10 +904,11 @@ plan_view(UninstallState *ps, Oid view)
 	pv = palloc0(sizeof(PlanView));
 	pv->oid = view;
 	pv->qname = adjlist_qualified_name(view);
+	pv->owner = adjlist_rel_owner(view);
+	require_create(view, pv->owner, psprintf("view %s", quote_identifier(get_rel_name(view))));
 	args[0] = ObjectIdGetDatum(view);
-	args[1] = ObjectIdGetDatum(GetUserId());
-	args[2] = CStringGetTextDatum(pv->qname);
-	if (SPI_execute_with_args(VIEW_EXTRAS_SQL, 3, argtypes, args, NULL, true, 1) != SPI_OK_SELECT ||
+	args[1] = CStringGetTextDatum(pv->qname);
+	if (SPI_execute_with_args(VIEW_EXTRAS_SQL, 2, argtypes, args, NULL, true, 1) != SPI_OK_SELECT ||
 		SPI_processed != 1)
 		elog(ERROR, "could not read the definition of %s", what);
 	extras = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
@@ -878,13 +969,14 @@ emit_views(UninstallState *ps)
 	{
 		PlanView   *pv = lfirst(lc);
 
-		step(&ps->plan->after, pv->create, "re-created view", pv->qname);
+		step(&ps->plan->after, pv->owner, pv->create, "re-created view", pv->qname);
 	}
 	/* dropped in the reverse order, before everything else */
 	foreach(lc, order)
 	{
 		UninstallStep *s = palloc(sizeof(UninstallStep));
 
+		s->owner = ((PlanView *) lfirst(lc))->owner;
 		s->sql = psprintf("DROP VIEW %s", ((PlanView *) lfirst(lc))->qname);
 		s->action = NULL;
 		s->object = NULL;
@@ -947,6 +1039,7 @@ plan_columns(UninstallState *ps)
 					 errmsg("must be owner of table %s to change its column \"%s\"",
 							get_rel_name(rel), col->name),
 					 errhint("Run adjlist_uninstall() as a superuser, or as a role that owns every table with adjkey columns.")));
+		col->owner = statement_owner(rel);
 		ps->plan->columns = lappend(ps->plan->columns, col);
 	}
 }
