@@ -374,8 +374,13 @@ adjlist_become_pin_path(AdjlistRoleSwitch *save)
 void
 adjlist_unbecome(const AdjlistRoleSwitch *save)
 {
+	/*
+	 * Every setting changed since the pin is undone, search_path and any
+	 * other the owner's code (a predicate's function) SET: nothing it set
+	 * outlives the switch and reaches the caller, as after core's REINDEX.
+	 */
 	if (save->guc_nest >= 0)
-		AtEOXact_GUC(true, save->guc_nest);
+		AtEOXact_GUC(false, save->guc_nest);
 	SetUserIdAndSecContext(save->saved_userid, save->saved_sec_context);
 }
 
