@@ -165,6 +165,12 @@ SET enable_mergejoin = off;
 SET enable_material = off;
 SELECT plan_of($$SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('g', 'USER#0', 'FOLLOWS#', lim => 2) n$$);
 SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('g', 'USER#0', 'FOLLOWS#', lim => 2) n ORDER BY 1, 2;
+SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('gp', 'USER#0', 'FOLLOWS#', lim => 2) n ORDER BY 1, 2;
+-- rescanned after reading a part of the rows (a LIMIT that changes)
+SELECT plan_of($$SELECT i, (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT i) s) FROM generate_series(1, 3) i$$);
+SELECT i, (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT i) s) AS g,
+	   (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('gp', 'USER#0', 'FOLLOWS#') LIMIT i) s) AS gp
+FROM generate_series(1, 3) i;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;

@@ -93,7 +93,7 @@ typedef struct NeighborScanState
 	Size		bytes;			/* of the batch's rows */
 	int			nrows;
 	int			pos;
-	Datum	   *values;			/* MAX_BATCH rows of NCOLS */
+	Datum	   *values;			/* MAX_BATCH rows of NCOLS, or NULL */
 	bool	   *nulls;
 } NeighborScanState;
 
@@ -269,6 +269,12 @@ plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	TupleDesc	desc;
 	List	   *scan_tlist = NIL;
+	bool		reverse;
+	NeighborColumns cols;
+
+	if (!served_function(((FuncExpr *) fexpr)->funcid, &reverse, &cols))
+		elog(ERROR, "function %u is not a one-hop function of adjlist",
+			 ((FuncExpr *) fexpr)->funcid);
 
 	if (get_expr_result_type(fexpr, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != NCOLS)
 		elog(ERROR, "unexpected result type of a one-hop function");
@@ -288,7 +294,8 @@ plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_make1(copyObject(fexpr));
-	cscan->custom_private = NIL;
+	/* which function it is: the plan depends on the function's OID */
+	cscan->custom_private = list_make2_int(reverse, (int) cols);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &scan_methods;
@@ -308,8 +315,8 @@ create_neighbor_scan_state(CustomScan *cscan)
 	NodeSetTag(ns, T_CustomScanState);
 	ns->css.methods = &exec_methods;
 	ns->fexpr = linitial_node(FuncExpr, cscan->custom_exprs);
-	if (!served_function(ns->fexpr->funcid, &ns->reverse, &ns->cols))
-		elog(ERROR, "function %u is not a one-hop function of adjlist", ns->fexpr->funcid);
+	ns->reverse = linitial_int(cscan->custom_private) != 0;
+	ns->cols = (NeighborColumns) lsecond_int(cscan->custom_private);
 	return (Node *) ns;
 }
 
@@ -320,13 +327,7 @@ begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
 
 	ns->args = ExecInitExprList(ns->fexpr->args, &node->ss.ps);
 	ns->callcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan call",
-										ALLOCSET_DEFAULT_SIZES);
-	ns->workcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan batch",
-										ALLOCSET_DEFAULT_SIZES);
-	ns->rowscxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan rows",
-										ALLOCSET_DEFAULT_SIZES);
-	ns->values = palloc(sizeof(Datum) * NCOLS * MAX_BATCH);
-	ns->nulls = palloc(sizeof(bool) * NCOLS * MAX_BATCH);
+										ALLOCSET_SMALL_SIZES);
 }
 
 /*
@@ -396,6 +397,18 @@ next_batch(NeighborScanState *ns)
 
 	if (ns->empty || ns->call.done)
 		return false;
+	/* (the rows of the biggest batch, made when the call needs batches) */
+	if (ns->values == NULL)
+	{
+		MemoryContext q = ns->css.ss.ps.state->es_query_cxt;
+
+		ns->workcxt = AllocSetContextCreate(q, "adjlist neighbor scan batch",
+											ALLOCSET_DEFAULT_SIZES);
+		ns->rowscxt = AllocSetContextCreate(q, "adjlist neighbor scan rows",
+											ALLOCSET_DEFAULT_SIZES);
+		ns->values = MemoryContextAlloc(q, sizeof(Datum) * NCOLS * MAX_BATCH);
+		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * NCOLS * MAX_BATCH);
+	}
 	MemoryContextReset(ns->rowscxt);
 	ns->nrows = ns->pos = 0;
 	ns->bytes = 0;
@@ -488,7 +501,8 @@ rescan_neighbor_scan(CustomScanState *node)
 	ns->empty = false;
 	ns->streaming = false;
 	ns->nrows = ns->pos = 0;
-	MemoryContextReset(ns->rowscxt);
+	if (ns->rowscxt != NULL)
+		MemoryContextReset(ns->rowscxt);
 }
 
 static void
