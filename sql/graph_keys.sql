@@ -237,11 +237,16 @@ SELECT count(*) FROM neighbors('g', 'USER#1', 'FOLLOWS#');
 RESET ROLE;
 GRANT EXECUTE ON FUNCTION neighbors_keys(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb),
 	neighbors_nodes(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) TO PUBLIC;
--- a column privilege on data is asked as before, read or not
+-- a role that may read pk and sk, not data, reads the rows without data
+-- (core asks only for the columns a query names; degree() and traverse()
+-- answer the same role); a query that reads data is refused
 REVOKE SELECT ON g FROM regress_keys_reader;
 GRANT SELECT (pk, sk) ON g TO regress_keys_reader;
 SET ROLE regress_keys_reader;
 SELECT neighbor FROM neighbors('g', 'USER#1', 'FOLLOWS#');
+SELECT neighbor, sk FROM reverse_neighbors('g', 'USER#1', 'FOLLOWS#');
+SELECT neighbor, data FROM neighbors('g', 'USER#1', 'FOLLOWS#');
+SELECT * FROM neighbors_keys('g', 'USER#1', 'FOLLOWS#', edge_filter => '{"k": true}');
 RESET ROLE;
 
 -- The original a twin takes its privileges from is found once per backend

@@ -115,6 +115,7 @@ _PG_init(void)
 							-1, -1, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
+	graph_neighbor_scan_init();
 	MarkGUCPrefixReserved("adjlist");
 
 	adjlist_catalog_init();

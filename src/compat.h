@@ -67,6 +67,13 @@
 	EvalPlanQualInit((epqstate), (estate), NULL, NIL, -1)
 #endif
 
+/* EXPLAIN's property functions moved to their own header in 18. */
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#else
+#include "commands/explain.h"
+#endif
+
 /* index_beginscan() gained an instrumentation argument in 18. */
 static inline IndexScanDesc
 adjlist_index_beginscan(Relation heap, Relation index, Snapshot snapshot,

@@ -5,8 +5,10 @@
  *	  graph_meta.c (what a table looks like), graph_reader.c and
  *	  graph_scan_*.c (the edge scan), graph_query.c (one-hop functions),
  *	  graph_traverse.c (multi-hop functions), graph_weighted.c
- *	  (weighted shortest paths) and graph_columns.c (keys-only twins of
- *	  the one-hop functions, chosen by the planner).
+ *	  (weighted shortest paths), graph_columns.c (keys-only twins of
+ *	  the one-hop functions, chosen by the planner) and
+ *	  graph_neighbor_scan.c (the planner's streaming scan of a one-hop
+ *	  call in FROM).
  *
  *-------------------------------------------------------------------------
  */
@@ -140,6 +142,12 @@ typedef struct GraphReader GraphReader;
 
 extern int	adjlist_max_memory;
 extern GraphReader *graph_reader_begin(GraphTable *g);
+
+typedef struct GraphStream GraphStream;
+
+extern GraphStream *graph_stream_begin(GraphTable *g, const GraphScan *req);
+extern bool graph_stream_next(GraphStream *s, GraphEdge *edge);
+extern void graph_stream_end(GraphStream *s);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_any_order(GraphReader *r);
@@ -258,6 +266,51 @@ extern void graph_expand(GraphReader *rd, const EdgeConvention *conv, Direction 
 						 const char *node, int nodelen, NeighborCallback cb, void *arg);
 extern GraphTable *graph_open(Oid relid, Direction dir, bool want_data);
 extern ArrayType *graph_path_array(GraphTable *g, NodeSet *set, GNode *node);
+
+/* graph_query.c: a call of a one-hop function, read in batches or at once */
+typedef enum NeighborColumns
+{
+	COLUMNS_ALL,				/* neighbors(), reverse_neighbors() */
+	COLUMNS_KEYS,				/* the keys-only twins: data NULL */
+	COLUMNS_NODE				/* the node-only twins: only neighbor */
+} NeighborColumns;
+
+typedef struct NeighborCall
+{
+	Oid			relid;
+	NeighborColumns cols;
+	EdgeConvention conv;
+	GraphScan	req;			/* req.after and req.limit change per batch */
+	int64		limit;			/* the call's (0: none) */
+	int64		handed;			/* edges the batches counted so far */
+	bool		done;			/* no batch left */
+	GraphTable *g;				/* from neighbor_call_begin to the first batch */
+	char	   *resume;			/* the scan key of the last edge read */
+	int			resumelen;
+	struct varlena *nbkey;		/* a row's neighbor key */
+	char	   *tbuf;			/* target_prefix + rest, for each row */
+	MemoryContext rowcxt;		/* keys the scan gave as bytes only */
+	MemoryContext cxt;			/* the call's, outliving its batches */
+	struct GraphStream *stream; /* reading one edge at a time, or NULL */
+} NeighborCall;
+
+/*
+ * Takes a row (neighbor, pk, sk, data), valid only during the call; false
+ * when no more rows fit in this batch.
+ */
+typedef bool (*NeighborPut) (void *arg, Datum *values, bool *nulls);
+
+extern bool neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
+								NeighborCall *call);
+extern void neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *arg);
+extern bool neighbor_call_stream(NeighborCall *call);
+extern bool neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg);
+extern void neighbor_call_end(NeighborCall *call);
+extern bool neighbor_function_kind(PGFunction fn, bool *reverse, NeighborColumns *cols);
+
+/* graph_neighbor_scan.c: the custom scan of a one-hop call in FROM */
+extern bool adjlist_enable_neighbor_scan;
+extern void graph_neighbor_scan_init(void);
 
 /* graph_columns.c: keys-only twins of neighbors() and reverse_neighbors() */
 struct SupportRequestSimplify;

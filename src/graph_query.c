@@ -6,10 +6,13 @@
  *
  * Each is a thin wrapper around graph_scan() (graph_reader.c), which reads
  * one node's edges in key order from the base table (out-edges) or through
- * its inverted index (in-edges).  Results are materialized into the
- * function's tuplestore; a per-row memory context keeps a hub with millions
- * of edges from growing the call's memory by more than the tuplestore
- * itself (which spills to disk past work_mem).
+ * its inverted index (in-edges).  A call of neighbors() or
+ * reverse_neighbors() begins (neighbor_call_begin) and is then read at
+ * once into the function's tuplestore, or, for the planner's custom scan
+ * (graph_neighbor_scan.c), one edge at a time or in batches.  A row's keys
+ * that the scan gave as bytes only are formed in a memory context of
+ * their own, kept until the next such row, so that a hub with millions of
+ * edges does not grow the call's memory.
  *
  * neighbors_keys and reverse_neighbors_keys, which the planner puts in
  * place of a call whose data column the query does not read
@@ -51,64 +54,64 @@ PG_FUNCTION_INFO_V1(adjlist_reverse_neighbors_nodes);
 PG_FUNCTION_INFO_V1(adjlist_degree);
 PG_FUNCTION_INFO_V1(adjlist_has_edge);
 
-/* The columns of a one-hop call's rows that are filled (the rest NULL). */
-typedef enum NeighborColumns
-{
-	COLUMNS_ALL,				/* neighbors(), reverse_neighbors() */
-	COLUMNS_KEYS,				/* the keys-only twins: data NULL */
-	COLUMNS_NODE				/* the node-only twins: only neighbor */
-} NeighborColumns;
-
 typedef struct EmitState
 {
-	Tuplestorestate *ts;
-	TupleDesc	desc;
-	const EdgeConvention *conv;
-	bool		reverse;
-	bool		with_data;		/* false: data is NULL (a keys-only twin) */
-	bool		with_keys;		/* false: pk and sk are NULL (a node-only twin) */
-	struct varlena *nbkey;		/* the neighbor's key, rebuilt for each row */
-	char	   *tbuf;			/* target_prefix + rest, for each row */
-	MemoryContext rowcxt;		/* keys the scan gave as bytes only */
+	NeighborCall *call;
+	NeighborPut put;
+	void	   *arg;
+	bool		resumable;		/* remember each edge's scan key (batches) */
+	bool		stopped;		/* put said the batch is full */
+	bool		emitted;		/* put was called */
 } EmitState;
 
 /*
  * A key datum of bytes: the scan's own datum when the bytes are its, else
- * the row's neighbor key buffer (the tuplestore copies the row).
+ * the row's neighbor key buffer (the consumer copies the row).
  */
 static Datum
-neighbor_datum(EmitState *st, const GraphEdge *edge, const char *nb, int nblen)
+neighbor_datum(NeighborCall *call, const GraphEdge *edge, const char *nb, int nblen)
 {
 	if (nb == edge->pk && nblen == edge->pklen && edge->pkdatum)
 		return edge->pkdatum;
 	if (nb == edge->sk && nblen == edge->sklen && edge->skdatum)
 		return edge->skdatum;
-	SET_VARSIZE(st->nbkey, VARHDRSZ + nblen);
-	memcpy(VARDATA(st->nbkey), nb, nblen);
-	return PointerGetDatum(st->nbkey);
+	SET_VARSIZE(call->nbkey, VARHDRSZ + nblen);
+	memcpy(VARDATA(call->nbkey), nb, nblen);
+	return PointerGetDatum(call->nbkey);
 }
 
 static bool
 emit_edge(void *arg, const GraphEdge *edge)
 {
 	EmitState  *st = (EmitState *) arg;
+	NeighborCall *call = st->call;
 	Datum		values[4];
 	bool		nulls[4] = {false, false, false, false};
 	const char *nb;
 	int			nblen;
 	bool		own_keys = edge->pkdatum && edge->skdatum;
-	MemoryContext old = NULL;
+	MemoryContext old;
 
-	if (!graph_edge_neighbor(st->conv, st->reverse, edge, &nb, &nblen, &st->tbuf))
+	if (st->resumable)
+	{
+		/* the next batch starts after this edge: its sk, or its source */
+		const char *k = call->req.reverse ? edge->pk : edge->sk;
+		int			klen = call->req.reverse ? edge->pklen : edge->sklen;
+
+		memcpy(call->resume, k, klen);
+		call->resumelen = klen;
+	}
+	if (!graph_edge_neighbor(&call->conv, call->req.reverse, edge, &nb, &nblen, &call->tbuf))
 		return true;
 	/* (a neighbor has at most ADJKEY_MAX_BYTES: graph_edge_neighbor) */
-	values[0] = neighbor_datum(st, edge, nb, nblen);
-	if (!st->with_keys)
+	values[0] = neighbor_datum(call, edge, nb, nblen);
+	if (call->cols == COLUMNS_NODE)
 	{
 		values[1] = values[2] = values[3] = (Datum) 0;
 		nulls[1] = nulls[2] = nulls[3] = true;
-		tuplestore_putvalues(st->ts, st->desc, values, nulls);
-		return true;
+		st->emitted = true;
+		st->stopped = !st->put(st->arg, values, nulls);
+		return !st->stopped;
 	}
 	if (own_keys)
 	{
@@ -117,21 +120,20 @@ emit_edge(void *arg, const GraphEdge *edge)
 	}
 	else
 	{
-		old = MemoryContextSwitchTo(st->rowcxt);
+		/* (kept until the next such row: put may keep pointers to them) */
+		MemoryContextReset(call->rowcxt);
+		old = MemoryContextSwitchTo(call->rowcxt);
 		values[1] = edge->pkdatum ? edge->pkdatum :
 			PointerGetDatum(adjkey_from_utf8(edge->pk, edge->pklen));
 		values[2] = edge->skdatum ? edge->skdatum :
 			PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
-	}
-	values[3] = st->with_data ? edge->data : (Datum) 0;
-	nulls[3] = !st->with_data || edge->data_isnull;
-	tuplestore_putvalues(st->ts, st->desc, values, nulls);
-	if (!own_keys)
-	{
 		MemoryContextSwitchTo(old);
-		MemoryContextReset(st->rowcxt);
 	}
-	return true;
+	values[3] = call->cols == COLUMNS_ALL ? edge->data : (Datum) 0;
+	nulls[3] = call->cols != COLUMNS_ALL || edge->data_isnull;
+	st->emitted = true;
+	st->stopped = !st->put(st->arg, values, nulls);
+	return !st->stopped;
 }
 
 /*
@@ -183,77 +185,197 @@ neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
 }
 
 /*
- * neighbors(tbl, node, edge_prefix, lim, after, backward, target_prefix,
- *			 sk_is_target, edge_filter, exclusive_start_key) and
- * reverse_neighbors(...): the same arguments.  For the twins
- * (graph_columns.c) the data column is NULL (and with COLUMNS_NODE pk and
- * sk as well) and the scan reads the index only, unless an edge_filter
- * needs the data.  The privileges asked are the same either way.
+ * Begin a call of neighbors(tbl, node, edge_prefix, lim, after, backward,
+ * target_prefix, sk_is_target, edge_filter, exclusive_start_key),
+ * reverse_neighbors(...) or a twin: read the arguments, check the
+ * privileges and the start key.  A twin runs with its original's EXECUTE
+ * privilege, and asks SELECT on data only when its rows carry it (as core
+ * asks only for the columns a query names).  False when
+ * the call returns no row (a NULL table, node or edge prefix); else the
+ * caller runs the batches, and the first one finds SPI connected and the
+ * table's metadata at hand.  Allocates in the current context, which must
+ * outlive the call.  For the twins (graph_columns.c) the data column is
+ * NULL (and with COLUMNS_NODE pk and sk as well) and the scan reads the
+ * index only, unless an edge_filter needs the data.
  */
-static Datum
-neighbors_common(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols)
+bool
+neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
+					NeighborCall *call)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	EdgeConvention conv;
-	GraphScan	req;
-	GraphTable *g;
-	EmitState	st;
 	struct varlena *node;
 	struct varlena *after = NULL;
 	/* (a catalog of 0.1 or 0.2, not updated yet, passes fewer arguments) */
 	bool		has_esk = PG_NARGS() > 9 && !PG_ARGISNULL(9);
 
-	/* the row type the executor has, not built from pg_proc per call */
-	InitMaterializedSRF(fcinfo, rsinfo_has_expected_desc(fcinfo) ? MAT_SRF_USE_EXPECTED_DESC : 0);
+	memset(call, 0, sizeof(*call));
+	if (cols != COLUMNS_ALL)
+		graph_columns_check_twin(fcinfo);
 	if (!PG_ARGISNULL(4) && has_esk)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("after and exclusive_start_key cannot both be given"),
 				 errhint("after is an alias of exclusive_start_key: pass the key of the last row.")));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		return (Datum) 0;
+		return false;
 
 	node = PG_GETARG_ADJKEY_PP(1);
-	graph_convention_from_args(&conv, PG_GETARG_TEXT_PP(2),
+	graph_convention_from_args(&call->conv, PG_GETARG_TEXT_PP(2),
 							   PG_ARGISNULL(6) ? NULL : PG_GETARG_TEXT_PP(6),
 							   PG_ARGISNULL(7) ? false : PG_GETARG_BOOL(7));
-	conv.filter = graph_filter_arg(fcinfo, 8);
+	call->conv.filter = graph_filter_arg(fcinfo, 8);
 	if (!PG_ARGISNULL(4))
 		after = PG_GETARG_ADJKEY_PP(4);
 
-	memset(&req, 0, sizeof(req));
-	req.reverse = reverse;
-	req.node = ADJKEY_DATA(node);
-	req.nodelen = ADJKEY_LEN(node);
-	req.conv = &conv;
-	req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
-	req.limit = graph_limit_arg(fcinfo, 3);
-	req.want_data = cols == COLUMNS_ALL;
+	call->relid = PG_GETARG_OID(0);
+	call->cols = cols;
+	call->req.reverse = reverse;
+	call->req.node = ADJKEY_DATA(node);
+	call->req.nodelen = ADJKEY_LEN(node);
+	call->req.conv = &call->conv;
+	call->req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
+	call->limit = graph_limit_arg(fcinfo, 3);
+	call->req.want_data = cols == COLUMNS_ALL;
+	/* (before SPI_connect: they outlive the first batch's SPI context) */
+	call->nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
+	call->resume = palloc(ADJKEY_MAX_BYTES);
+	call->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
+										 ALLOCSET_SMALL_SIZES);
+	call->cxt = CurrentMemoryContext;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	g = graph_table_get(PG_GETARG_OID(0), reverse);
-	graph_check_select(g, true);
-	if (conv.filter != NULL)
-		graph_check_data(g, reverse ? "reverse_neighbors() with an edge_filter"
+	call->g = graph_table_get(call->relid, reverse);
+	graph_check_select(call->g, cols == COLUMNS_ALL);
+	if (call->conv.filter != NULL)
+		graph_check_data(call->g, reverse ? "reverse_neighbors() with an edge_filter"
 						 : "neighbors() with an edge_filter");
 	if (has_esk)
-		after = neighbors_start_key(g, &req, PG_GETARG_JSONB_P(9));
-	req.after = after ? ADJKEY_DATA(after) : NULL;
-	req.afterlen = after ? ADJKEY_LEN(after) : 0;
+		after = neighbors_start_key(call->g, &call->req, PG_GETARG_JSONB_P(9));
+	/* (the start key may be in SPI's memory, gone with the connection) */
+	if (after != NULL)
+	{
+		call->resumelen = ADJKEY_LEN(after);
+		memcpy(call->resume, ADJKEY_DATA(after), call->resumelen);
+		call->req.after = call->resume;
+		call->req.afterlen = call->resumelen;
+	}
+	return true;
+}
 
-	st.ts = rsinfo->setResult;
-	st.desc = rsinfo->setDesc;
-	st.conv = &conv;
-	st.reverse = reverse;
-	st.with_data = cols == COLUMNS_ALL;
-	st.with_keys = cols != COLUMNS_NODE;
-	st.nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
-	st.tbuf = NULL;
-	st.rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
-									  ALLOCSET_SMALL_SIZES);
-	graph_scan(g, &req, emit_edge, &st);
+/*
+ * Hand the call's next rows to put: all of them (max_edges 0), or those of
+ * the next max_edges edges, or fewer when put says the batch is full; the
+ * next batch resumes after the last edge read (keyset pagination, in the
+ * same snapshot: what the batches read is what one scan would have).  Sets
+ * call->done after the last batch.
+ */
+void
+neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *arg)
+{
+	EmitState	st;
+	int64		left = call->limit > 0 ? call->limit - call->handed : 0;
+	int64		n;
+
+	Assert(!call->done);
+	call->req.limit = left;
+	if (max_edges > 0 && (left == 0 || left > max_edges))
+		call->req.limit = max_edges;
+	st.call = call;
+	st.put = put;
+	st.arg = arg;
+	st.resumable = max_edges > 0;
+	st.stopped = false;
+	st.emitted = false;
+	if (call->g == NULL)
+	{
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		call->g = graph_table_get(call->relid, call->req.reverse);
+	}
+	n = graph_scan(call->g, &call->req, emit_edge, &st);
 	SPI_finish();
+	call->g = NULL;
+	call->handed += n;
+	if (!st.stopped &&
+		(call->req.limit == 0 || n < call->req.limit || call->req.limit == left))
+		call->done = true;
+	else
+	{
+		call->req.after = call->resume;
+		call->req.afterlen = call->resumelen;
+	}
+}
+
+/*
+ * Read the call one edge at a time, after neighbor_call_begin() and
+ * instead of batches, where the direct path reads it (graph_stream_begin):
+ * false where it does not.  Ends the SPI connection neighbor_call_begin()
+ * left; the stream lives in the call's memory, until neighbor_call_end().
+ */
+bool
+neighbor_call_stream(NeighborCall *call)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(call->cxt);
+
+	call->req.limit = call->limit;
+	call->stream = graph_stream_begin(call->g, &call->req);
+	MemoryContextSwitchTo(oldcxt);
+	SPI_finish();
+	call->g = NULL;
+	return call->stream != NULL;
+}
+
+/* The stream's next row to put; false after the last. */
+bool
+neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg)
+{
+	EmitState	st;
+	GraphEdge	edge;
+	MemoryContext oldcxt = MemoryContextSwitchTo(call->cxt);
+
+	st.call = call;
+	st.put = put;
+	st.arg = arg;
+	st.resumable = false;
+	st.stopped = false;
+	st.emitted = false;
+	while (!st.emitted && graph_stream_next(call->stream, &edge))
+		(void) emit_edge(&st, &edge);
+	MemoryContextSwitchTo(oldcxt);
+	if (!st.emitted)
+		call->done = true;
+	return st.emitted;
+}
+
+/* Close the stream: its scan, its relations (locked to the end of the transaction). */
+void
+neighbor_call_end(NeighborCall *call)
+{
+	if (call->stream != NULL)
+		graph_stream_end(call->stream);
+	call->stream = NULL;
+}
+
+/* The set-returning functions' rows go to their tuplestore. */
+static bool
+put_tuplestore(void *arg, Datum *values, bool *nulls)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) arg;
+
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return true;
+}
+
+static Datum
+neighbors_common(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	NeighborCall call;
+
+	/* the row type the executor has, not built from pg_proc per call */
+	InitMaterializedSRF(fcinfo, rsinfo_has_expected_desc(fcinfo) ? MAT_SRF_USE_EXPECTED_DESC : 0);
+	if (neighbor_call_begin(fcinfo, reverse, cols, &call))
+		neighbor_call_batch(&call, 0, put_tuplestore, rsinfo);
 	return (Datum) 0;
 }
 
@@ -273,15 +395,44 @@ adjlist_reverse_neighbors(PG_FUNCTION_ARGS)
 Datum
 adjlist_neighbors_keys(PG_FUNCTION_ARGS)
 {
-	graph_columns_check_twin(fcinfo);
 	return neighbors_common(fcinfo, false, COLUMNS_KEYS);
 }
 
 Datum
 adjlist_reverse_neighbors_keys(PG_FUNCTION_ARGS)
 {
-	graph_columns_check_twin(fcinfo);
 	return neighbors_common(fcinfo, true, COLUMNS_KEYS);
+}
+
+/*
+ * Which one-hop function fn is (graph_neighbor_scan.c reads its calls):
+ * false if none.
+ */
+bool
+neighbor_function_kind(PGFunction fn, bool *reverse, NeighborColumns *cols)
+{
+	static const struct
+	{
+		PGFunction	fn;
+		bool		reverse;
+		NeighborColumns cols;
+	}			kinds[] = {
+		{adjlist_neighbors, false, COLUMNS_ALL},
+		{adjlist_reverse_neighbors, true, COLUMNS_ALL},
+		{adjlist_neighbors_keys, false, COLUMNS_KEYS},
+		{adjlist_reverse_neighbors_keys, true, COLUMNS_KEYS},
+		{adjlist_neighbors_nodes, false, COLUMNS_NODE},
+		{adjlist_reverse_neighbors_nodes, true, COLUMNS_NODE},
+	};
+
+	for (int i = 0; i < (int) lengthof(kinds); i++)
+		if (kinds[i].fn == fn)
+		{
+			*reverse = kinds[i].reverse;
+			*cols = kinds[i].cols;
+			return true;
+		}
+	return false;
 }
 
 /*
@@ -291,14 +442,12 @@ adjlist_reverse_neighbors_keys(PG_FUNCTION_ARGS)
 Datum
 adjlist_neighbors_nodes(PG_FUNCTION_ARGS)
 {
-	graph_columns_check_twin(fcinfo);
 	return neighbors_common(fcinfo, false, COLUMNS_NODE);
 }
 
 Datum
 adjlist_reverse_neighbors_nodes(PG_FUNCTION_ARGS)
 {
-	graph_columns_check_twin(fcinfo);
 	return neighbors_common(fcinfo, true, COLUMNS_NODE);
 }
 

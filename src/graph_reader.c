@@ -318,6 +318,61 @@ graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, vo
 }
 
 /*
+ * One node's edges read one edge at a time (graph_neighbor_scan.c), where
+ * the direct path reads them: NULL where only graph_scan() can.  The
+ * stream reads with a copy of the table's metadata, which an invalidation
+ * between two edges may free; its relations stay open until
+ * graph_stream_end().  Allocates in the current context, which must
+ * outlive the stream.
+ */
+struct GraphStream
+{
+	GraphReader *r;
+	DirectStream *ds;
+};
+
+GraphStream *
+graph_stream_begin(GraphTable *g, const GraphScan *req)
+{
+	GraphTable *copy = palloc(sizeof(GraphTable));
+	GraphReader *r;
+	GraphStream *s;
+	const char *part;
+	int			partlen;
+
+	*copy = *g;
+	r = graph_reader_begin(copy);
+	part = graph_scan_partition(req, &partlen);
+	if (part == NULL || !use_direct(r, req))
+	{
+		graph_reader_end(r);
+		return NULL;
+	}
+	s = palloc(sizeof(GraphStream));
+	s->r = r;
+	s->ds = direct_stream_begin(r->direct, req, part, partlen);
+	if (s->ds == NULL)
+	{
+		graph_reader_end(r);
+		return NULL;
+	}
+	return s;
+}
+
+bool
+graph_stream_next(GraphStream *s, GraphEdge *edge)
+{
+	return direct_stream_next(s->ds, edge);
+}
+
+void
+graph_stream_end(GraphStream *s)
+{
+	direct_stream_end(s->ds);
+	graph_reader_end(s->r);
+}
+
+/*
  * Read the edges of one node, for a search that expands one node at a time
  * (weighted paths): what the scan allocates is freed before returning, so
  * the callback must keep what it needs in memory of its own.

@@ -17,6 +17,12 @@ typedef struct DirectReader DirectReader;
 extern DirectReader *direct_reader_create(GraphTable *g, MemoryContext cxt);
 extern int64 direct_scan(DirectReader *r, const GraphScan *req, const char *part,
 						 int partlen, GraphEdgeCallback cb, void *arg);
+typedef struct DirectStream DirectStream;
+
+extern DirectStream *direct_stream_begin(DirectReader *r, const GraphScan *req,
+										 const char *part, int partlen);
+extern bool direct_stream_next(DirectStream *s, GraphEdge *edge);
+extern void direct_stream_end(DirectStream *s);
 extern bool direct_level_pass(DirectReader *r, const GraphScan *tmpl, int n);
 extern int64 direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts,
 							   const int *lens, const int *origins, int n,

@@ -590,102 +590,222 @@ direct_scan_sharded(DirectReader *r, const GraphScan *req, const char *part, int
 	return n;
 }
 
-int64
-direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen,
-			GraphEdgeCallback cb, void *arg)
+/*
+ * How one node's edges are read: the relation and btree, whether
+ * index-only, the data column, the scan keys after the partition's (which
+ * keys[0] takes, set per scan).
+ */
+typedef struct ScanShape
+{
+	Oid			relid;
+	Oid			indexid;
+	AttrNumber	data_att;
+	bool		index_only;
+	bool		from_base;		/* the data from the base rows */
+	int			nshards;
+	ScanDirection dir;
+	const char *endprefix;
+	int			endprefixlen;
+	ScanKeyData keys[4];
+	int			nkeys;
+} ScanShape;
+
+static void
+scan_shape(DirectReader *r, const GraphScan *req, ScanShape *sh)
 {
 	GraphTable *g = r->g;
 	bool		reverse = req->reverse;
-	Oid			relid = reverse ? g->inv_rel : g->baserel;
-	Oid			indexid = reverse ? g->inv_keyindex : g->base_keyindex;
-	AttrNumber	data_att = 0;
 	const char *prefix = reverse ? NULL : req->conv->edge_prefix;
 	int			plen = reverse ? 0 : req->conv->eplen;
-	int			nshards = reverse ? g->inv_shards : 0;
-	ScanKeyData keys[4];
-	int			nkeys = 1;
-	ScanDirection dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
-	bool		index_only;
-	bool		from_base = false;
-	int64		n = 0;
-	GraphEdge	edge;
-	Datum		partd;
-	Datum		sortd;
-	MemoryContext callercxt;
-	const char *endprefix = NULL;
 
+	sh->relid = reverse ? g->inv_rel : g->baserel;
+	sh->indexid = reverse ? g->inv_keyindex : g->base_keyindex;
+	sh->nshards = reverse ? g->inv_shards : 0;
+	sh->dir = req->backward ? BackwardScanDirection : ForwardScanDirection;
+	sh->data_att = 0;
 	if (req->want_data || req->need_data || req->conv->filter != NULL)
-		data_att = reverse ? g->inv_data : g->base_data;
+		sh->data_att = reverse ? g->inv_data : g->base_data;
 	/* in-edges whose data the index does not have: the base rows' */
-	if (reverse && data_att == 0 && (req->need_data || req->conv->filter != NULL))
-		from_base = true;
-	index_only = (data_att == 0);
+	sh->from_base = reverse && sh->data_att == 0 &&
+		(req->need_data || req->conv->filter != NULL);
+	sh->index_only = (sh->data_att == 0);
+	sh->endprefix = NULL;
+	sh->endprefixlen = plen;
+	sh->nkeys = 1;
 
 	/*
-	 * keys[0], the partition, is set per scan below.  The edge prefix: sk
-	 * >= prefix positions a forward scan, and an index-only one ends in C
-	 * at the first key without the prefix (in_end_prefix); otherwise sk <
-	 * the prefix's successor ends it (and positions a backward scan).
+	 * The edge prefix: sk >= prefix positions a forward scan, and an
+	 * index-only one ends in C at the first key without the prefix
+	 * (tuple_verdict); otherwise sk < the prefix's successor ends it (and
+	 * positions a backward scan).
 	 */
 	if (plen > 0)
 	{
-		ScanKeyInit(&keys[nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
+		ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
 					key_datum(prefix, plen));
-		if (index_only && nshards == 0 && ScanDirectionIsForward(dir))
-			endprefix = prefix;
+		if (sh->index_only && sh->nshards == 0 && ScanDirectionIsForward(sh->dir))
+			sh->endprefix = prefix;
 		else
 		{
 			char	   *succ = palloc(plen + 4);
 			int			slen = adjkey_prefix_successor(prefix, plen, succ);
 
 			if (slen >= 0)
-				ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+				ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
 							key_datum(succ, slen));
 		}
 	}
 	if (req->after != NULL)
 	{
 		if (req->backward)
-			ScanKeyInit(&keys[nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+			ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
 						key_datum(req->after, req->afterlen));
 		else
-			ScanKeyInit(&keys[nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
+			ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
 						key_datum(req->after, req->afterlen));
 	}
+}
 
-	if (nshards == 0)
+/*
+ * Position the scan of a partition that is not write-sharded at its first
+ * edge.  The index AM allocates during a scan (btree's list of killed
+ * items, for one) and frees at the next rescan: it must work in the
+ * reader's context, which outlives the caller's per-expansion one.
+ */
+static DirectScan *
+scan_open(DirectReader *r, const GraphScan *req, ScanShape *sh, const char *part, int partlen)
+{
+	DirectScan *ds = &r->dirs[req->reverse ? 1 : 0];
+	MemoryContext oldcxt;
+
+	ScanKeyInit(&sh->keys[0], 1, BTEqualStrategyNumber, r->g->eq_proc,
+				key_datum(part, partlen));
+	direct_scan_prepare(r, ds, sh->relid, sh->indexid, sh->nkeys, sh->index_only,
+						sh->data_att);
+	ds->endprefix = sh->endprefix;
+	ds->endprefixlen = sh->endprefixlen;
+	oldcxt = MemoryContextSwitchTo(r->cxt);
+	index_rescan(ds->scan, sh->keys, sh->nkeys, NULL, 0);
+	MemoryContextSwitchTo(oldcxt);
+	return ds;
+}
+
+/* Let go of the buffers a scan of one partition pins between its rows. */
+static void
+scan_release(DirectReader *r, DirectScan *ds)
+{
+	ExecClearTuple(ds->slot);
+	if (r->dirs[2].slot != NULL)
+		ExecClearTuple(r->dirs[2].slot);
+}
+
+int64
+direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen,
+			GraphEdgeCallback cb, void *arg)
+{
+	ScanShape	sh;
+	DirectScan *ds;
+	int64		n = 0;
+	GraphEdge	edge;
+	Datum		partd;
+	Datum		sortd;
+	MemoryContext callercxt;
+
+	scan_shape(r, req, &sh);
+	if (sh.nshards > 0)
+		return direct_scan_sharded(r, req, part, partlen, sh.relid, sh.indexid,
+								   sh.index_only, sh.data_att, sh.from_base, cb, arg);
+	ds = scan_open(r, req, &sh, part, partlen);
+	/* only the callback runs in the caller's context */
+	callercxt = MemoryContextSwitchTo(r->cxt);
+	while (direct_scan_next(r->g, ds, req->reverse, sh.dir, &partd, &sortd,
+							&edge.data, &edge.data_isnull))
 	{
-		DirectScan *ds = &r->dirs[reverse ? 1 : 0];
-
-		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc,
-					key_datum(part, partlen));
-		direct_scan_prepare(r, ds, relid, indexid, nkeys, index_only, data_att);
-		ds->endprefix = endprefix;
-		ds->endprefixlen = plen;
-
-		/*
-		 * The index AM allocates during a scan (btree's list of killed
-		 * items, for one) and frees at the next rescan: it must work in the
-		 * reader's context, which outlives the caller's per-expansion one.
-		 * Only the callback runs in the caller's context.
-		 */
-		callercxt = MemoryContextSwitchTo(r->cxt);
-		index_rescan(ds->scan, keys, nkeys, NULL, 0);
-		while (direct_scan_next(g, ds, reverse, dir, &partd, &sortd,
-								&edge.data, &edge.data_isnull))
-		{
-			direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
-			if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
-				break;
-		}
-		ExecClearTuple(ds->slot);
-		if (r->dirs[2].slot != NULL)
-			ExecClearTuple(r->dirs[2].slot);	/* its buffer pin */
-		MemoryContextSwitchTo(callercxt);
-		return n;
+		direct_edge(&edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
+		if (!hand_over(r, callercxt, req, sh.from_base, cb, arg, &edge, &n))
+			break;
 	}
-	return direct_scan_sharded(r, req, part, partlen, relid, indexid, index_only,
-							   data_att, from_base, cb, arg);
+	scan_release(r, ds);
+	MemoryContextSwitchTo(callercxt);
+	return n;
+}
+
+/*
+ * A scan of one node's edges read one edge at a time, by a caller that
+ * hands each on before asking for the next (graph_neighbor_scan.c): the
+ * rows of direct_scan(), in the same order, with its filter and limit.
+ * Only for a partition that is not write-sharded and data that is in the
+ * relation read (not the base rows' for in-edges): NULL otherwise.
+ */
+struct DirectStream
+{
+	DirectReader *r;
+	DirectScan *ds;
+	const GraphScan *req;
+	ScanDirection dir;
+	int64		n;
+	bool		done;
+};
+
+DirectStream *
+direct_stream_begin(DirectReader *r, const GraphScan *req, const char *part, int partlen)
+{
+	ScanShape	sh;
+	DirectStream *s;
+
+	scan_shape(r, req, &sh);
+	if (sh.nshards > 0 || sh.from_base)
+		return NULL;
+	s = palloc0(sizeof(DirectStream));
+	s->r = r;
+	s->req = req;
+	s->dir = sh.dir;
+	s->ds = scan_open(r, req, &sh, part, partlen);
+	return s;
+}
+
+/*
+ * The next edge that passes the filter, false after the last (or the
+ * limit).  Its values stay valid until the next call.
+ */
+bool
+direct_stream_next(DirectStream *s, GraphEdge *edge)
+{
+	DirectReader *r = s->r;
+	const GraphScan *req = s->req;
+	MemoryContext callercxt;
+	Datum		partd;
+	Datum		sortd;
+	bool		found = false;
+
+	if (s->done)
+		return false;
+	callercxt = MemoryContextSwitchTo(r->cxt);
+	while (!found)
+	{
+		if (!direct_scan_next(r->g, s->ds, req->reverse, s->dir, &partd, &sortd,
+							  &edge->data, &edge->data_isnull))
+		{
+			s->done = true;
+			break;
+		}
+		direct_edge(edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
+		if (req->conv->filter != NULL &&
+			!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter,
+								 r->filtercxt))
+			continue;
+		found = true;
+		if (req->limit > 0 && ++s->n >= req->limit)
+			s->done = true;
+	}
+	MemoryContextSwitchTo(callercxt);
+	return found;
+}
+
+void
+direct_stream_end(DirectStream *s)
+{
+	scan_release(s->r, s->ds);
 }
 
 

@@ -110,11 +110,11 @@ as_postgres bash -c "TMPDIR='$dir/vgtmp' valgrind \
 	echo \$! >'$dir/valgrind.pid'"
 vgpid=$(cat "$dir/valgrind.pid")
 for i in $(seq 1 300); do
-	"$PGBIN/pg_isready" -q -h "$dir/sock" -p "$PORT" && break
+	"$PGBIN/pg_isready" -q -t 10 -h "$dir/sock" -p "$PORT" && break
 	kill -0 "$vgpid" 2>/dev/null || break
 	sleep 1
 done
-if ! "$PGBIN/pg_isready" -q -h "$dir/sock" -p "$PORT"; then
+if ! "$PGBIN/pg_isready" -q -t 60 -h "$dir/sock" -p "$PORT"; then
 	echo "valgrind: the server did not start; the end of $dir/server.log:" >&2
 	tail -n 30 "$dir/server.log" >&2
 	exit 1

@@ -1,0 +1,221 @@
+--
+-- The streaming scan of a one-hop call in FROM (graph_neighbor_scan.c):
+-- neighbors() and reverse_neighbors() (and their keys-only twins) are
+-- read by a custom scan that returns each row as it is read, instead of
+-- a function scan that reads them all first.  Every query returns what
+-- the function scan returns (adjlist.enable_neighbor_scan = off), on each
+-- read path: the direct one (a row at a time) and the SQL one (row-level
+-- security, partitions, expiry, a write-sharded index, in-edges whose
+-- data is the base row's: batches resumed after their last edge).
+--
+SET client_min_messages = warning;
+CREATE SCHEMA nscan;
+SET search_path = nscan, public;
+
+CREATE TABLE g (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+-- a hub with 700 out-edges and 700 in-edges, odd ones with w = 1
+INSERT INTO g SELECT 'USER#0', 'FOLLOWS#USER#' || lpad(i::text, 4, '0'), jsonb_build_object('w', i % 2, 'i', i)
+FROM generate_series(1, 700) i;
+INSERT INTO g SELECT 'USER#' || lpad(i::text, 4, '0'), 'FOLLOWS#USER#0', jsonb_build_object('w', i % 2, 'i', i)
+FROM generate_series(1, 700) i;
+INSERT INTO g VALUES ('USER#0', 'FOLLOWS#', '{}'), ('USER#0', 'LIKES#POST#1', '{}'),
+	('USER#0', 'FRIEND#0001', '{}'), ('USER#0', 'FRIEND#0002', '{"w": 1}');
+SELECT create_inverted_index('g');
+VACUUM ANALYZE g;
+
+-- the same table partitioned (read through SQL) and with a write-sharded index
+CREATE TABLE gp (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE gp0 PARTITION OF gp FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE gp1 PARTITION OF gp FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO gp SELECT * FROM g;
+SELECT create_inverted_index('gp');
+CREATE TABLE gs (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO gs SELECT * FROM g;
+SELECT create_inverted_index('gs', write_shards => 4, include => '{data}');
+
+-- The plan of q, its scans' names.
+CREATE FUNCTION plan_of(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	l text;
+	r text := '';
+BEGIN
+	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF l ~ '(Scan|Loop|Append|Join)' THEN
+			r := r || CASE WHEN r = '' THEN '' ELSE ' / ' END || trim(regexp_replace(l, '^[ >-]*', ''));
+		END IF;
+	END LOOP;
+	RETURN r;
+END $$;
+
+-- q's rows (in order) with the custom scan and with the function scan,
+-- and whether they are the same.
+CREATE FUNCTION both_ways(q text, OUT n bigint, OUT same boolean) LANGUAGE plpgsql AS $$
+DECLARE
+	a text[];
+	b text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(t::text) FROM (%s) t', q) INTO a;
+	SET LOCAL adjlist.enable_neighbor_scan = off;
+	EXECUTE format('SELECT array_agg(t::text) FROM (%s) t', q) INTO b;
+	SET LOCAL adjlist.enable_neighbor_scan = on;
+	n := coalesce(cardinality(a), 0);
+	same := a IS NOT DISTINCT FROM b;
+END $$;
+
+-- 1. The plans: a call with constant arguments is the custom scan; the
+-- function scan where the scan would not give the same answer.
+SELECT plan_of($$SELECT * FROM neighbors('g', 'USER#0', 'FOLLOWS#')$$);
+SELECT plan_of($$SELECT neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#')$$);
+SELECT plan_of($$SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#', lim => 5 + 5)$$);
+EXPLAIN (COSTS OFF) SELECT neighbor, data FROM neighbors('g', 'USER#0', 'FOLLOWS#') WHERE data @> '{"w": 1}';
+EXPLAIN (VERBOSE, COSTS OFF) SELECT n.neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#') AS n;
+-- LATERAL, WITH ORDINALITY, ROWS FROM two functions, a volatile or
+-- subquery argument, the whole row, a row mark (UPDATE ... FROM): the
+-- function scan
+SELECT plan_of($$SELECT n.neighbor FROM g v, neighbors('g', v.pk, 'FOLLOWS#') n WHERE v.sk = 'LIKES#POST#1'$$);
+SELECT plan_of($$SELECT * FROM neighbors('g', 'USER#0', 'FOLLOWS#') WITH ORDINALITY$$);
+SELECT plan_of($$SELECT * FROM ROWS FROM (neighbors('g', 'USER#0', 'FOLLOWS#'), neighbors('g', 'USER#1', 'FOLLOWS#'))$$);
+SELECT plan_of($$SELECT * FROM neighbors('g', 'USER#0', 'FOLLOWS#', lim => (random() * 10)::bigint)$$);
+SELECT plan_of($$SELECT * FROM neighbors('g', (SELECT min(pk) FROM g), 'FOLLOWS#')$$);
+SELECT plan_of($$SELECT n FROM neighbors('g', 'USER#0', 'FOLLOWS#') n$$);
+SELECT plan_of($$UPDATE g SET data = '{}' FROM neighbors('g', 'USER#0', 'FOLLOWS#') n WHERE g.pk = n.neighbor$$);
+SELECT plan_of($$SELECT * FROM g, neighbors('g', 'USER#0', 'FOLLOWS#') n WHERE g.pk = n.neighbor FOR UPDATE OF g$$);
+SET adjlist.enable_neighbor_scan = off;
+SELECT plan_of($$SELECT * FROM neighbors('g', 'USER#0', 'FOLLOWS#')$$);
+RESET adjlist.enable_neighbor_scan;
+-- two calls in UNION ALL
+SELECT plan_of($$SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') UNION ALL SELECT neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#')$$);
+SELECT * FROM both_ways($$SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') UNION ALL SELECT neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#')$$);
+
+-- 2. The same rows, in the same order, on every read path, for every
+-- argument that changes what is read.
+CREATE TABLE cases (n serial, q text);
+INSERT INTO cases (q)
+SELECT format('SELECT %s FROM %s(%L, %L, %L%s)', cols, fn, t, node, prefix, args)
+FROM unnest(ARRAY['g', 'gp', 'gs']) t,
+	 unnest(ARRAY['neighbors', 'reverse_neighbors']) fn,
+	 unnest(ARRAY['*', 'neighbor, sk', 'neighbor', 'count(*)']) cols,
+	 (VALUES ('USER#0', 'FOLLOWS#'), ('USER#0', 'FRIEND'), ('USER#0001', 'FOLLOWS#'), ('NOBODY', 'FOLLOWS#')) n(node, prefix),
+	 unnest(ARRAY['', ', lim => 1', ', lim => 64', ', lim => 65', ', lim => 600',
+				  ', backward => true, lim => 100', ', after => ''USER#0350''',
+				  ', edge_filter => ''{"w": 1}''', ', edge_filter => ''{"w": 1}'', lim => 300',
+				  ', exclusive_start_key => ''{"pk": "USER#0", "sk": "FOLLOWS#USER#0100"}''',
+				  ', exclusive_start_key => ''{"pk": "USER#0100", "sk": "FOLLOWS#USER#0"}''']) args
+WHERE NOT (cols = 'count(*)' AND args LIKE '%lim%');
+SELECT count(*) AS cases FROM cases;
+-- the custom scan plans every case
+SELECT count(*) FILTER (WHERE plan_of(q) ~ '^Custom Scan|Custom Scan') AS custom_scans FROM cases;
+-- an error (a start key of another node) must be the same error both ways
+CREATE FUNCTION try_both(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+BEGIN
+	SELECT * INTO r FROM both_ways(q);
+	RETURN CASE WHEN r.same THEN 'same' ELSE 'DIFFERENT' END;
+EXCEPTION WHEN OTHERS THEN
+	RETURN 'error: ' || SQLERRM;
+END $$;
+SELECT try_both(q) AS outcome, count(*) FROM cases GROUP BY 1 ORDER BY 1;
+-- rows were returned (the comparison is not of empty sets)
+SELECT sum((both_ways(q)).n) AS rows_compared FROM cases WHERE try_both(q) = 'same';
+
+-- row-level security (SQL, in batches) and in-edges whose data is the base row's
+CREATE ROLE regress_nscan_reader;
+GRANT USAGE ON SCHEMA nscan TO regress_nscan_reader;
+GRANT SELECT ON g, g_inverted, cases TO regress_nscan_reader;
+GRANT EXECUTE ON FUNCTION both_ways(text), try_both(text) TO regress_nscan_reader;
+ALTER TABLE g ENABLE ROW LEVEL SECURITY;
+CREATE POLICY odd ON g FOR SELECT USING (data @> '{"w": 1}' OR pk = 'USER#0');
+SET ROLE regress_nscan_reader;
+SELECT try_both(q) AS outcome, count(*) FROM cases WHERE q ~ '''g''' GROUP BY 1 ORDER BY 1;
+SELECT count(*) FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#');
+RESET ROLE;
+ALTER TABLE g DISABLE ROW LEVEL SECURITY;
+SELECT * FROM both_ways($$SELECT neighbor, data FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#', edge_filter => '{"w": 0}')$$);
+
+-- 3. Privileges are checked when the scan runs, for the role that runs it:
+-- EXECUTE on the function (for a twin, on its original), SELECT on the
+-- columns the rows carry.
+PREPARE p_all(adjkey) AS SELECT * FROM neighbors('g', $1, 'FOLLOWS#', lim => 2);
+PREPARE p_node(adjkey) AS SELECT neighbor FROM neighbors('g', $1, 'FOLLOWS#', lim => 2);
+SET plan_cache_mode = force_generic_plan;
+EXECUTE p_all('USER#0');
+EXECUTE p_node('USER#0');
+REVOKE EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) FROM PUBLIC;
+SET ROLE regress_nscan_reader;
+EXECUTE p_all('USER#0');
+EXECUTE p_node('USER#0');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION neighbors(regclass, adjkey, text, bigint, adjkey, boolean, text, boolean, jsonb, jsonb) TO PUBLIC;
+REVOKE SELECT ON g FROM regress_nscan_reader;
+GRANT SELECT (pk, sk) ON g TO regress_nscan_reader;
+SET ROLE regress_nscan_reader;
+EXECUTE p_all('USER#0');
+EXECUTE p_node('USER#0');
+RESET ROLE;
+RESET plan_cache_mode;
+
+-- 4. Rescans: a correlated subquery (the quals change, the call does not)
+-- and the inner side of a nested loop.
+SELECT i, (SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#') n
+		   WHERE n.neighbor > ('USER#' || lpad((i * 100)::text, 4, '0'))::adjkey) AS after_i
+FROM generate_series(0, 7) i;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+SELECT plan_of($$SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('g', 'USER#0', 'FOLLOWS#', lim => 2) n$$);
+SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('g', 'USER#0', 'FOLLOWS#', lim => 2) n ORDER BY 1, 2;
+SELECT v.i, n.neighbor FROM generate_series(1, 3) v(i), neighbors('gp', 'USER#0', 'FOLLOWS#', lim => 2) n ORDER BY 1, 2;
+-- rescanned after reading a part of the rows (a LIMIT that changes)
+SELECT plan_of($$SELECT i, (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT i) s) FROM generate_series(1, 3) i$$);
+SELECT i, (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT i) s) AS g,
+	   (SELECT array_agg(neighbor) FROM (SELECT neighbor FROM neighbors('gp', 'USER#0', 'FOLLOWS#') LIMIT i) s) AS gp
+FROM generate_series(1, 3) i;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+
+-- 5. Cursors: rows read across FETCHes in the cursor's snapshot (edges
+-- added in between are not seen), backward with SCROLL, closed early.
+BEGIN;
+DECLARE c CURSOR FOR SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#', lim => 400);
+FETCH 2 FROM c;
+INSERT INTO g VALUES ('USER#0', 'FOLLOWS#USER#0003a', '{}');
+DELETE FROM g WHERE pk = 'USER#0' AND sk = 'FOLLOWS#USER#0004';
+FETCH 3 FROM c;
+DECLARE cp CURSOR FOR SELECT neighbor FROM neighbors('gp', 'USER#0', 'FOLLOWS#');
+FETCH 2 FROM cp;
+INSERT INTO gp VALUES ('USER#0', 'FOLLOWS#USER#0002a', '{}');
+FETCH 2 FROM cp;
+MOVE 690 FROM cp;
+FETCH ALL FROM cp;
+CLOSE c;
+DECLARE s SCROLL CURSOR FOR SELECT neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#');
+FETCH 3 FROM s;
+FETCH BACKWARD 2 FROM s;
+FETCH LAST FROM s;
+ROLLBACK;
+SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#');
+
+-- 6. Stopping early (LIMIT) and failing halfway leave nothing pinned or
+-- open: the transaction goes on and commits cleanly.
+BEGIN;
+SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT 2;
+SAVEPOINT a;
+SELECT 1 / (substr(neighbor::text, 6)::int - 300) FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#');
+ROLLBACK TO a;
+SELECT count(*) FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#', lim => 1000);
+COMMIT;
+
+-- 7. A prepared statement's parameters; EXPLAIN ANALYZE counts its rows.
+PREPARE p(adjkey, bigint) AS SELECT neighbor FROM reverse_neighbors('g', $1, 'FOLLOWS#', lim => $2);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE p('USER#0', 3);
+EXECUTE p('USER#0', 3);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE p('USER#0', 5);
+RESET plan_cache_mode;
+
+RESET ROLE;
+DROP OWNED BY regress_nscan_reader;
+DROP ROLE regress_nscan_reader;
+DROP SCHEMA nscan CASCADE;

@@ -1,0 +1,539 @@
+/*-------------------------------------------------------------------------
+ *
+ * graph_neighbor_scan.c
+ *	  A call of neighbors() or reverse_neighbors() (or of a twin,
+ *	  graph_columns.c) in FROM, read by a custom scan that streams its rows
+ *	  instead of the function scan that materializes them.
+ *
+ * The executor runs a set-returning function in FROM to the end and puts
+ * every row into a tuplestore before the query sees the first: for the
+ * in-edges of a hub that is more than half of the time of the call
+ * (forming a tuple per row, copying it in, reading it back), where the
+ * hand-written index scan hands its tuples straight on.  So the planner
+ * is offered a path that does what the function does, a row at a time.
+ * Where the direct path reads the call (graph_reader.c: a plain local
+ * table, no row-level security), its btree scan stays open between rows
+ * (neighbor_call_next, graph_stream_next) and each row is handed on as
+ * the index tuple gave it.  Elsewhere (SQL), neighbor_call_batch() reads
+ * the next edges into an array of rows, the next batch resuming after the
+ * last edge read, in the query's snapshot (keyset pagination, which makes
+ * the batches read exactly the rows of one scan); batches grow from a few
+ * dozen edges (a LIMIT 1 reads few) to a few thousand, and stop early past
+ * work_mem of rows.
+ *
+ * The path replaces the function scan only where it gives the same
+ * answer: one function, without ORDINALITY, whose arguments are constants
+ * or a prepared statement's parameters (no LATERAL reference, subquery or
+ * volatile function: the function scan evaluates them once, and so does
+ * the scan at each rescan), whose whole row is not used (no row mark: an
+ * UPDATE ... FROM or SELECT FOR UPDATE that may recheck a row keeps the
+ * function scan, which can return the row it saved).  It is never run in
+ * a parallel worker (the functions are PARALLEL RESTRICTED).  Privileges
+ * are checked when the scan starts, as the function's call would: EXECUTE
+ * on the function (a twin, on its original), then what the function
+ * checks.  adjlist.enable_neighbor_scan = off keeps the function scan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "executor/executor.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/prep.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/datum.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "adjlist.h"
+#include "compat.h"
+#include "graph.h"
+
+bool		adjlist_enable_neighbor_scan = true;
+
+/* Edges of the first batch, and the most of any batch (rows grow x8). */
+#define FIRST_BATCH 64
+#define MAX_BATCH 8192
+#define NCOLS 4					/* neighbor, pk, sk, data */
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist = NULL;
+
+typedef struct NeighborScanState
+{
+	CustomScanState css;
+	FuncExpr   *fexpr;
+	bool		reverse;
+	NeighborColumns cols;
+	List	   *args;			/* ExprStates of the arguments */
+	MemoryContext callcxt;		/* the call: arguments, its state; per scan */
+	MemoryContext workcxt;		/* what a batch's read allocates */
+	MemoryContext rowscxt;		/* the rows of a batch */
+	bool		started;
+	bool		empty;			/* the call has no row */
+	bool		streaming;		/* read one edge at a time */
+	NeighborCall call;
+	int64		batch;			/* edges in the next batch */
+	Size		bytes;			/* of the batch's rows */
+	int			nrows;
+	int			pos;
+	Datum	   *values;			/* MAX_BATCH rows of NCOLS, or NULL */
+	bool	   *nulls;
+} NeighborScanState;
+
+static Plan *plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+								List *tlist, List *clauses, List *custom_plans);
+static Node *create_neighbor_scan_state(CustomScan *cscan);
+static void begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_neighbor_scan(CustomScanState *node);
+static void end_neighbor_scan(CustomScanState *node);
+static void rescan_neighbor_scan(CustomScanState *node);
+static void explain_neighbor_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomPathMethods path_methods = {
+	.CustomName = "adjlist neighbors",
+	.PlanCustomPath = plan_neighbor_scan,
+};
+
+static const CustomScanMethods scan_methods = {
+	.CustomName = "adjlist neighbors",
+	.CreateCustomScanState = create_neighbor_scan_state,
+};
+
+static const CustomExecMethods exec_methods = {
+	.CustomName = "adjlist neighbors",
+	.BeginCustomScan = begin_neighbor_scan,
+	.ExecCustomScan = exec_neighbor_scan,
+	.EndCustomScan = end_neighbor_scan,
+	.ReScanCustomScan = rescan_neighbor_scan,
+	.ExplainCustomScan = explain_neighbor_scan,
+};
+
+/* ----------------------------------------------------------------------
+ * Planning
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Is the call one of the one-hop functions, and which?  Only a C function
+ * whose code is this library's (only a superuser creates C functions).
+ */
+static bool
+served_function(Oid funcid, bool *reverse, NeighborColumns *cols)
+{
+	HeapTuple	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	bool		c_lang;
+	FmgrInfo	flinfo;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	c_lang = ((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId;
+	ReleaseSysCache(tup);
+	if (!c_lang)
+		return false;
+	fmgr_info(funcid, &flinfo);
+	return neighbor_function_kind(flinfo.fn_addr, reverse, cols);
+}
+
+/*
+ * Anything in the arguments that the scan could not evaluate once per
+ * (re)scan, at its start, as the function scan does: a reference to
+ * another relation or a subquery's parameter, a subquery, an aggregate.
+ */
+static bool
+not_constant_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, SubLink) ||
+		IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, Aggref) ||
+		IsA(node, WindowFunc) || IsA(node, GroupingFunc))
+		return true;
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, not_constant_walker, context);
+}
+
+/* Does the query use the whole row of the call (or a system column)? */
+static bool
+uses_whole_row(RelOptInfo *rel)
+{
+	List	   *exprs = list_copy(rel->reltarget->exprs);
+	List	   *vars;
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+		exprs = lappend(exprs, lfirst_node(RestrictInfo, lc)->clause);
+	vars = pull_var_clause((Node *) exprs, PVC_RECURSE_AGGREGATES |
+						   PVC_RECURSE_WINDOWFUNCS | PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (IsA(var, Var) && var->varattno <= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The planner's hook for a base relation's paths: offer the custom scan
+ * for a one-hop call it serves, costed as the function scan less what the
+ * tuplestore costs (a tuple's write and read per row), and with only a
+ * first batch's share of it before the first row.
+ */
+static void
+neighbor_scan_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
+{
+	RangeTblFunction *rtfunc;
+	FuncExpr   *fexpr;
+	Path	   *fscan = NULL;
+	CustomPath *cp;
+	bool		reverse;
+	NeighborColumns cols;
+	ListCell   *lc;
+
+	if (prev_set_rel_pathlist)
+		prev_set_rel_pathlist(root, rel, rti, rte);
+	if (!adjlist_enable_neighbor_scan || rte->rtekind != RTE_FUNCTION ||
+		rte->funcordinality || list_length(rte->functions) != 1 ||
+		!bms_is_empty(rel->lateral_relids) ||
+		(rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL))
+		return;
+	rtfunc = linitial_node(RangeTblFunction, rte->functions);
+	if (!IsA(rtfunc->funcexpr, FuncExpr))
+		return;
+	fexpr = (FuncExpr *) rtfunc->funcexpr;
+	if (!fexpr->funcretset || !served_function(fexpr->funcid, &reverse, &cols))
+		return;
+	if (not_constant_walker((Node *) fexpr->args, NULL) ||
+		contain_volatile_functions((Node *) fexpr->args) ||
+		uses_whole_row(rel) || get_plan_rowmark(root->rowMarks, rti) != NULL)
+		return;
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *p = lfirst(lc);
+
+		if (p->pathtype == T_FunctionScan && p->param_info == NULL)
+			fscan = p;
+	}
+	if (fscan == NULL)
+		return;
+
+	cp = makeNode(CustomPath);
+	cp->path.pathtype = T_CustomScan;
+	cp->path.parent = rel;
+	cp->path.pathtarget = rel->reltarget;
+	cp->path.param_info = NULL;
+	cp->path.parallel_aware = false;
+	cp->path.parallel_safe = false;
+	cp->path.parallel_workers = 0;
+	cp->path.rows = fscan->rows;
+	cp->path.total_cost = Max(fscan->total_cost - fscan->rows * cpu_tuple_cost,
+							  fscan->total_cost / 2);
+	cp->path.startup_cost = cp->path.total_cost *
+		Min(1.0, FIRST_BATCH / Max(fscan->rows, 1.0));
+	cp->path.pathkeys = NIL;
+	cp->flags = 0;
+	cp->methods = &path_methods;
+	add_path(rel, &cp->path);
+}
+
+/*
+ * The plan: the call (whose arguments setrefs.c fixes, and whose function
+ * a plan depends on) in custom_exprs, the function's columns as the scan
+ * tuple (scanrelid 0: no relation is opened), the query's quals.
+ */
+static Plan *
+plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *clauses, List *custom_plans)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	Node	   *fexpr = linitial_node(RangeTblFunction, rte->functions)->funcexpr;
+	CustomScan *cscan = makeNode(CustomScan);
+	TupleDesc	desc;
+	List	   *scan_tlist = NIL;
+	bool		reverse;
+	NeighborColumns cols;
+
+	if (!served_function(((FuncExpr *) fexpr)->funcid, &reverse, &cols))
+		elog(ERROR, "function %u is not a one-hop function of adjlist",
+			 ((FuncExpr *) fexpr)->funcid);
+
+	if (get_expr_result_type(fexpr, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != NCOLS)
+		elog(ERROR, "unexpected result type of a one-hop function");
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		Var		   *var = makeVar(rel->relid, i + 1, att->atttypid, att->atttypmod,
+								  att->attcollation, 0);
+
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry((Expr *) var, i + 1,
+											 pstrdup(NameStr(att->attname)), false));
+	}
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = list_make1(copyObject(fexpr));
+	/* which function it is: the plan depends on the function's OID */
+	cscan->custom_private = list_make2_int(reverse, (int) cols);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(rel->relids);
+	cscan->methods = &scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* ----------------------------------------------------------------------
+ * Execution
+ * ----------------------------------------------------------------------
+ */
+
+static Node *
+create_neighbor_scan_state(CustomScan *cscan)
+{
+	NeighborScanState *ns = palloc0(sizeof(NeighborScanState));
+
+	NodeSetTag(ns, T_CustomScanState);
+	ns->css.methods = &exec_methods;
+	ns->fexpr = linitial_node(FuncExpr, cscan->custom_exprs);
+	ns->reverse = linitial_int(cscan->custom_private) != 0;
+	ns->cols = (NeighborColumns) lsecond_int(cscan->custom_private);
+	return (Node *) ns;
+}
+
+static void
+begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	NeighborScanState *ns = (NeighborScanState *) node;
+
+	ns->args = ExecInitExprList(ns->fexpr->args, &node->ss.ps);
+	ns->callcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan call",
+										ALLOCSET_SMALL_SIZES);
+}
+
+/*
+ * Start the call: evaluate the arguments, check EXECUTE on the function as
+ * the executor does before calling one, and begin it as the function
+ * would (neighbor_call_begin: its privileges, arguments and start key).
+ */
+static void
+start_call(NeighborScanState *ns)
+{
+	ExprContext *econtext = ns->css.ss.ps.ps_ExprContext;
+	FuncExpr   *fexpr = ns->fexpr;
+	int			nargs = list_length(ns->args);
+	FmgrInfo   *flinfo;
+	FunctionCallInfo fcinfo;
+	MemoryContext oldcxt;
+	ListCell   *lc;
+	int			i = 0;
+
+	MemoryContextReset(ns->callcxt);
+	oldcxt = MemoryContextSwitchTo(ns->callcxt);
+	if (adjlist_proc_aclcheck(fexpr->funcid, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fexpr->funcid));
+	InvokeFunctionExecuteHook(fexpr->funcid);
+	flinfo = palloc0(sizeof(FmgrInfo));
+	fmgr_info(fexpr->funcid, flinfo);
+	fcinfo = palloc0(SizeForFunctionCallInfo(nargs));
+	InitFunctionCallInfoData(*fcinfo, flinfo, nargs, fexpr->inputcollid, NULL, NULL);
+	foreach(lc, ns->args)
+	{
+		fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
+		i++;
+	}
+	ns->empty = !neighbor_call_begin(fcinfo, ns->reverse, ns->cols, &ns->call);
+	ns->streaming = !ns->empty && neighbor_call_stream(&ns->call);
+	MemoryContextSwitchTo(oldcxt);
+	ns->batch = FIRST_BATCH;
+	ns->started = true;
+}
+
+/* A row of the call into the batch: its values copied into the batch's memory. */
+static bool
+put_row(void *arg, Datum *values, bool *nulls)
+{
+	NeighborScanState *ns = (NeighborScanState *) arg;
+	Datum	   *v = &ns->values[ns->nrows * NCOLS];
+	bool	   *n = &ns->nulls[ns->nrows * NCOLS];
+	MemoryContext oldcxt = MemoryContextSwitchTo(ns->rowscxt);
+
+	for (int i = 0; i < NCOLS; i++)
+	{
+		n[i] = nulls[i];
+		v[i] = nulls[i] ? (Datum) 0 : datumCopy(values[i], false, -1);
+		if (!nulls[i])
+			ns->bytes += VARSIZE_ANY(DatumGetPointer(v[i]));
+	}
+	MemoryContextSwitchTo(oldcxt);
+	ns->nrows++;
+	return ns->nrows < MAX_BATCH && ns->bytes < (Size) work_mem * 1024;
+}
+
+/* Read the next batch; false when the call has no row left. */
+static bool
+next_batch(NeighborScanState *ns)
+{
+	MemoryContext oldcxt;
+
+	if (ns->empty || ns->call.done)
+		return false;
+	/* (the rows of the biggest batch, made when the call needs batches) */
+	if (ns->values == NULL)
+	{
+		MemoryContext q = ns->css.ss.ps.state->es_query_cxt;
+
+		ns->workcxt = AllocSetContextCreate(q, "adjlist neighbor scan batch",
+											ALLOCSET_DEFAULT_SIZES);
+		ns->rowscxt = AllocSetContextCreate(q, "adjlist neighbor scan rows",
+											ALLOCSET_DEFAULT_SIZES);
+		ns->values = MemoryContextAlloc(q, sizeof(Datum) * NCOLS * MAX_BATCH);
+		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * NCOLS * MAX_BATCH);
+	}
+	MemoryContextReset(ns->rowscxt);
+	ns->nrows = ns->pos = 0;
+	ns->bytes = 0;
+	ns->call.tbuf = NULL;		/* was in workcxt */
+	oldcxt = MemoryContextSwitchTo(ns->workcxt);
+	neighbor_call_batch(&ns->call, ns->batch, put_row, ns);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(ns->workcxt);
+	ns->batch = Min(ns->batch * 8, MAX_BATCH);
+	return true;
+}
+
+/* A row of the stream, straight into the slot (valid until the next). */
+static bool
+put_slot(void *arg, Datum *values, bool *nulls)
+{
+	TupleTableSlot *slot = (TupleTableSlot *) arg;
+
+	memcpy(slot->tts_values, values, sizeof(Datum) * NCOLS);
+	memcpy(slot->tts_isnull, nulls, sizeof(bool) * NCOLS);
+	return true;
+}
+
+/* The call's next row into the (cleared) slot; false after the last. */
+static bool
+next_row(NeighborScanState *ns, TupleTableSlot *slot)
+{
+	if (!ns->started)
+		start_call(ns);
+	if (ns->streaming)
+		return !ns->call.done && neighbor_call_next(&ns->call, put_slot, slot);
+	while (ns->pos >= ns->nrows)
+		if (!next_batch(ns))
+			return false;
+	memcpy(slot->tts_values, &ns->values[ns->pos * NCOLS], sizeof(Datum) * NCOLS);
+	memcpy(slot->tts_isnull, &ns->nulls[ns->pos * NCOLS], sizeof(bool) * NCOLS);
+	ns->pos++;
+	return true;
+}
+
+/*
+ * The next row that passes the quals, projected.  (ExecScan() is not
+ * used: with no relation scanned, its recheck of a row under EvalPlanQual
+ * would be this scan's to do, and no plan with a row mark on the call
+ * uses the scan.)
+ */
+static TupleTableSlot *
+exec_neighbor_scan(CustomScanState *node)
+{
+	NeighborScanState *ns = (NeighborScanState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprState  *qual = node->ss.ps.qual;
+	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		ExecClearTuple(slot);
+		if (!next_row(ns, slot))
+			return proj ? ExecClearTuple(proj->pi_state.resultslot) : slot;
+		ExecStoreVirtualTuple(slot);
+		econtext->ecxt_scantuple = slot;
+		if (qual == NULL || ExecQual(qual, econtext))
+			return proj ? ExecProject(proj) : slot;
+		InstrCountFiltered1(node, 1);
+	}
+}
+
+static void
+end_neighbor_scan(CustomScanState *node)
+{
+	NeighborScanState *ns = (NeighborScanState *) node;
+
+	/* (the contexts go with the query's; a batch holds no resource) */
+	if (ns->started && ns->streaming)
+		neighbor_call_end(&ns->call);
+}
+
+/* The call again from its start, its arguments evaluated again. */
+static void
+rescan_neighbor_scan(CustomScanState *node)
+{
+	NeighborScanState *ns = (NeighborScanState *) node;
+
+	if (ns->started && ns->streaming)
+		neighbor_call_end(&ns->call);
+	ns->started = false;
+	ns->empty = false;
+	ns->streaming = false;
+	ns->nrows = ns->pos = 0;
+	if (ns->rowscxt != NULL)
+		MemoryContextReset(ns->rowscxt);
+}
+
+static void
+explain_neighbor_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	NeighborScanState *ns = (NeighborScanState *) node;
+
+	if (es->verbose)
+	{
+		List	   *context = set_deparse_context_plan(es->deparse_cxt,
+													   node->ss.ps.plan, ancestors);
+
+		ExplainPropertyText("Function Call",
+							deparse_expression((Node *) ns->fexpr, context, true, false), es);
+	}
+	else
+		ExplainPropertyText("Function", get_func_name(ns->fexpr->funcid), es);
+}
+
+void
+graph_neighbor_scan_init(void)
+{
+	DefineCustomBoolVariable("adjlist.enable_neighbor_scan",
+							 "Lets the planner read a call of neighbors() or "
+							 "reverse_neighbors() in FROM by a streaming scan.",
+							 "Off, such a call is a function scan, whose rows are "
+							 "all read before the first is returned.",
+							 &adjlist_enable_neighbor_scan,
+							 true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	RegisterCustomScanMethods(&scan_methods);
+	prev_set_rel_pathlist = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = neighbor_scan_paths;
+}
