@@ -13,7 +13,10 @@
 -- what pg_dump / pg_restore --data-only --disable-triggers run.
 --
 -- Also: the messages of refused inheritance and ATTACH PARTITION name the
--- table that takes part in an index.
+-- table that takes part in an index; and ALTER COLUMN ... TYPE of a column
+-- an index uses, or ALTER TYPE ... CASCADE of a typed table's type that
+-- drops, renames or retypes one, is refused (55000, naming the index)
+-- unless it changes nothing: the rewrite fires no row trigger.
 --
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
@@ -193,6 +196,133 @@ CREATE TABLE dt.qi (sk adjkey NOT NULL, pk adjkey NOT NULL) PARTITION BY RANGE (
 ALTER TABLE dt.qi ATTACH PARTITION dt.g_inverted FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
 RESET ROLE;
 \set VERBOSITY default
+
+--
+-- 5. Column types.  ALTER COLUMN ... TYPE rewrites a column's values (with
+-- USING, even to the same type, or with a new type modifier or collation)
+-- and fires no row trigger: of a column an index uses (key, projected,
+-- predicate, or read by a generated key) it is refused, naming the index,
+-- unless it changes nothing.  ALTER TYPE ... CASCADE alters the columns of
+-- the type's typed tables, and is checked as ALTER TABLE is.
+--
+CREATE FUNCTION dt.try(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	st text;
+	msg text;
+BEGIN
+	EXECUTE sql;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT;
+	RETURN st || ': ' || msg;
+END $$;
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.ty (pk adjkey, sk adjkey, data jsonb, n int, label text COLLATE "C",
+	tag text, spare int,
+	gpk adjkey GENERATED ALWAYS AS (('TAG#' || tag)::adjkey) STORED,
+	PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.ty', include => '{data,label}', counters => 1);
+SELECT create_inverted_index('dt.ty', index_name => 'ty_positive', predicate => 'n > 0');
+SELECT create_inverted_index('dt.ty', index_name => 'ty_by_tag', partition_key => 'gpk');
+INSERT INTO dt.ty (pk, sk, data, n, label, tag, spare) VALUES
+	('USER#a', 'FOLLOWS#USER#b', '{"x": 1}', 1, 'a', 'red', 1),
+	('USER#a', 'FOLLOWS#USER#c', '{"x": 2}', 0, 'b', 'blue', 2);
+SELECT u.s AS statement, dt.try(u.s) AS outcome
+FROM unnest(ARRAY[
+	-- refused: a key, projected, predicate or generated key's column rewritten
+	$$ALTER TABLE dt.ty ALTER COLUMN sk TYPE adjkey USING ('LIKES#' || sk::text)::adjkey$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN data TYPE jsonb USING '{"y": 2}'$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN n TYPE int USING n + 41$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN n TYPE bigint$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN label TYPE text$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN label TYPE varchar(1)$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN tag TYPE text USING upper(tag)$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN gpk TYPE adjkey USING NULL$$,
+	$$ALTER TABLE dt.ty ADD COLUMN extra int, ALTER COLUMN data TYPE jsonb USING '{}'$$,
+	-- allowed: nothing changes, or a column no index uses
+	$$ALTER TABLE dt.ty ALTER COLUMN sk TYPE adjkey$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN data TYPE jsonb$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN n TYPE int4$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN label TYPE text COLLATE "C"$$,
+	$$ALTER TABLE dt.ty ALTER COLUMN spare TYPE bigint USING spare * 10$$,
+	-- PostgreSQL's own errors
+	$$ALTER TABLE dt.ty ALTER COLUMN n TYPE no_such_type$$,
+	-- the index table: no column changes at all
+	$$ALTER TABLE dt.ty_inverted ALTER COLUMN data TYPE jsonb USING '{}'$$
+]) WITH ORDINALITY AS u(s, i)
+ORDER BY u.i;
+INSERT INTO dt.ty (pk, sk, data, n, label, tag) VALUES ('USER#d', 'FOLLOWS#USER#b', '{}', 3, 'c', 'red');
+SELECT dt.problems('dt.ty_inverted') AS ty_inverted, dt.problems('dt.ty_positive') AS ty_positive,
+	   dt.problems('dt.ty_by_tag') AS ty_by_tag,
+	   (SELECT array_agg(spare ORDER BY sk) FROM dt.ty WHERE pk = 'USER#a') AS spare;
+
+-- a partitioned base table: through the parent, which recurses
+CREATE TABLE dt.pt (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE TABLE dt.pt_0 PARTITION OF dt.pt FOR VALUES FROM (MINVALUE) TO ('USER#m');
+CREATE TABLE dt.pt_1 PARTITION OF dt.pt FOR VALUES FROM ('USER#m') TO (MAXVALUE);
+SELECT create_inverted_index('dt.pt', include => '{n}', partitions => 2);
+INSERT INTO dt.pt VALUES ('USER#a', 'FOLLOWS#USER#z', 1), ('USER#z', 'FOLLOWS#USER#a', 2);
+SELECT c.relname AS pt_index_partition FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+WHERE i.inhparent = 'dt.pt_inverted'::regclass ORDER BY 1 LIMIT 1 \gset
+SELECT u.s AS statement, dt.try(u.s) AS outcome
+FROM unnest(ARRAY[
+	$$ALTER TABLE dt.pt ALTER COLUMN n TYPE int USING n + 1$$,
+	$$ALTER TABLE dt.pt_0 ALTER COLUMN n TYPE int USING n + 1$$,
+	$$ALTER TABLE dt.pt ALTER COLUMN n TYPE int$$,
+	'ALTER TABLE dt.' || :'pt_index_partition' || ' ALTER COLUMN n TYPE int USING 0'
+]) WITH ORDINALITY AS u(s, i)
+ORDER BY u.i;
+SELECT dt.problems('dt.pt_inverted') AS pt_inverted;
+
+-- a typed table: ALTER TYPE ... CASCADE
+CREATE TYPE dt.rt AS (pk adjkey, sk adjkey, data jsonb, n int, spare int);
+CREATE TABLE dt.tt OF dt.rt (PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.tt', include => '{data,n}', counters => 1);
+INSERT INTO dt.tt VALUES ('USER#a', 'FOLLOWS#USER#b', '{}', 1, 1);
+CREATE TYPE dt.rti AS (sk adjkey, pk adjkey, data jsonb, n int);
+SELECT u.s AS statement, dt.try(u.s) AS outcome
+FROM unnest(ARRAY[
+	-- refused: a used attribute renamed, dropped or retyped
+	$$ALTER TYPE dt.rt RENAME ATTRIBUTE sk TO sk2 CASCADE$$,
+	$$ALTER TYPE dt.rt DROP ATTRIBUTE data CASCADE$$,
+	$$ALTER TYPE dt.rt ALTER ATTRIBUTE n TYPE bigint CASCADE$$,
+	$$ALTER TYPE dt.rt ADD ATTRIBUTE extra int CASCADE, DROP ATTRIBUTE n CASCADE$$,
+	-- allowed: nothing changes, or attributes no index uses
+	$$ALTER TYPE dt.rt ALTER ATTRIBUTE n TYPE int CASCADE$$,
+	$$ALTER TYPE dt.rt ALTER ATTRIBUTE spare TYPE bigint CASCADE$$,
+	$$ALTER TYPE dt.rt RENAME ATTRIBUTE spare TO spare2 CASCADE$$,
+	$$ALTER TYPE dt.rt ADD ATTRIBUTE extra int CASCADE$$,
+	$$ALTER TYPE dt.rt DROP ATTRIBUTE spare2 CASCADE$$,
+	-- PostgreSQL's own error: a type with typed tables needs CASCADE
+	$$ALTER TYPE dt.rt DROP ATTRIBUTE data$$,
+	-- ALTER TABLE ... NOT OF and OF change no column; an index table refuses OF
+	$$ALTER TABLE dt.tt NOT OF$$,
+	$$ALTER TYPE dt.rt RENAME ATTRIBUTE data TO payload CASCADE$$,
+	$$ALTER TYPE dt.rt RENAME ATTRIBUTE payload TO data CASCADE$$,
+	$$ALTER TABLE dt.tt OF dt.rt$$,
+	$$ALTER TABLE dt.tt_inverted OF dt.rti$$
+]) WITH ORDINALITY AS u(s, i)
+ORDER BY u.i;
+INSERT INTO dt.tt VALUES ('USER#c', 'FOLLOWS#USER#b', '{"y": 1}', 2, 7);
+-- an index table of the owner's making that is a typed table: ALTER TYPE
+-- ... CASCADE is refused as ALTER TABLE is; NOT OF is allowed
+CREATE TABLE dt.tt_typed_index OF dt.rti (PRIMARY KEY (sk, pk));
+SELECT create_inverted_index('dt.tt', index_name => 'tt_typed_index', include => '{data,n}',
+							 existing => true);
+SELECT u.s AS statement, dt.try(u.s) AS outcome
+FROM unnest(ARRAY[
+	$$ALTER TYPE dt.rti ADD ATTRIBUTE extra int CASCADE$$,
+	$$ALTER TYPE dt.rti ALTER ATTRIBUTE n TYPE int CASCADE$$,
+	$$ALTER TYPE dt.rti RENAME ATTRIBUTE data TO payload CASCADE$$,
+	$$ALTER TABLE dt.tt_typed_index NOT OF$$,
+	$$ALTER TYPE dt.rti ADD ATTRIBUTE extra int CASCADE$$
+]) WITH ORDINALITY AS u(s, i)
+ORDER BY u.i;
+SELECT dt.problems('dt.tt_inverted') AS tt_inverted, dt.problems('dt.tt_typed_index') AS tt_typed_index,
+	   (SELECT reloftype::regtype FROM pg_class WHERE oid = 'dt.tt'::regclass) AS tt_of,
+	   (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+		FROM pg_attribute WHERE attrelid = 'dt.tt'::regclass AND attnum > 0 AND NOT attisdropped) AS tt_columns;
+RESET ROLE;
 
 --
 -- Cleanup

@@ -118,6 +118,16 @@ adjlist_proc_aclcheck(Oid procid, Oid roleid, AclMode mode)
 	ExecInsertIndexTuples((rri), (slot), (estate), false, (noDupErr), (specConflict), (arbiters))
 #endif
 
+/*
+ * ALTER TABLE ... ALTER COLUMN ... SET EXPRESSION (17), which recomputes a
+ * generated column's values without firing a row trigger.
+ */
+#if PG_VERSION_NUM >= 170000
+#define ADJLIST_AT_SET_EXPRESSION(subtype) ((subtype) == AT_SetExpression)
+#else
+#define ADJLIST_AT_SET_EXPRESSION(subtype) false
+#endif
+
 /* The local id of the current top-level transaction (moved in 17). */
 #include "storage/proc.h"
 static inline LocalTransactionId

@@ -27,6 +27,20 @@
  *	  table given another owner, or a primary key or unique index that
  *	  could make two index rows conflict); that is refused with the message
  *	  of registry.c's check, which names the index.
+ *	- ALTER COLUMN ... TYPE of a column an index uses (a key or projected
+ *	  column, a column of the predicate or of the base table's key, or one
+ *	  that a generated column among those reads) is refused before it
+ *	  starts, even to the same type: it rewrites the column's values, with
+ *	  USING or a new type modifier or collation, and no row trigger fires,
+ *	  so the index would keep the old ones.  Only naming the column's own
+ *	  type, type modifier and collation without USING, which changes
+ *	  nothing, is allowed.  The same goes for ... SET EXPRESSION of such a
+ *	  generated column (PostgreSQL 17 on).
+ *	- ALTER TYPE ... CASCADE of the type of a typed table (CREATE TABLE ...
+ *	  OF) alters the table's columns as ALTER TABLE would, and is checked as
+ *	  ALTER TABLE is: a retype at the start, and the index definitions of
+ *	  every typed table at the end (a used attribute dropped or renamed).
+ *	  The typed tables of an index or counter table's type refuse it all.
  *	- Table inheritance (INHERITS, ALTER TABLE ... INHERIT) involving any of
  *	  these tables: refused; indexes support declarative partitioning.
  *	- adjlist's triggers on these tables (the sync triggers of a base table
@@ -58,7 +72,9 @@
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_attrdef.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_depend.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -68,15 +84,18 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_type.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "adjlist.h"
 #include "catalog.h"
 #include "compat.h"
 #include "index_admin.h"
+#include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
@@ -154,7 +173,8 @@ refuse_new_member(Oid relid, Oid parent)
  * What a user may ALTER on an index or counter table (or a partition of
  * one): its storage, statistics, triggers, row security, owner (checked at
  * the end), a primary key or unique constraint (pg_restore adds the index
- * table's primary key after its rows), never its columns, other
+ * table's primary key after its rows), NOT OF (which leaves the columns as
+ * they are, and out of reach of ALTER TYPE), never its columns, other
  * constraints or partitions, which adjlist's writers and readers depend on.
  */
 static bool
@@ -197,9 +217,269 @@ harmless_on_derived(AlterTableCmd *cmd)
 		case AT_DisableRowSecurity:
 		case AT_ForceRowSecurity:
 		case AT_NoForceRowSecurity:
+		case AT_DropOf:
 			return true;
 		default:
 			return false;
+	}
+}
+
+static void
+refuse_derived(Oid relid, Oid base)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot alter the columns, constraints or partitions of \"%s\"",
+					get_rel_name(relid)),
+			 errdetail("It belongs to an inverted index of table \"%s\", which adjlist keeps.",
+					   get_rel_name(base)),
+			 errhint("Drop the index with drop_inverted_index() and create it again as needed.")));
+}
+
+/* ----------------------------------------------------------------------
+ * Column types: ALTER COLUMN ... TYPE and ... SET EXPRESSION
+ * ----------------------------------------------------------------------
+ */
+
+static bool
+name_in(List *names, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, names)
+		if (strcmp((const char *) lfirst(lc), name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The columns of relid (by name) that its generated column attnum reads,
+ * from the dependencies of its generation expression; NIL if attnum is not
+ * a generated column.
+ */
+static List *
+generation_inputs(Oid relid, AttrNumber attnum)
+{
+	Oid			defoid;
+	Relation	deprel;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *names = NIL;
+
+	if (attnum <= 0 || get_attgenerated(relid, attnum) == '\0' ||
+		!OidIsValid(defoid = GetAttrDefaultOid(relid, attnum)))
+		return NIL;
+	deprel = table_open(DependRelationId, AccessShareLock);
+	ScanKeyInit(&key[0], Anum_pg_depend_classid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(AttrDefaultRelationId));
+	ScanKeyInit(&key[1], Anum_pg_depend_objid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(defoid));
+	scan = systable_beginscan(deprel, DependDependerIndexId, true, NULL, 2, key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_depend d = (Form_pg_depend) GETSTRUCT(tup);
+		char	   *name;
+
+		if (d->refclassid == RelationRelationId && d->refobjid == relid &&
+			d->refobjsubid > 0 &&
+			(name = get_attname(relid, (AttrNumber) d->refobjsubid, true)) != NULL)
+			names = lappend(names, name);
+	}
+	systable_endscan(scan);
+	table_close(deprel, AccessShareLock);
+	return names;
+}
+
+/*
+ * Does index ix of table base use column col: as a key or projected
+ * column, a column of the base table's key or of the predicate, or a
+ * column that a generated column among those reads?
+ */
+static bool
+index_uses_column(Oid base, const IndexDef *ix, const char *col)
+{
+	List	   *used = NIL;
+	ListCell   *lc;
+
+	for (int i = 0; i < ix->ncols; i++)
+		used = lappend(used, ix->colnames[i]);
+	for (int i = 0; i < ix->nbasekey; i++)
+		used = lappend(used, ix->base_key[i]);
+	if (ix->predicate != NULL)
+		used = list_concat(used, index_predicate_columns(ix->predicate));
+	if (name_in(used, col))
+		return true;
+	foreach(lc, used)
+		if (name_in(generation_inputs(base, get_attnum(base, (const char *) lfirst(lc))), col))
+			return true;
+	return false;
+}
+
+/* The name of the first inverted index of base that uses column col, or NULL. */
+static char *
+index_using_column(Oid base, const char *col)
+{
+	TableIndexes *ti = registry_lookup_unchecked(base);
+
+	for (int i = 0; i < ti->nindexes; i++)
+		if (index_uses_column(base, &ti->indexes[i], col))
+			return get_rel_name(ti->indexes[i].indexrel);
+	return NULL;
+}
+
+/*
+ * An ALTER COLUMN ... TYPE that changes nothing: the column's own type,
+ * type modifier and collation (a new type's default collation when COLLATE
+ * is left out, as ALTER TABLE takes it), without USING.  PostgreSQL then
+ * keeps every value as it is.  A type that does not exist is left for
+ * ALTER TABLE to report.
+ */
+static bool
+column_type_unchanged(Oid relid, AlterTableCmd *cmd, bool *unknown)
+{
+	ColumnDef  *def = castNode(ColumnDef, cmd->def);
+	AttrNumber	attnum = get_attnum(relid, cmd->name);
+	Oid			oldtype;
+	Oid			oldcoll;
+	int32		oldtypmod;
+	Oid			newtype;
+	int32		newtypmod;
+	Type		t;
+
+	*unknown = false;
+	if (def->raw_default != NULL || attnum <= 0)
+		return false;
+	t = LookupTypeName(NULL, def->typeName, &newtypmod, true);
+	if (t == NULL)
+	{
+		*unknown = true;
+		return false;
+	}
+	newtype = typeTypeId(t);
+	ReleaseSysCache(t);
+	get_atttypetypmodcoll(relid, attnum, &oldtype, &oldtypmod, &oldcoll);
+	return newtype == oldtype && newtypmod == oldtypmod &&
+		GetColumnDefCollation(NULL, def, newtype) == oldcoll;
+}
+
+/*
+ * ALTER COLUMN ... TYPE (unless it changes nothing) or ... SET EXPRESSION
+ * of a column that an index of base uses, on relid (base, a partition of
+ * it, or a typed table altered by ALTER TYPE ... CASCADE): the column's
+ * values would be rewritten without a row trigger, so it is refused.
+ */
+static void
+check_column_cmd(Oid relid, Oid base, AlterTableCmd *cmd)
+{
+	bool		retype = cmd->subtype == AT_AlterColumnType;
+	bool		unknown;
+	char	   *idx;
+
+	if ((!retype && !ADJLIST_AT_SET_EXPRESSION(cmd->subtype)) || cmd->name == NULL ||
+		(idx = index_using_column(base, cmd->name)) == NULL)
+		return;
+	if (retype && (column_type_unchanged(relid, cmd, &unknown) || unknown))
+		return;
+	if (retype)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot alter the type of column \"%s\" of table \"%s\", which inverted index \"%s\" uses",
+						cmd->name, get_rel_name(relid), idx),
+				 errdetail("A new type, type modifier, collation or USING expression rewrites the column's values without firing a row trigger, so the index would keep the old ones; only the column's own type, modifier and collation without USING, which change nothing, are allowed."),
+				 errhint("Drop the index with drop_inverted_index(), alter the column, and create the index again.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot change the generation expression of column \"%s\" of table \"%s\", which inverted index \"%s\" uses",
+					cmd->name, get_rel_name(relid), idx),
+			 errdetail("ALTER COLUMN ... SET EXPRESSION rewrites the column's values without firing a row trigger, so the index would keep the old ones."),
+			 errhint("Drop the index with drop_inverted_index(), alter the column, and create the index again.")));
+}
+
+/*
+ * The typed tables of composite type relid (CREATE TABLE ... OF, or ALTER
+ * TABLE ... OF), which ALTER TYPE ... CASCADE alters; NIL if relid is not
+ * a composite type.  (pg_class has no index on reloftype: ALTER TYPE scans
+ * it too.)
+ */
+static List *
+typed_tables(Oid relid)
+{
+	Oid			typid;
+	Relation	classrel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *tables = NIL;
+
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_COMPOSITE_TYPE ||
+		!OidIsValid(typid = get_rel_type_id(relid)))
+		return NIL;
+	classrel = table_open(RelationRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_class_reloftype, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(typid));
+	scan = systable_beginscan(classrel, InvalidOid, false, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		tables = lappend_oid(tables, ((Form_pg_class) GETSTRUCT(tup))->oid);
+	systable_endscan(scan);
+	table_close(classrel, AccessShareLock);
+	return tables;
+}
+
+/* Does ALTER TABLE or ALTER TYPE rewrite a column's values (or may it)? */
+static bool
+rewrites_column(List *cmds)
+{
+	ListCell   *lc;
+
+	foreach(lc, cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_AlterColumnType || ADJLIST_AT_SET_EXPRESSION(cmd->subtype))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * ALTER TYPE ... CASCADE (ADD, DROP, ALTER ATTRIBUTE) of composite type
+ * relid: on a typed table that is an index or counter table (or a
+ * partition of one), refused; on a base table, checked as ALTER TABLE's
+ * retype is.  Without CASCADE, ALTER TYPE refuses a type with typed tables
+ * itself; a typed table the role does not own, likewise.  The type and
+ * then each table are locked first, as ALTER TYPE will lock them, so that
+ * an index created meanwhile is seen.
+ */
+static void
+start_alter_type(Oid relid, AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+	ListCell   *c;
+
+	if (index_writes_allowed() || get_rel_relkind(relid) != RELKIND_COMPOSITE_TYPE ||
+		!adjlist_rel_ownercheck(relid, GetUserId()))
+		return;
+	LockRelationOid(relid, AccessExclusiveLock);
+	foreach(lc, typed_tables(relid))
+	{
+		Oid			t = lfirst_oid(lc);
+		Oid			base;
+
+		if (!adjlist_rel_ownercheck(t, GetUserId()))
+			continue;
+		LockRelationOid(t, AccessExclusiveLock);
+		foreach(c, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, c);
+
+			if (cmd->behavior != DROP_CASCADE)
+				continue;
+			if (OidIsValid(base = registry_base_of_index(t)))
+				refuse_derived(t, base);
+			if (OidIsValid(base = base_of(t)))
+				check_column_cmd(t, base, cmd);
+		}
 	}
 }
 
@@ -472,39 +752,48 @@ start_alter_table(AlterTableStmt *stmt)
 {
 	Oid			relid = rangevar_oid(stmt->relation);
 	Oid			base;
+	bool		guarded;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid))
 		return;
-	check_trigger_cmds(stmt);
-	/* (ALTER FOREIGN TABLE: only its triggers are checked here) */
-	if (stmt->objtype == OBJECT_FOREIGN_TABLE)
-		return;
-	/* (a role that does not own the table is refused by ALTER TABLE itself) */
-	if (!index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId()) &&
-		OidIsValid(base = registry_base_of_index(relid)))
+	if (stmt->objtype == OBJECT_TYPE)
 	{
-		foreach(lc, stmt->cmds)
-		{
-			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-			if (!harmless_on_derived(cmd))
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot alter the columns, constraints or partitions of \"%s\"",
-								get_rel_name(relid)),
-						 errdetail("It belongs to an inverted index of table \"%s\", which adjlist keeps.",
-								   get_rel_name(base)),
-						 errhint("Drop the index with drop_inverted_index() and create it again as needed.")));
-		}
+		start_alter_type(relid, stmt);
 		return;
 	}
-	if (!OidIsValid(base_of(relid)))
+	/* (a role that does not own the table is refused by ALTER TABLE itself) */
+	guarded = !index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId());
+	/*
+	 * (a retype locks the table as ALTER TABLE will, before looking for the
+	 * indexes that use the column: one created meanwhile is seen)
+	 */
+	if (guarded && rewrites_column(stmt->cmds))
+		LockRelationOid(relid, AccessExclusiveLock);
+	check_trigger_cmds(stmt);
+	/* (ALTER FOREIGN TABLE: only its triggers and column types are checked here) */
+	if (stmt->objtype == OBJECT_FOREIGN_TABLE)
+	{
+		if (guarded && OidIsValid(base = base_of(relid)))
+			foreach(lc, stmt->cmds)
+				check_column_cmd(relid, base, lfirst_node(AlterTableCmd, lc));
+		return;
+	}
+	if (guarded && OidIsValid(base = registry_base_of_index(relid)))
+	{
+		foreach(lc, stmt->cmds)
+			if (!harmless_on_derived(lfirst_node(AlterTableCmd, lc)))
+				refuse_derived(relid, base);
+		return;
+	}
+	if (!OidIsValid(base = base_of(relid)))
 		return;
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
+		if (guarded)
+			check_column_cmd(relid, base, cmd);
 		if (cmd->subtype == AT_DetachPartition && ((PartitionCmd *) cmd->def)->concurrent)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -651,6 +940,22 @@ recheck(Oid relid)
 	}
 }
 
+/*
+ * ALTER TYPE ... CASCADE of composite type relid (or ... RENAME ATTRIBUTE)
+ * has altered its typed tables: check every index they take part in.
+ */
+static void
+end_alter_type(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, typed_tables(relid))
+	{
+		recheck(lfirst_oid(lc));
+		table_options_check(lfirst_oid(lc));
+	}
+}
+
 static void
 end_alter_table(AlterTableStmt *stmt)
 {
@@ -660,6 +965,11 @@ end_alter_table(AlterTableStmt *stmt)
 
 	if (!OidIsValid(relid))
 		return;
+	if (stmt->objtype == OBJECT_TYPE)
+	{
+		end_alter_type(relid);
+		return;
+	}
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
@@ -737,7 +1047,9 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 	{
 		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
 
-		if (OidIsValid(relid))
+		if (((RenameStmt *) stmt)->renameType == OBJECT_ATTRIBUTE)
+			end_alter_type(relid);
+		else if (OidIsValid(relid))
 		{
 			recheck(relid);
 			table_options_check(relid);

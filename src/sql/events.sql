@@ -1,13 +1,14 @@
 -- adjlist install and update script, part: the event triggers (the update
--- drops the old ones first)
+-- drops the old ones first).  ALTER TYPE: ... CASCADE alters the columns of
+-- the type's typed tables (CREATE TABLE ... OF) as ALTER TABLE would.
 
 CREATE EVENT TRIGGER adjlist_ddl_start ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'DROP TABLE', 'DROP FOREIGN TABLE',
-				'DROP TRIGGER', 'ALTER TRIGGER')
+				'DROP TRIGGER', 'ALTER TRIGGER', 'ALTER TYPE')
 	EXECUTE FUNCTION adjlist_on_ddl_start();
 CREATE EVENT TRIGGER adjlist_ddl_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
-				'CREATE INDEX')
+				'CREATE INDEX', 'ALTER TYPE')
 	EXECUTE FUNCTION adjlist_on_ddl_end();
 CREATE EVENT TRIGGER adjlist_sql_drop ON sql_drop
 	EXECUTE FUNCTION adjlist_on_sql_drop();
