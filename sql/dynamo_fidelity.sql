@@ -3,7 +3,10 @@
 -- more lenient than DynamoDB: the base table's key limits on rows no index
 -- holds, import_dynamodb's input that DynamoDB rejects, and
 -- put_edge_if(..., expected => '{}') on an item whose data is not an
--- object.  Errors are shown with their SQLSTATE and detail (pg_temp.err).
+-- object; then limits that counted rows naming no edge, start keys of
+-- tables keyed by more than (pk, sk), the expiry column in import and
+-- export, and arguments DynamoDB refuses.  Errors are shown with their
+-- SQLSTATE and detail (pg_temp.err).
 --
 -- a schema of its own: the suites share one database
 CREATE SCHEMA dynamo_fidelity;
@@ -160,6 +163,163 @@ SELECT put_edge_if('cond', 'A', 'scalar', '{"v": 3}', '{"v": 2}') AS attribute_o
 SELECT delete_edge_if('cond', 'A', 'scalar', '{}') AS deleted_scalar,
 	   delete_edge_if('cond', 'A', 'missing', '{}') AS deleted_missing;
 SELECT count(*) AS drift FROM verify_inverted_index('cond_inverted');
+
+-- ======================================================================
+-- 4. A limit counts edges.  An item whose sort key is the bare edge prefix
+--    ('FOLLOWS#') names no neighbor, nor does one whose target would be
+--    longer than any key (target_prefix 'USER#' + a 2046-byte rest): no
+--    page returns them and no limit counts them, read directly (bare) or
+--    through SQL (bare_ttl: an expiry column)
+-- ======================================================================
+CREATE TABLE bare (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO bare VALUES ('USER#a', 'FOLLOWS#', NULL), ('USER#a', 'FOLLOWS#USER#b', NULL),
+	('USER#a', 'FOLLOWS#USER#c', NULL), ('N', 'F#', NULL), ('N', 'F#' || repeat('x', 2046), NULL),
+	('N', 'F#y', NULL), ('N', 'F#z', NULL);
+CREATE TABLE bare_ttl (pk adjkey, sk adjkey, data jsonb, expires bigint, PRIMARY KEY (pk, sk));
+INSERT INTO bare_ttl SELECT *, NULL FROM bare;
+SELECT set_ttl('bare_ttl', 'expires');
+SELECT t,
+	   ARRAY(SELECT neighbor FROM neighbors(t, 'USER#a', 'FOLLOWS#', lim => 1)) AS lim1,
+	   ARRAY(SELECT neighbor FROM neighbors(t, 'USER#a', 'FOLLOWS#', lim => 2)) AS lim2,
+	   ARRAY(SELECT neighbor FROM neighbors(t, 'USER#a', 'FOLLOWS#', lim => 1, backward => true)) AS back1,
+	   ARRAY(SELECT neighbor FROM neighbors(t, 'USER#a', 'FOLLOWS#', lim => 3, backward => true)) AS back3,
+	   (SELECT count(*) FROM (SELECT neighbor FROM neighbors(t, 'USER#a', 'FOLLOWS#', lim => 1)) n) AS nodes_lim1,
+	   degree(t, 'USER#a', 'FOLLOWS#') AS degree,
+	   has_edge(t, 'USER#a', 'USER#b', 'FOLLOWS#') AS has_b
+FROM (VALUES ('bare'::regclass), ('bare_ttl')) v(t);
+-- paged one edge at a time: every edge once, then an empty page
+CREATE FUNCTION pg_temp.pages(t regclass, node adjkey, prefix text, target text, back boolean)
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	got text[] := '{}';
+	k jsonb;
+	r record;
+BEGIN
+	FOR i IN 1..10 LOOP
+		SELECT * INTO r FROM neighbors(t, node, prefix, lim => 1, backward => back, target_prefix => target,
+									   exclusive_start_key => k);
+		IF NOT FOUND THEN
+			RETURN got;
+		END IF;
+		got := got || r.neighbor::text;
+		k := jsonb_build_object('pk', r.pk, 'sk', r.sk);
+	END LOOP;
+	RETURN got;
+END $$;
+SELECT t, pg_temp.pages(t, 'USER#a', 'FOLLOWS#', '', false) AS forward,
+	   pg_temp.pages(t, 'USER#a', 'FOLLOWS#', '', true) AS backward,
+	   pg_temp.pages(t, 'N', 'F#', 'USER#', false) AS long_forward,
+	   pg_temp.pages(t, 'N', 'F#', 'USER#', true) AS long_backward,
+	   degree(t, 'N', 'F#', 'out', 'USER#', false) AS long_degree,
+	   (SELECT count(*) FROM traverse(t, 'N', 'F#', 1, target_prefix => 'USER#')) AS long_traverse
+FROM (VALUES ('bare'::regclass), ('bare_ttl')) v(t);
+-- query() and query_count() count items (DynamoDB's Query), the bare one too
+SELECT query_count('bare', 'USER#a', 'begins_with', 'FOLLOWS#') AS items;
+
+-- ======================================================================
+-- 5. A key with more columns than (pk, sk): query() takes back the key it
+--    returns (a number for an integer column) and pages through rows that
+--    share (pk, sk); neighbors() and reverse_neighbors(), whose cursor is
+--    {pk, sk}, refuse a start key there (0A000) rather than skip rows
+-- ======================================================================
+CREATE TABLE wide (pk adjkey, sk adjkey, v int, data jsonb, PRIMARY KEY (pk, sk, v));
+INSERT INTO wide VALUES ('A', 'B', 1, NULL), ('A', 'B', 2, NULL), ('A', 'C', 1, NULL), ('D', 'B', 7, NULL);
+SELECT create_inverted_index('wide');
+CREATE FUNCTION pg_temp.query_pages(t regclass, part adjkey, back boolean) RETURNS jsonb[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	got jsonb[] := '{}';
+	k jsonb;
+	r record;
+BEGIN
+	FOR i IN 1..10 LOOP
+		SELECT * INTO r FROM query(t, part, backward => back, lim => 1, exclusive_start_key => k);
+		IF NOT FOUND THEN
+			RETURN got;
+		END IF;
+		got := got || r.key;
+		k := r.key;
+	END LOOP;
+	RETURN got;
+END $$;
+SELECT pg_temp.query_pages('wide', 'A', false) AS forward;
+SELECT pg_temp.query_pages('wide', 'A', true) AS backward;
+SELECT pg_temp.query_pages('wide_inverted', 'B', false) AS inverted;
+SELECT c.*, (SELECT count FROM query_count_page('wide', 'A', lim => 1, exclusive_start_key => c.last_evaluated_key))
+	AS next_page
+FROM query_count_page('wide', 'A', lim => 1) c;
+SELECT pg_temp.err($$SELECT * FROM query('wide', 'A', exclusive_start_key => '{"pk": "A", "sk": "B", "v": "x"}')$$) AS not_an_int;
+SELECT pg_temp.err($$SELECT * FROM query('wide', 'A', exclusive_start_key => '{"pk": "A", "sk": "B", "v": null}')$$) AS null_v;
+SELECT pg_temp.err($$SELECT * FROM query('wide', 'A', exclusive_start_key => '{"pk": "A", "sk": "B"}')$$) AS no_v;
+SELECT count(*) AS out_edges FROM neighbors('wide', 'A', '', sk_is_target => true);
+SELECT pg_temp.err($$SELECT * FROM neighbors('wide', 'A', '', sk_is_target => true, lim => 1,
+	exclusive_start_key => '{"pk": "A", "sk": "B"}')$$) AS neighbors_page;
+SELECT pg_temp.err($$SELECT * FROM reverse_neighbors('wide', 'B', '', sk_is_target => true, lim => 1,
+	after => 'A')$$) AS reverse_page;
+
+-- ======================================================================
+-- 6. The expiry column (set_ttl) is the TTL attribute: import writes a
+--    number (N, epoch seconds) into it and not into the data, export
+--    writes it back; another type is an ordinary attribute (DynamoDB's TTL
+--    ignores it), kept in the data
+-- ======================================================================
+CREATE TABLE sess (pk adjkey, sk adjkey, data jsonb, expires bigint, PRIMARY KEY (pk, sk));
+CREATE TABLE sess_tz (pk adjkey, sk adjkey, data jsonb, expires timestamptz, PRIMARY KEY (pk, sk));
+SELECT set_ttl(t, 'expires') FROM (VALUES ('sess'::regclass), ('sess_tz')) v(t);
+SELECT create_inverted_index('sess_tz', include => '{data}');
+SELECT t, import_dynamodb(t, $$
+{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#1"},"expires":{"N":"1000"}}}
+{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#2"},"expires":{"N":"4102444800"},"device":{"S":"tv"}}}
+{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#3"},"expires":{"S":"never"}}}
+{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#4"}}}
+$$) FROM (VALUES ('sess'::regclass), ('sess_tz')) v(t);
+SELECT sk, data, expires FROM sess ORDER BY sk;
+SELECT sk, data, extract(epoch FROM expires) AS expires FROM sess_tz ORDER BY sk;
+SELECT sk, pk, extract(epoch FROM expires) AS expires FROM sess_tz_inverted ORDER BY sk;
+SELECT t, (SELECT array_agg(sort_key::text) FROM query(t, 'U#a')) AS live,
+	   sweep_expired(t) AS swept
+FROM (VALUES ('sess'::regclass), ('sess_tz')) v(t);
+SELECT * FROM export_dynamodb('sess');
+SELECT (SELECT array_agg(x) FROM export_dynamodb('sess') x) = (SELECT array_agg(x) FROM export_dynamodb('sess_tz') x)
+	AS same_export;
+-- a put of the item again replaces its expiry; without the attribute it has none
+SELECT import_dynamodb('sess_tz', '{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#2"},"expires":{"N":"4102444801.5"}}}'),
+	   import_dynamodb('sess_tz', '{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#3"},"expires":{"N":"4102444802"}}}'),
+	   import_dynamodb('sess', '{"Item":{"pk":{"S":"U#a"},"sk":{"S":"SESSION#2"}}}');
+SELECT * FROM export_dynamodb('sess_tz');
+SELECT * FROM export_dynamodb('sess');
+SELECT count(*) AS drift FROM verify_inverted_index('sess_tz_inverted');
+-- an integer column takes no fraction; data naming the column does not export
+SELECT pg_temp.err($$SELECT import_dynamodb('sess', '{"Item":{"pk":{"S":"U#a"},"sk":{"S":"X"},"expires":{"N":"1.5"}}}')$$)
+	AS fraction;
+UPDATE sess_tz SET data = '{"expires": 5}' WHERE sk = 'SESSION#2';
+SELECT pg_temp.err($$SELECT * FROM export_dynamodb('sess_tz')$$) AS data_names_expiry;
+
+-- ======================================================================
+-- 7. Arguments DynamoDB refuses: a query without its partition value, a
+--    sort value without a condition or a second one where only between
+--    takes it, a batch_get key over its role's limit, and numbers of
+--    DynamoDB JSON that are JSON numbers instead of strings
+-- ======================================================================
+CREATE TABLE val (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO val VALUES ('A', 'S#1', NULL), ('A', 'S#2', NULL), ('A', 'T#1', NULL);
+SELECT pg_temp.err($$SELECT * FROM query('val', NULL)$$) AS query_null,
+	   pg_temp.err($$SELECT query_count('val', NULL)$$) AS count_null,
+	   pg_temp.err($$SELECT * FROM query_count_page('val', NULL)$$) AS page_null,
+	   pg_temp.err($$SELECT * FROM explain_query('val', NULL)$$) AS explain_null;
+SELECT pg_temp.err($$SELECT * FROM query('val', 'A', NULL, 'S#2')$$) AS value_without_op,
+	   pg_temp.err($$SELECT * FROM query('val', 'A', NULL, NULL, 'S#2')$$) AS value2_without_op,
+	   pg_temp.err($$SELECT * FROM query('val', 'A', '=', 'S#1', 'S#2')$$) AS eq_two_values,
+	   pg_temp.err($$SELECT query_count('val', 'A', 'begins_with', 'S#', 'T#')$$) AS begins_two_values;
+SELECT count(*) AS between_two_values FROM query('val', 'A', 'between', 'S#1', 'S#2');
+SELECT pg_temp.err($$SELECT * FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('x', 1025))))$$)
+	AS long_sort_key;
+SELECT pg_temp.err($$SELECT * FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', repeat('x', 2049), 'sk', 'S#1')))$$)
+	AS long_partition_key;
+SELECT count(*) AS longest_sort_key FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('x', 1024))));
+SELECT pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"n":{"N":1}}}')$$) AS n_number,
+	   pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"ns":{"NS":[2]}}}')$$) AS ns_number,
+	   pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"n":{"N":true}}}')$$) AS n_bool;
 
 RESET search_path;
 SET client_min_messages = warning;

@@ -128,7 +128,12 @@ SELECT tbl, rev, count(*) AS calls,
 		   CASE WHEN rev THEN ARRAY(SELECT pk FROM fg WHERE sk = ('E#' || s::text)::adjkey AND data @> f ORDER BY pk)
 				ELSE ARRAY(SELECT sk FROM fg WHERE pk = s AND sk ^@ 'E#' AND data @> f ORDER BY sk) END) AS wrong
 FROM tbls, starts, (VALUES ('{"c": "red"}'::jsonb), ('{}')) v(f), (VALUES (false), (true)) r(rev)
+WHERE tbl <> 'fgk'::regclass
 GROUP BY tbl, rev ORDER BY tbl::text, rev;
+-- fgk's key (pk, sk, v) lets rows share (pk, sk): a start key of the two
+-- would skip them, and is refused (0A000)
+SELECT pg_temp.paged('fgk', 'N#1', false, '{}');
+SELECT pg_temp.paged('fgk', 'N#1', true, '{}');
 
 -- traverse and reachable_count = BFS over the filtered edges, every
 -- direction, every path

@@ -29,7 +29,11 @@ SELECT * FROM query_count_page('sessions', 'USER#a', lim => 10);
 SELECT partition_key, sort_key FROM query('sessions_inverted', 'SESSION#1');
 SELECT pk, sk, data FROM batch_get('sessions', '[{"pk": "USER#a", "sk": "SESSION#1"},
 	{"pk": "USER#a", "sk": "SESSION#2"}, {"pk": "USER#b", "sk": "SESSION#1"}]');
-SELECT * FROM export_dynamodb('sessions');
+-- (the expiry is written as its attribute, in epoch seconds: an hour from now)
+SELECT regexp_replace(x, '"expires":\{"N":"([0-9.]+)"\}', '"expires":{"N":"<epoch>"}') AS export,
+	   (regexp_match(x, '"expires":\{"N":"([0-9.]+)"\}'))[1]::numeric
+		   = (SELECT extract(epoch FROM expires) FROM sessions s WHERE x LIKE '%' || s.sk::text || '%') AS exact
+FROM export_dynamodb('sessions') x;
 -- until swept, the rows are there: a plain SELECT sees them
 SELECT count(*) AS rows FROM sessions;
 -- the sweep deletes them in bounded batches, with their index rows

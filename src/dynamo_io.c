@@ -9,7 +9,11 @@
  * An item is its two key attributes (named as the table's key columns,
  * strings: type S) and its other attributes, which live as plain JSON in
  * the table's payload column ("data" unless set_payload_column() names
- * another).  Import turns each typed value into plain JSON:
+ * another), but for the TTL attribute of a table with an expiry column
+ * (set_ttl): named as the column, a number (N, epoch seconds) goes into
+ * the column and comes back from it, as DynamoDB's TTL reads it (another
+ * type is an ordinary attribute, as DynamoDB's TTL ignores it).  Import
+ * turns each typed value into plain JSON:
  * S and B (base64 text) into strings, N into a number that keeps its digits
  * (jsonb numbers are numeric: "1.50" stays 1.50), BOOL and NULL into true,
  * false and null, M into an object, L into an array, and the sets SS, NS
@@ -26,7 +30,8 @@
  * caller, with the caller's privileges and row-level security.  Export
  * reads as the caller through a cursor, in key order.  A malformed line is
  * an error (22P02) that names its line; nothing of the call is kept.  What
- * DynamoDB would refuse is malformed too: a member next to "Item", a B
+ * DynamoDB would refuse is malformed too: a member next to "Item", a
+ * number that is a JSON number instead of a string, a B
  * value that is not base64, an empty set or a set with a member twice, a
  * number with more than 38 significant digits or out of DynamoDB's range;
  * and a key longer than DynamoDB allows for its role (22001).
@@ -182,19 +187,20 @@ dynamo_number_problem(const char *s)
 	return NULL;
 }
 
-/* A number of an N or NS value: a string of digits (or a JSON number). */
+/*
+ * A number of an N or NS value: a string of digits.  A JSON number is
+ * refused as DynamoDB refuses it: its JSON has numbers as strings, so that
+ * no digit is lost on the way.
+ */
 static void
 number_value(const JsonbValue *v, JsonbValue *out)
 {
 	char	   *s;
 	const char *problem;
 
-	if (v->type == jbvNumeric)
-		s = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
-	else if (v->type == jbvString)
-		s = value_string(v);
-	else
+	if (v->type != jbvString)
 		bad_item("a number must be a string of digits", "For example {\"N\": \"2024\"}.");
+	s = value_string(v);
 	problem = dynamo_number_problem(s);
 	if (problem != NULL && strcmp(problem, NOT_A_NUMBER) == 0)
 		bad_item(psprintf("\"%s\" is not a number", s),
@@ -202,11 +208,6 @@ number_value(const JsonbValue *v, JsonbValue *out)
 	if (problem != NULL)
 		bad_item(psprintf("\"%s\" is not a number DynamoDB can store", s),
 				 psprintf("%s.", problem));
-	if (v->type == jbvNumeric)
-	{
-		*out = *v;
-		return;
-	}
 	out->type = jbvNumeric;
 	out->val.numeric = DatumGetNumeric(DirectFunctionCall3(numeric_in, CStringGetDatum(s),
 														   ObjectIdGetDatum(InvalidOid),
@@ -414,12 +415,6 @@ push_plain(JsonbParseState **st, JsonbIteratorToken tok, const JsonbValue *typed
 }
 
 /*
- * One line: {"Item": {attribute: typed value, ...}}.  Fills the keys (the
- * attributes named keynames[0] and [1], of type S) and the data (every
- * other attribute, as plain JSON; NULL when there is none), for the
- * payload column (NULL: the table has none).
- */
-/*
  * A key attribute (role 0: the partition key, 1: the sort key) of an item
  * of relid, checked against DynamoDB's limit for its role here, so that
  * the error names the line and says what DynamoDB says.
@@ -443,9 +438,72 @@ import_key(Oid relid, const char *attr, int role, const char *s, int len)
 	return adjkey_from_server(s, len, NULL);
 }
 
+/*
+ * The expiry column (set_ttl) an import writes, and the value of the
+ * current line's expiry attribute, if it is a number (type N): epoch
+ * seconds, as DynamoDB's TTL reads them.  An attribute of another type is
+ * an ordinary one (DynamoDB's TTL ignores it: the item does not expire),
+ * kept in the data.
+ */
+typedef struct ImportTtl
+{
+	const char *name;			/* the column, or NULL: none */
+	Oid			type;
+	Datum		value;
+	bool		isnull;
+} ImportTtl;
+
+/*
+ * Epoch seconds as a value of the expiry column's type: a time (timestamp
+ * in the session's time zone, date: the day), or the number read by the
+ * type's input (an integer column refuses a fraction).
+ */
+static Datum
+ttl_value(Numeric n, Oid type)
+{
+	Oid			input;
+	Oid			ioparam;
+	char	   *s;
+
+	if (type == TIMESTAMPTZOID || type == TIMESTAMPOID || type == DATEOID)
+	{
+		Datum		ts = DirectFunctionCall1(float8_timestamptz,
+											 DirectFunctionCall1(numeric_float8, NumericGetDatum(n)));
+
+		if (type == TIMESTAMPOID)
+			return DirectFunctionCall1(timestamptz_timestamp, ts);
+		return type == DATEOID ? DirectFunctionCall1(timestamptz_date, ts) : ts;
+	}
+	s = DatumGetCString(DirectFunctionCall1(numeric_out,
+											DirectFunctionCall1(numeric_trim_scale, NumericGetDatum(n))));
+	getTypeInputInfo(type, &input, &ioparam);
+	return OidInputFunctionCall(input, s, ioparam, -1);
+}
+
+/* The expiry attribute's typed value v: true when it goes to the column. */
+static bool
+import_ttl(ImportTtl *ttl, const JsonbValue *v)
+{
+	JsonbValue	val;
+	JsonbValue	num;
+
+	if (strcmp(typed_member(v, &val), "N") != 0)
+		return false;
+	number_value(&val, &num);
+	ttl->value = ttl_value(num.val.numeric, ttl->type);
+	ttl->isnull = false;
+	return true;
+}
+
+/*
+ * One line: {"Item": {attribute: typed value, ...}}.  Fills the keys (the
+ * attributes named keynames[0] and [1], of type S), the expiry (ttl) and
+ * the data (every other attribute, as plain JSON; NULL when there is
+ * none), for the payload column (NULL: the table has none).
+ */
 static void
 import_line(Oid relid, const char *line, const char **keynames, const char *payload,
-			struct varlena **keys, Jsonb **data)
+			struct varlena **keys, Jsonb **data, ImportTtl *ttl)
 {
 	Jsonb	   *j = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(line)));
 	JsonbValue	name;
@@ -454,6 +512,7 @@ import_line(Oid relid, const char *line, const char **keynames, const char *payl
 	JsonbValue	v;
 	JsonbIteratorToken tok;
 	JsonbParseState *st = NULL;
+	JsonbValue	attrkey = {0};
 	char	   *attr = NULL;
 
 	name.type = jbvString;
@@ -467,13 +526,23 @@ import_line(Oid relid, const char *line, const char **keynames, const char *payl
 		bad_item("a line must be an object {\"Item\": {...}}",
 				 psprintf("This one has %d members; \"Item\" must be the only one.", JB_ROOT_COUNT(j)));
 	keys[0] = keys[1] = NULL;
+	ttl->isnull = true;
 	it = JsonbIteratorInit(item->val.binary.data);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
 		if (tok == WJB_KEY)
 		{
+			attrkey = v;
 			attr = value_string(&v);
-			if (strcmp(attr, keynames[0]) != 0 && strcmp(attr, keynames[1]) != 0)
+		}
+		else if (tok == WJB_VALUE)
+		{
+			int			k = strcmp(attr, keynames[0]) == 0 ? 0 : strcmp(attr, keynames[1]) == 0 ? 1 : -1;
+			JsonbValue	val;
+
+			if (k < 0 && ttl->name != NULL && strcmp(attr, ttl->name) == 0 && import_ttl(ttl, &v))
+				continue;
+			if (k < 0)
 			{
 				if (payload == NULL)
 					ereport(ERROR,
@@ -483,16 +552,7 @@ import_line(Oid relid, const char *line, const char **keynames, const char *payl
 							 errdetail("Attributes other than the key are kept in a jsonb column, \"data\" unless set_payload_column() names another.")));
 				if (st == NULL)
 					(void) pushJsonbValue(&st, WJB_BEGIN_OBJECT, NULL);
-				(void) pushJsonbValue(&st, WJB_KEY, &v);
-			}
-		}
-		else if (tok == WJB_VALUE)
-		{
-			int			k = strcmp(attr, keynames[0]) == 0 ? 0 : strcmp(attr, keynames[1]) == 0 ? 1 : -1;
-			JsonbValue	val;
-
-			if (k < 0)
-			{
+				(void) pushJsonbValue(&st, WJB_KEY, &attrkey);
 				push_plain(&st, WJB_VALUE, &v);
 				continue;
 			}
@@ -519,6 +579,8 @@ typedef struct ImportBatch
 	ArrayBuildState *pks;
 	ArrayBuildState *sks;
 	ArrayBuildState *datas;
+	ArrayBuildState *ttls;		/* of the expiry column's type, or NULL */
+	Oid			ttltype;		/* InvalidOid: no expiry column */
 	int			n;
 	int64		first_line;		/* of its first item */
 } ImportBatch;
@@ -532,6 +594,7 @@ batch_start(ImportBatch *b)
 	b->pks = initArrayResult(keytype, b->cxt, false);
 	b->sks = initArrayResult(keytype, b->cxt, false);
 	b->datas = initArrayResult(JSONBOID, b->cxt, false);
+	b->ttls = OidIsValid(b->ttltype) ? initArrayResult(b->ttltype, b->cxt, false) : NULL;
 	b->n = 0;
 }
 
@@ -543,7 +606,8 @@ batch_write(ApiTable *t, ImportBatch *b, ImportPosition *pos)
 	pos->first = b->first_line;
 	pos->last = pos->line;
 	(void) adjlist_api_put(t, makeArrayResult(b->pks, b->cxt), makeArrayResult(b->sks, b->cxt),
-						   makeArrayResult(b->datas, b->cxt));
+						   makeArrayResult(b->datas, b->cxt),
+						   b->ttls ? makeArrayResult(b->ttls, b->cxt) : (Datum) 0);
 	pos->first = 0;
 	batch_start(b);
 }
@@ -564,6 +628,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	const char *p;
 	const char *end;
 	ImportBatch batch;
+	ImportTtl	ttl = {0};
 	ImportPosition pos = {0, 0, 0};
 	ErrorContextCallback errcb;
 	MemoryContext linecxt;
@@ -578,6 +643,8 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	keynames[0] = adjlist_api_key_name(t, 0);
 	keynames[1] = adjlist_api_key_name(t, 1);
 	payload = adjlist_api_payload(t);
+	ttl.name = adjlist_api_ttl(t, &ttl.type);
+	batch.ttltype = ttl.name ? ttl.type : InvalidOid;
 	items = PG_GETARG_TEXT_PP(1);
 	p = VARDATA_ANY(items);
 	end = p + VARSIZE_ANY_EXHDR(items);
@@ -613,7 +680,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		pos.line = lineno;
 		old = MemoryContextSwitchTo(linecxt);
-		import_line(PG_GETARG_OID(0), pnstrdup(s, e - s), keynames, payload, keys, &data);
+		import_line(PG_GETARG_OID(0), pnstrdup(s, e - s), keynames, payload, keys, &data, &ttl);
 		MemoryContextSwitchTo(old);
 		if (batch.n == 0)
 			batch.first_line = lineno;
@@ -623,6 +690,8 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 						 adjlist_catalog()->keytype, batch.cxt);
 		accumArrayResult(batch.datas, data ? JsonbPGetDatum(data) : (Datum) 0, data == NULL,
 						 JSONBOID, batch.cxt);
+		if (batch.ttls != NULL)
+			accumArrayResult(batch.ttls, ttl.value, ttl.isnull, ttl.type, batch.cxt);
 		MemoryContextReset(linecxt);
 		batch.n++;
 		n++;
@@ -708,9 +777,13 @@ append_typed(StringInfo out, const JsonbValue *v)
 	}
 }
 
-/* One item's line: its keys, then the members of its data. */
+/*
+ * One item's line: its keys, its expiry (ttlname: the expiry column, ttl:
+ * its epoch seconds, or NULL) as a number, then the members of its data.
+ */
 static char *
-export_line(char **keycols, const char *pk, const char *sk, Jsonb *data)
+export_line(char **keycols, const char *pk, const char *sk, const char *ttlname,
+			const char *ttl, Jsonb *data)
 {
 	StringInfoData out;
 
@@ -724,6 +797,12 @@ export_line(char **keycols, const char *pk, const char *sk, Jsonb *data)
 	appendStringInfoString(&out, ":{\"S\":");
 	escape_json(&out, sk);
 	appendStringInfoChar(&out, '}');
+	if (ttl != NULL)
+	{
+		appendStringInfoChar(&out, ',');
+		escape_json(&out, ttlname);
+		appendStringInfo(&out, ":{\"N\":\"%s\"}", ttl);
+	}
 	if (data != NULL && !(JB_ROOT_IS_SCALAR(data) && JB_ROOT_COUNT(data) == 1 &&
 						  getIthJsonbValueFromContainer(&data->root, 0)->type == jbvNull))
 	{
@@ -748,6 +827,12 @@ export_line(char **keycols, const char *pk, const char *sk, Jsonb *data)
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 							 errmsg("the data of item (\"%s\", \"%s\") has a member \"%s\", the name of a key attribute",
 									pk, sk, name)));
+				if (ttl != NULL && strcmp(name, ttlname) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("the data of item (\"%s\", \"%s\") has a member \"%s\", the name of its expiry column",
+									pk, sk, name),
+							 errdetail("The item's expiry is written as that attribute.")));
 				appendStringInfoChar(&out, ',');
 				escape_json(&out, name);
 				appendStringInfoChar(&out, ':');
@@ -774,6 +859,9 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 	char	   *payload;
 	bool		is_index;
 	char	   *live;
+	char	   *ttlname;
+	Oid			ttltype = InvalidOid;
+	char	   *ttlsql = "NULL";
 	char	   *sql;
 	SPIPlanPtr	plan;
 	Portal		portal;
@@ -786,10 +874,17 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 				 errmsg("the table must not be null")));
 	relid = PG_GETARG_OID(0);
 	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
-	sql = psprintf("SELECT t.%s, t.%s, %s%s FROM %s t WHERE %s "
+	ttlname = adjlist_item_ttl(relid, &ttltype);
+	/* the expiry as epoch seconds, DynamoDB's TTL format, without trailing zeros */
+	if (ttlname != NULL && (ttltype == TIMESTAMPTZOID || ttltype == TIMESTAMPOID || ttltype == DATEOID))
+		ttlsql = psprintf("pg_catalog.trim_scale(EXTRACT(epoch FROM t.%s::pg_catalog.timestamptz))",
+						  quote_identifier(ttlname));
+	else if (ttlname != NULL)
+		ttlsql = psprintf("pg_catalog.trim_scale(t.%s::pg_catalog.numeric)", quote_identifier(ttlname));
+	sql = psprintf("SELECT t.%s, t.%s, %s%s, %s FROM %s t WHERE %s "
 				   "ORDER BY t.%s USING OPERATOR(%s.<), t.%s USING OPERATOR(%s.<)",
 				   quote_identifier(keycols[0]), quote_identifier(keycols[1]),
-				   payload ? "t." : "", payload ? payload : "NULL::pg_catalog.jsonb",
+				   payload ? "t." : "", payload ? payload : "NULL::pg_catalog.jsonb", ttlsql,
 				   adjlist_qualified_name(relid), live,
 				   quote_identifier(keycols[0]), cat->nspname, quote_identifier(keycols[1]), cat->nspname);
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist export row", ALLOCSET_DEFAULT_SIZES);
@@ -815,7 +910,8 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 			bool		linenull = false;
 
 			line = CStringGetTextDatum(export_line(keycols, SPI_getvalue(tup, desc, 1),
-												   SPI_getvalue(tup, desc, 2),
+												   SPI_getvalue(tup, desc, 2), ttlname,
+												   SPI_getvalue(tup, desc, 4),
 												   isnull ? NULL : DatumGetJsonbP(d)));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &line, &linenull);
 			MemoryContextSwitchTo(old);

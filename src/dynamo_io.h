@@ -26,11 +26,19 @@ extern const char *adjlist_api_key_name(ApiTable *t, int i);	/* 0 pk, 1 sk */
 extern const char *adjlist_api_payload(ApiTable *t);
 
 /*
+ * The expiry column (set_ttl) the puts of adjlist_api_put() write from the
+ * items' expiries, and its type; NULL when the table has none.
+ */
+extern const char *adjlist_api_ttl(ApiTable *t, Oid *type);
+
+/*
  * put_edges() of arrays of keys (adjkey[]) and payloads (jsonb[]) in one
  * statement, indexes and counters included; the last of a repeated key
- * wins.  Returns the rows written.
+ * wins.  ttls: the items' expiries, an array of the expiry column's type
+ * (adjlist_api_ttl()), or (Datum) 0 when the table has none.  Returns the
+ * rows written.
  */
-extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas);
+extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
 
 /*
  * graph_dynamo_query.c: the item key of a table (two adjkey key columns,
@@ -40,5 +48,7 @@ extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas);
  */
 extern void adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index,
 							   char **live);
+/* and its expiry column (set_ttl) and the column's type, or NULL: none */
+extern char *adjlist_item_ttl(Oid relid, Oid *type);
 
 #endif							/* ADJLIST_DYNAMO_IO_H */

@@ -33,6 +33,8 @@ typedef struct GraphTable
 	Oid			base_keyindex;	/* btree on (pk, sk, ...): the primary key */
 	bool		base_key_is_edge;	/* that btree's key is (pk, sk): one row
 									 * per edge, found by its two keys */
+	bool		key_shared;		/* the table's key has columns after (pk,
+								 * sk): rows may share an edge's two keys */
 	AttrNumber	base_pk;		/* partition key column of the base table */
 	AttrNumber	base_sk;		/* sort key column */
 	AttrNumber	base_data;		/* the payload column (set_payload_column,
@@ -122,7 +124,7 @@ typedef struct GraphScan
 	int			afterlen;
 	bool		backward;		/* descending order */
 	int64		limit;			/* <= 0: no limit (counts only edges that pass
-								 * the filter) */
+								 * the filter: graph_row_is_edge) */
 	bool		want_data;		/* the edge's data where it is at hand: in
 								 * reverse, when the index projects it */
 	bool		need_data;		/* the edge's data in any case: in reverse,
@@ -161,6 +163,8 @@ extern void graph_charge(MemoryContext cxt, const char *what);
 extern void graph_check_select(GraphTable *g, bool want_data);
 extern int64 graph_scan(GraphTable *g, const GraphScan *req,
 						GraphEdgeCallback cb, void *arg);
+extern int	graph_edge_max_sklen(const EdgeConvention *conv);
+extern bool graph_row_is_edge(const EdgeConvention *conv, bool reverse, int sklen);
 extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 								const GraphEdge *edge, const char **out,
 								int *outlen, char **buf);

@@ -20,6 +20,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_rule.h"
 #include "plan_cache.h"
 
 PG_FUNCTION_INFO_V1(adjlist_batch_get);
@@ -71,10 +72,13 @@ key_member_role(const char *name, int len, char **keycols, bool aliases)
 /*
  * The keys of a batch get, in request order: each element an object of
  * the two key columns (or "pk" and "sk" where the table's are named
- * otherwise), strings, nothing else.
+ * otherwise), strings, nothing else.  A key longer than DynamoDB allows
+ * for its role is refused as a write of it is (22001, DynamoDB's
+ * ValidationException): a partition key by adjkey's own limit, a sort key
+ * by check_base_sort_key_len().
  */
 static BatchKey *
-batch_keys(Jsonb *keys, int nkeys, char **keycols)
+batch_keys(Oid relid, Jsonb *keys, int nkeys, char **keycols)
 {
 	bool		aliases = key_member_role("pk", 2, keycols, false) < 0 &&
 		key_member_role("sk", 2, keycols, false) < 0;
@@ -127,7 +131,10 @@ batch_keys(Jsonb *keys, int nkeys, char **keycols)
 				if (role == 0)
 					req[n].pk = k;
 				else
+				{
+					check_base_sort_key_len(relid, keycols[1], ADJKEY_LEN(k));
 					req[n].sk = k;
+				}
 			}
 		}
 		for (int r = 0; r < 2; r++)
@@ -257,7 +264,7 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" is an inverted index", get_rel_name(relid)),
 				 errdetail("Items are read by key from their table, as DynamoDB's BatchGetItem reads a table and not an index."),
 				 errhint("Read the index with query().")));
-	req = batch_keys(keys, nkeys, keycols);
+	req = batch_keys(relid, keys, nkeys, keycols);
 	batch_keys_unique(req, nkeys);
 	batch_read(relid, keycols, payload, live, req, nkeys, rsinfo);
 	return (Datum) 0;

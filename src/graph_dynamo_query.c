@@ -49,6 +49,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -161,12 +162,11 @@ graph_start_key_check_members(Jsonb *esk, const char *const *names, int n)
 }
 
 /*
- * The value of key column name in an exclusive start key, a JSON string.
- * Absent: NULL, or an error when the column is required; null or another
- * JSON type: an invalid start key.
+ * The value of key column name in an exclusive start key.  Absent: NULL,
+ * or an error when the column is required; null: an invalid start key.
  */
-char *
-graph_start_key_member(Jsonb *esk, const char *name, bool required)
+static JsonbValue *
+start_key_value(Jsonb *esk, const char *name, bool required)
 {
 	JsonbValue	k;
 	JsonbValue *v;
@@ -186,6 +186,21 @@ graph_start_key_member(Jsonb *esk, const char *name, bool required)
 	}
 	if (v->type == jbvNull)
 		graph_invalid_start_key(psprintf("Key column \"%s\" is null.", name));
+	return v;
+}
+
+/*
+ * The value of adjkey column name in an exclusive start key, a JSON
+ * string.  Absent: NULL, or an error when the column is required; null or
+ * another JSON type: an invalid start key.
+ */
+char *
+graph_start_key_member(Jsonb *esk, const char *name, bool required)
+{
+	JsonbValue *v = start_key_value(esk, name, required);
+
+	if (v == NULL)
+		return NULL;
 	if (v->type != jbvString)
 		graph_invalid_start_key(psprintf("Key column \"%s\" is not a string (keys are strings): "
 										 "the key element does not match the schema.", name));
@@ -233,6 +248,33 @@ satisfies(const QueryArgs *a, struct varlena *k)
 	return false;
 }
 
+/*
+ * A key column after the sort key that is not an adjkey: its value must
+ * be one the column's type reads from the value's text (what "->>" gives,
+ * which the statement casts), as the value query() returned is; a value it
+ * cannot read is the type's input error, raised here rather than from the
+ * middle of the statement.
+ */
+static void
+check_typed_member(Jsonb *esk, const char *name, Oid type)
+{
+	JsonbValue *v = start_key_value(esk, name, true);
+	char	   *str;
+	Oid			input;
+	Oid			ioparam;
+
+	if (v->type == jbvString)
+		str = pnstrdup(v->val.string.val, v->val.string.len);
+	else if (v->type == jbvNumeric)
+		str = DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(v->val.numeric)));
+	else if (v->type == jbvBool)
+		str = v->val.boolean ? "true" : "false";
+	else
+		str = JsonbToCString(NULL, v->val.binary.data, v->val.binary.len);
+	getTypeInputInfo(type, &input, &ioparam);
+	(void) OidInputFunctionCall(input, str, ioparam, -1);
+}
+
 static void
 check_start_key(QueryTable *q, QueryArgs *a)
 {
@@ -251,6 +293,18 @@ check_start_key(QueryTable *q, QueryArgs *a)
 	}
 	for (int i = 1; i < q->ncols; i++)
 	{
+		/*
+		 * A key column after the sort key (PRIMARY KEY (pk, sk, v)) has the
+		 * value query() gave, of its column's type (a JSON number for an
+		 * integer): the statement casts its text back to the type
+		 * (append_keyset), which rejects a value it cannot read.  adjkey
+		 * columns are JSON strings.
+		 */
+		if (q->types[i] != adjlist_catalog()->keytype)
+		{
+			check_typed_member(a->esk, q->cols[i], q->types[i]);
+			continue;
+		}
 		v = graph_start_key_member(a->esk, q->cols[i], true);
 		if (i == 1)
 		{
@@ -261,6 +315,24 @@ check_start_key(QueryTable *q, QueryArgs *a)
 		}
 	}
 	graph_start_key_check_members(a->esk, (const char *const *) q->cols, q->ncols);
+}
+
+/*
+ * The table and the partition value of a query are required: DynamoDB's
+ * Query without its partition key is a ValidationException.
+ */
+static void
+check_table_and_partition(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table must not be null")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the partition value must not be null"),
+				 errdetail("A query reads one partition: DynamoDB requires the partition key's value (ValidationException).")));
 }
 
 static struct varlena *
@@ -281,6 +353,17 @@ read_args(FunctionCallInfo fcinfo, QueryArgs *a, bool with_page)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sort condition \"%s\" needs a value", text_to_cstring(PG_GETARG_TEXT_PP(2)))));
+	/* a value no condition uses is a mistake, not a whole partition */
+	if (a->op == SORT_NONE && (!PG_ARGISNULL(3) || !PG_ARGISNULL(4)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a sort value needs a sort condition"),
+				 errhint("Pass sort_op (=, <, <=, >, >=, between or begins_with) with sort_value, or neither.")));
+	if (a->op != SORT_BETWEEN && a->op != SORT_NONE && !PG_ARGISNULL(4))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sort condition \"%s\" takes one value", text_to_cstring(PG_GETARG_TEXT_PP(2))),
+				 errdetail("Only between takes a second value (sort_value2).")));
 	if (a->op == SORT_BEGINS)
 	{
 		a->prefix_text = PG_GETARG_TEXT_PP(3);
@@ -335,7 +418,13 @@ append_condition(StringInfo sql, QueryTable *q, SortOp op)
 		appendStringInfo(sql, " AND %s", q->live);
 }
 
-/* Rows strictly after the start key ($5) in the scan's order. */
+/*
+ * Rows strictly after the start key ($5) in the scan's order: (sk, more
+ * key columns...) compared column by column, each value cast from the
+ * key's text to its column's type and compared with the operators of the
+ * type's btree class.  With more key columns than (pk, sk), "sk >= $sk"
+ * (or <=) as well, which the index can start the scan at.
+ */
 static void
 append_keyset(StringInfo sql, QueryTable *q, bool backward)
 {
@@ -356,6 +445,9 @@ append_keyset(StringInfo sql, QueryTable *q, bool backward)
 		else
 			appendStringInfo(&k, "(t.%s %s %s OR (t.%s %s %s AND %s))", c, gt, val,
 							 c, q->eq_sql[i], val, prev);
+		if (i == 1 && q->ncols > 2)
+			appendStringInfo(sql, " AND t.%s OPERATOR(%s.%s) %s", c,
+							 adjlist_catalog()->nspname, backward ? "<=" : ">=", val);
 	}
 	appendStringInfo(sql, " AND %s", k.data);
 }
@@ -541,12 +633,7 @@ adjlist_query(PG_FUNCTION_ARGS)
 	QueryArgs	a;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* not built from pg_proc per call */
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table must not be null")));
-	if (PG_ARGISNULL(1))
-		return (Datum) 0;
+	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, true);
 	if (a.esk != NULL)
@@ -580,10 +667,7 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 	QueryArgs	a;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table and the partition value must not be null")));
+	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, true);
 	if (a.esk != NULL)
@@ -721,12 +805,7 @@ adjlist_query_count(PG_FUNCTION_ARGS)
 	Datum		lek;
 	bool		lek_null;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table must not be null")));
-	if (PG_ARGISNULL(1))
-		PG_RETURN_INT64(0);
+	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, &a, PG_NARGS() > 5);
 	PG_RETURN_INT64(count_items(q, &a, &lek, &lek_null));
@@ -753,16 +832,10 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	bool		nulls[2] = {false, true};
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("the table must not be null")));
-	if (!PG_ARGISNULL(1))
-	{
-		q = query_table_get(PG_GETARG_OID(0));
-		read_args(fcinfo, &a, true);
-		values[0] = Int64GetDatum(count_items(q, &a, &values[1], &nulls[1]));
-	}
+	check_table_and_partition(fcinfo);
+	q = query_table_get(PG_GETARG_OID(0));
+	read_args(fcinfo, &a, true);
+	values[0] = Int64GetDatum(count_items(q, &a, &values[1], &nulls[1]));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
@@ -797,4 +870,21 @@ adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, ch
 	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
 	*live = pstrdup(q->live ? q->live : "true");
+}
+
+/*
+ * The expiry column (set_ttl) of the items of relid that export_dynamodb
+ * writes as an attribute, and its type: the base table's option, in the
+ * table or in an index table that projects it; NULL when there is none.
+ */
+char *
+adjlist_item_ttl(Oid relid, Oid *type)
+{
+	QueryTable *q = query_table_get(relid);
+	TableOptions *o = table_options(q->optrel);
+
+	if (o->ttl == NULL || get_attnum(relid, o->ttl) == InvalidAttrNumber)
+		return NULL;
+	*type = o->ttl_type;
+	return pstrdup(o->ttl);
 }

@@ -222,7 +222,9 @@ graph_table_build(Oid relid)
 					 errhint("An adjacency list has PRIMARY KEY (partition key, sort key), both of type adjkey.")));
 		g->base_pk = get_attnum(relid, ti->indexes[0].base_key[0]);
 		g->base_sk = get_attnum(relid, ti->indexes[0].base_key[1]);
+		nkeys = ti->indexes[0].nbasekey;
 	}
+	g->key_shared = nkeys > 2;
 	if (get_atttype(relid, g->base_pk) != cat->keytype ||
 		get_atttype(relid, g->base_sk) != cat->keytype)
 		ereport(ERROR,

@@ -16,7 +16,13 @@
  *
  * Edge conventions (how sort keys name target nodes: 'FOLLOWS#' +
  * 'USER#bob', 'FRIEND#Bob' with target prefix 'USER#', or the sort key
- * itself) are applied here.
+ * itself) are applied here.  A limit counts edges only: a row the scan
+ * meets that names no neighbor (its sort key is the bare edge prefix, or
+ * the target would be too long: graph_row_is_edge) is handed over
+ * uncounted, and the callers skip it, so a page of lim rows has lim edges.
+ * A start key resumes after one sort key (in reverse, one source), which
+ * cannot tell apart the rows of a table whose key has more columns than
+ * (pk, sk): graph_reader_scan() refuses it there.
  *
  * Edge filters (edge_filter: only edges whose data @> the filter) are
  * applied by the scans, before limits count an edge: the direct path reads
@@ -43,6 +49,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rls.h"
 
@@ -164,10 +171,40 @@ graph_data_contains(Datum data, bool isnull, Jsonb *filter, MemoryContext scratc
 }
 
 /*
+ * The longest sort key of an out-edge that names a target: one longer
+ * would make the target (target prefix + the rest after the edge prefix)
+ * longer than any key may be.  ADJKEY_MAX_BYTES when every key fits.
+ */
+int
+graph_edge_max_sklen(const EdgeConvention *conv)
+{
+	if (conv->sk_is_target || conv->tplen <= conv->eplen)
+		return ADJKEY_MAX_BYTES;
+	return ADJKEY_MAX_BYTES - (conv->tplen - conv->eplen);
+}
+
+/*
+ * Is a row the scan of a node found (its sort key of sklen bytes, with the
+ * edge prefix) an edge of the convention, one graph_edge_neighbor() names a
+ * neighbor for?  Not when nothing follows the edge prefix (an item whose
+ * sort key is the prefix itself, 'FOLLOWS#', names no target), nor when the
+ * target would be longer than any key may be.  In-edges and sk_is_target
+ * rows always are.  The scans count only edges against a limit
+ * (GraphScan.limit): a row that is none is handed over uncounted, so a page
+ * of lim edges has lim edges whatever rows lie between them.
+ */
+bool
+graph_row_is_edge(const EdgeConvention *conv, bool reverse, int sklen)
+{
+	if (reverse || conv->sk_is_target)
+		return true;
+	return sklen > conv->eplen && sklen <= graph_edge_max_sklen(conv);
+}
+
+/*
  * The node at the far end of an edge.  *buf is scratch space the function
  * may (re)allocate.  Returns false when the row is not an edge of the
- * convention (nothing follows the prefix, or the target would be longer
- * than any key may be).
+ * convention (graph_row_is_edge).
  */
 bool
 graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
@@ -188,12 +225,9 @@ graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 		*outlen = edge->sklen;
 		return true;
 	}
+	if (!graph_row_is_edge(conv, reverse, edge->sklen))
+		return false;
 	restlen = edge->sklen - conv->eplen;
-	if (restlen <= 0)
-		return false;
-	/* a target no key could name is not a node */
-	if (conv->tplen + restlen > ADJKEY_MAX_BYTES)
-		return false;
 	if (conv->tplen == 0)
 	{
 		*out = edge->sk + conv->eplen;
@@ -308,7 +342,21 @@ int64
 graph_reader_scan(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 {
 	int			partlen;
-	const char *part = graph_scan_partition(req, &partlen);
+	const char *part;
+
+	/*
+	 * A start key resumes after a sort key (in reverse, a source): rows that
+	 * share it, which a key with more columns than (pk, sk) allows, would be
+	 * skipped.
+	 */
+	if (req->after != NULL && r->g->key_shared)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s of \"%s\" cannot be paged with a start key",
+						req->reverse ? "in-edges" : "out-edges", get_rel_name(r->g->baserel)),
+				 errdetail("Its primary key has columns after the partition and sort keys, so rows may share an edge's keys, and a start key of those two would skip them."),
+				 errhint("Read the node's edges without a start key, or page with query(), whose keys name every key column.")));
+	part = graph_scan_partition(req, &partlen);
 
 	if (part == NULL)
 		return 0;

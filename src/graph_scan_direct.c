@@ -485,6 +485,9 @@ base_row_data(DirectReader *r, GraphEdge *edge)
 /*
  * Hand an edge to the callback, which runs in the caller's context, if it
  * passes the filter (an edge that does not is skipped and not counted).
+ * A row that is no edge of the convention (graph_row_is_edge: its sort key
+ * is the bare edge prefix) is handed over but not counted: the limit counts
+ * edges, and has_edge() looks for the row whose sort key is its prefix.
  * False when the scan is to stop: the callback said so, or the limit is
  * reached.
  */
@@ -499,7 +502,8 @@ hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req, bool f
 	if (req->conv->filter != NULL &&
 		!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter, r->filtercxt))
 		return true;
-	(*n)++;
+	if (graph_row_is_edge(req->conv, req->reverse, edge->sklen))
+		(*n)++;
 	MemoryContextSwitchTo(callercxt);
 	go_on = cb(arg, edge);
 	MemoryContextSwitchTo(r->cxt);

@@ -86,10 +86,14 @@ param(Params *p, Oid type, Datum value)
 	return ++p->n;
 }
 
-/* " AND col >= $a AND col < $b": the edge prefix's range */
+/*
+ * " AND col >= $a AND col < $b": the edge prefix's range; strict, "col >
+ * $a": without the key that is the bare prefix (no key is empty, so an
+ * empty prefix needs no condition).
+ */
 static void
 append_prefix(StringInfo sql, GraphTable *g, const char *col, const GraphScan *req,
-			  Params *p)
+			  bool strict, Params *p)
 {
 	const EdgeConvention *conv = req->conv;
 	char	   *succ;
@@ -97,10 +101,11 @@ append_prefix(StringInfo sql, GraphTable *g, const char *col, const GraphScan *r
 
 	if (conv->eplen == 0)
 		return;
+	appendStringInfo(sql, " AND %s OPERATOR(%s.%s) $%d", col, g->op_schema,
+					 strict ? ">" : ">=",
+					 param(p, g->keytype, key_datum(conv->edge_prefix, conv->eplen)));
 	succ = palloc(conv->eplen + 4);
 	slen = adjkey_prefix_successor(conv->edge_prefix, conv->eplen, succ);
-	appendStringInfo(sql, " AND %s OPERATOR(%s.>=) $%d", col, g->op_schema,
-					 param(p, g->keytype, key_datum(conv->edge_prefix, conv->eplen)));
 	if (slen >= 0)
 		appendStringInfo(sql, " AND %s OPERATOR(%s.<) $%d", col, g->op_schema,
 						 param(p, g->keytype, key_datum(succ, slen)));
@@ -180,10 +185,14 @@ run(const char *sql, Params *p, Oid role)
 /*
  * Hand the rows of SPI_tuptable to cb: column pkcol is the edge's pk,
  * skcol its sk (0: the partition scanned), datacol its data (0: none).
+ * Returns the number of edges handed over; a row that is no edge of the
+ * convention (graph_row_is_edge) is handed over uncounted, as on the
+ * direct path.  *stopped (if not NULL) says whether the callback or the
+ * limit stopped it.
  */
 static int64
 emit_rows(const GraphScan *req, const char *part, int partlen, int pkcol, int skcol,
-		  int datacol, int64 limit, GraphEdgeCallback cb, void *arg)
+		  int datacol, int64 limit, GraphEdgeCallback cb, void *arg, bool *stopped)
 {
 	SPITupleTable *tt = SPI_tuptable;
 	uint64		nrows = SPI_processed;
@@ -224,9 +233,14 @@ emit_rows(const GraphScan *req, const char *part, int partlen, int pkcol, int sk
 		edge.data_isnull = true;
 		if (datacol > 0)
 			edge.data = SPI_getbinval(tup, tt->tupdesc, datacol, &edge.data_isnull);
-		n++;
+		if (graph_row_is_edge(req->conv, req->reverse, edge.sklen))
+			n++;
 		if (!cb(arg, &edge) || (limit > 0 && n >= limit))
+		{
+			if (stopped)
+				*stopped = true;
 			break;
+		}
 	}
 	return n;
 }
@@ -252,29 +266,97 @@ shard_keys(GraphTable *g, const char *part, int partlen, int *n)
  * ----------------------------------------------------------------------
  */
 
-/* Out-edges, from the base table as the caller. */
+/*
+ * Which rows of a partition a forward statement reads: every row with the
+ * edge prefix; or, for a limit that counts edges only, the rows that are
+ * edges (graph_row_is_edge: a sort key longer than the bare prefix, and not
+ * so long that the target could not be a key), or the rows whose sort key
+ * is the bare prefix (handed over uncounted).
+ */
+typedef enum ForwardRows
+{
+	FORWARD_ALL,
+	FORWARD_EDGES,
+	FORWARD_BARE
+} ForwardRows;
+
+/* " AND sk <what the rows are>" for a forward statement */
+static void
+append_forward_rows(StringInfo sql, GraphTable *g, const GraphScan *req, ForwardRows rows,
+					Params *p)
+{
+	const EdgeConvention *conv = req->conv;
+	int			maxlen = graph_edge_max_sklen(conv);
+
+	if (rows == FORWARD_BARE)
+	{
+		appendStringInfo(sql, " AND %s OPERATOR(%s.=) $%d", g->sk_name, g->op_schema,
+						 param(p, g->keytype, key_datum(conv->edge_prefix, conv->eplen)));
+		return;
+	}
+	append_prefix(sql, g, g->sk_name, req, rows == FORWARD_EDGES, p);
+	/* adjkey_send(): a version byte, then the key's bytes */
+	if (rows == FORWARD_EDGES && maxlen < ADJKEY_MAX_BYTES)
+		appendStringInfo(sql, " AND pg_catalog.octet_length(%s.adjkey_send(%s)) "
+						 "OPERATOR(pg_catalog.<=) $%d", g->op_schema, g->sk_name,
+						 param(p, INT4OID, Int32GetDatum(maxlen + 1)));
+}
+
+/* One statement of out-edges, from the base table as the caller. */
 static int64
-scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
-			 GraphEdgeCallback cb, void *arg)
+forward_statement(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+				  ForwardRows rows, GraphEdgeCallback cb, void *arg, bool *stopped)
 {
 	StringInfoData sql;
 	Params		p = {0};
 	bool		with_data = (req->want_data || req->need_data) && g->base_data != 0;
+	int64		n;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "SELECT %s, %s%s%s FROM %s WHERE %s OPERATOR(%s.=) $%d",
 					 g->pk_name, g->sk_name, with_data ? ", " : "",
 					 with_data ? g->data_name : "", g->base_name, g->pk_name, g->op_schema,
 					 param(&p, g->keytype, key_datum(part, partlen)));
-	append_prefix(&sql, g, g->sk_name, req, &p);
+	append_forward_rows(&sql, g, req, rows, &p);
 	append_after(&sql, g, g->sk_name, req, &p);
 	append_filter(&sql, g->data_name, req, &p);
 	append_live(&sql, g, NULL);
 	append_order(&sql, g, g->sk_name, req->backward);
-	if (req->limit > 0)
+	if (req->limit > 0 && rows != FORWARD_BARE)
 		appendStringInfo(&sql, " LIMIT $%d", param(&p, INT8OID, Int64GetDatum(req->limit)));
 	run(sql.data, &p, InvalidOid);
-	return emit_rows(req, part, partlen, 1, 2, with_data ? 3 : 0, req->limit, cb, arg);
+	n = emit_rows(req, part, partlen, 1, 2, with_data ? 3 : 0,
+				  rows == FORWARD_BARE ? 0 : req->limit, cb, arg, stopped);
+	SPI_freetuptable(SPI_tuptable);
+	return n;
+}
+
+/*
+ * Out-edges.  A limit counts edges only (graph_row_is_edge), and SQL's
+ * LIMIT counts rows: under a limit the edges are read by a statement of
+ * their own, and the rows whose sort key is the bare prefix (no edge, but
+ * has_edge() looks for the one its prefix names) by another, handed over
+ * uncounted where they sort: before the edges, or after them backward.
+ */
+static int64
+scan_forward(GraphTable *g, const GraphScan *req, const char *part, int partlen,
+			 GraphEdgeCallback cb, void *arg)
+{
+	bool		stopped = false;
+	int64		n;
+
+	if (req->limit <= 0 || req->conv->sk_is_target)
+		return forward_statement(g, req, part, partlen, FORWARD_ALL, cb, arg, NULL);
+	if (!req->backward)
+	{
+		(void) forward_statement(g, req, part, partlen, FORWARD_BARE, cb, arg, &stopped);
+		if (stopped)
+			return 0;
+	}
+	n = forward_statement(g, req, part, partlen, FORWARD_EDGES, cb, arg, &stopped);
+	if (req->backward && !stopped)
+		(void) forward_statement(g, req, part, partlen, FORWARD_BARE, cb, arg, &stopped);
+	return n;
 }
 
 /*
@@ -373,7 +455,7 @@ scan_reverse_confirmed(GraphTable *g, const GraphScan *req, const char *part, in
 			param(&p, JSONBOID, PointerGetDatum(req->conv->filter));
 		run(sql.data, &p, InvalidOid);
 		got = emit_rows(req, part, partlen, 1, 2, with_data ? 3 : 0,
-						req->limit > 0 ? req->limit - n : 0, cb, arg);
+						req->limit > 0 ? req->limit - n : 0, cb, arg, NULL);
 		n += got;
 		SPI_freetuptable(SPI_tuptable);
 		if ((req->limit > 0 && n >= req->limit) || ncands < RLS_CHUNK)
@@ -401,16 +483,13 @@ spi_scan(GraphTable *g, const GraphScan *req, const char *part, int partlen,
 	int64		n;
 
 	if (!req->reverse)
-		n = scan_forward(g, req, part, partlen, cb, arg);
-	else if (reverse_confirmed(g, req, rls))
+		return scan_forward(g, req, part, partlen, cb, arg);
+	if (reverse_confirmed(g, req, rls))
 		return scan_reverse_confirmed(g, req, part, partlen, cb, arg);
-	else
-	{
-		with_data = (req->want_data || req->need_data) && g->inv_data != 0;
-		index_sources(g, req, part, partlen, with_data, req->conv->filter != NULL, false,
-					  req->limit, req->after, req->afterlen);
-		n = emit_rows(req, part, partlen, 1, 0, with_data ? 2 : 0, req->limit, cb, arg);
-	}
+	with_data = (req->want_data || req->need_data) && g->inv_data != 0;
+	index_sources(g, req, part, partlen, with_data, req->conv->filter != NULL, false,
+				  req->limit, req->after, req->afterlen);
+	n = emit_rows(req, part, partlen, 1, 0, with_data ? 2 : 0, req->limit, cb, arg, NULL);
 	SPI_freetuptable(SPI_tuptable);
 	return n;
 }
@@ -685,7 +764,7 @@ level_chunk(GraphTable *g, const GraphScan *tmpl, const char **parts, const int 
 		appendStringInfo(&sql, "SELECT %s, %s FROM %s WHERE %s OPERATOR(%s.=) ANY ($%d)",
 						 g->pk_name, g->sk_name, g->base_name, g->pk_name, g->op_schema,
 						 param(&p, cat->keyarraytype, key_array(keys, nkeys)));
-		append_prefix(&sql, g, g->sk_name, tmpl, &p);
+		append_prefix(&sql, g, g->sk_name, tmpl, false, &p);
 		append_filter(&sql, g->data_name, tmpl, &p);
 		append_live(&sql, g, NULL);
 		run(sql.data, &p, InvalidOid);

@@ -141,6 +141,7 @@ typedef struct PutArgs
 	Datum		pks;
 	Datum		sks;
 	Datum		datas;
+	Datum		ttls;			/* (Datum) 0: none */
 } PutArgs;
 
 static int64
@@ -148,7 +149,7 @@ put_body(void *arg)
 {
 	PutArgs    *a = (PutArgs *) arg;
 
-	return put_rows(a->t, a->pks, a->sks, a->datas);
+	return put_rows(a->t, a->pks, a->sks, a->datas, a->ttls);
 }
 
 typedef struct DeleteArgs
@@ -197,6 +198,7 @@ adjlist_put_edge(PG_FUNCTION_ARGS)
 		a.sks = one_elem_array(PG_GETARG_DATUM(2), cat->keytype, false);
 		a.datas = one_elem_array(PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3), JSONBOID,
 								 PG_ARGISNULL(3));
+		a.ttls = (Datum) 0;
 		(void) in_write_api(put_body, &a);
 	}
 	PG_RETURN_VOID();
@@ -388,6 +390,7 @@ adjlist_put_edges(PG_FUNCTION_ARGS)
 		a.pks = makeArrayResult(pks, CurrentMemoryContext);
 		a.sks = makeArrayResult(sks, CurrentMemoryContext);
 		a.datas = makeArrayResult(datas, CurrentMemoryContext);
+		a.ttls = (Datum) 0;
 		(void) in_write_api(put_body, &a);
 	}
 	PG_RETURN_INT64(n);
@@ -423,7 +426,7 @@ adjlist_delete_edge(PG_FUNCTION_ARGS)
 
 /* For import_dynamodb (dynamo_io.c): put rows as put_edges does */
 int64
-adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas)
+adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 {
 	PutArgs		a;
 
@@ -431,6 +434,7 @@ adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	a.pks = pks;
 	a.sks = sks;
 	a.datas = datas;
+	a.ttls = ttls;
 	return in_write_api(put_body, &a);
 }
 

@@ -42,13 +42,18 @@ struct ApiTable
 	const char *skname;
 	const char *payload;		/* the payload column, quoted, or NULL: none */
 	const char *payload_name;	/* its name as it is: "data" unless set */
+	const char *ttl;			/* import_dynamodb: the expiry column (set_ttl),
+								 * quoted, which a put writes from each item's
+								 * expiry; NULL: a put sets it to its default */
+	const char *ttl_name;
+	Oid			ttl_type;
 	bool		unique_key;		/* a unique index on (pk, sk): upsert */
 	char	  **cols;			/* every column any index needs, for RETURNING */
 	int			ncols;
 	char	   *returning;
 	char	   *set_list;		/* "c = EXCLUDED.c, ..." of the non-key columns */
 	char	   *default_list;	/* ", c = DEFAULT, ..." of the non-key columns
-								 * but the payload column */
+								 * but the payload column (and ttl) */
 	bool		no_triggers;	/* no trigger keeps the indexes (Citus, or a
 								 * table whose indexes are all in API mode
 								 * in a database with Citus): the write API
@@ -85,7 +90,7 @@ extern bool api_writers_any(ApiWriters *aw);
 extern const char *payload_target(ApiTable *t);
 extern void no_payload_column(ApiTable *t);
 extern void lock_keys(ApiTable *t, Datum pks, Datum sks);
-extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas);
+extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
 extern int64 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values);
 
 /* write_api.c */

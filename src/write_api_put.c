@@ -72,6 +72,54 @@ no_payload_column(ApiTable *t)
 }
 
 /*
+ * What a put writes besides the key: the payload column and, on an import
+ * (t->ttl), the expiry column.  put_cols(): ", payload, ttl" to follow the
+ * key in a target list; put_vals(t, d, e): their values, d and e the
+ * payload's and the expiry's spellings ("u.d" and "u.e", or "$3" and "$4");
+ * put_set(t, d, e): the SET list of an UPDATE that replaces an item, every
+ * other column back to its default.
+ */
+static const char *
+put_cols(ApiTable *t)
+{
+	return t->ttl ? psprintf("%s, %s", payload_target(t), t->ttl) : payload_target(t);
+}
+
+static const char *
+put_vals(ApiTable *t, const char *d, const char *e)
+{
+	return psprintf("%s%s%s%s", t->payload ? ", " : "", t->payload ? d : "",
+					t->ttl ? ", " : "", t->ttl ? e : "");
+}
+
+static const char *
+put_set(ApiTable *t, const char *d, const char *e)
+{
+	char	   *set = psprintf("%s%s%s", t->payload ? psprintf(", %s = %s", t->payload, d) : "",
+							   t->default_list, t->ttl ? psprintf(", %s = %s", t->ttl, e) : "");
+
+	return set[0] ? set + 2 : set;
+}
+
+/* The parameters of a put's statements: $1 pk, $2 sk, $3 data, $4 expiry */
+static int
+put_nargs(ApiTable *t)
+{
+	return t->ttl ? 4 : t->payload ? 3 : 2;
+}
+
+/* The types of those parameters: of one item, or arrays (put_unnest()) */
+static void
+put_types(ApiTable *t, bool arrays, Oid *types)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+
+	types[0] = types[1] = arrays ? cat->keyarraytype : cat->keytype;
+	types[2] = arrays ? JSONBARRAYOID : JSONBOID;
+	types[3] = !t->ttl ? InvalidOid : arrays ? get_array_type(t->ttl_type) : t->ttl_type;
+}
+
+/*
  * Whether an upsert inserted its row (xmax 0), which the counters the
  * write API keeps need (where no trigger runs); elsewhere the triggers
  * count, and a constant will do.  A partitioned table cannot return a
@@ -89,20 +137,34 @@ inserted_flag(ApiTable *t)
 }
 
 /*
- * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (the payload) into the base
- * table (one with a unique key), returning what each index needs and
- * whether the row is new.
+ * The unnested arrays $1 (pk), $2 (sk), $3 (data) and on an import $4
+ * (expiry), as u(k, s, d[, e]) followed by tail.
+ */
+static char *
+put_unnest(ApiTable *t, const char *tail)
+{
+	const char *nsp = adjlist_catalog()->nspname;
+
+	return psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
+					"pg_catalog.unnest($3::pg_catalog.jsonb[])%s%s%s)%s AS u(k, s, d%s%s)",
+					nsp, nsp, t->ttl ? ", pg_catalog.unnest($4::" : "",
+					t->ttl ? format_type_be_qualified(get_array_type(t->ttl_type)) : "",
+					t->ttl ? ")" : "", tail[0] ? " WITH ORDINALITY" : "",
+					t->ttl ? ", e" : "", tail);
+}
+
+/*
+ * Upsert rows given as arrays $1 (pk), $2 (sk), $3 (the payload) and $4
+ * (an import's expiries) into the base table (one with a unique key),
+ * returning what each index needs and whether the row is new.
  */
 static char *
 upsert_sql(ApiTable *t)
 {
-	const char *nsp = adjlist_catalog()->nspname;
-	char	   *source = psprintf("SELECT DISTINCT ON (u.k, u.s) u.k, u.s%s FROM "
-								  "ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
-								  "pg_catalog.unnest($3::pg_catalog.jsonb[])) WITH ORDINALITY AS u(k, s, d, o) "
+	char	   *source = psprintf("SELECT DISTINCT ON (u.k, u.s) u.k, u.s%s FROM %s "
 								  "ORDER BY u.k, u.s, u.o DESC",
-								  t->payload ? ", u.d" : "", nsp, nsp);
-	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, payload_target(t));
+								  put_vals(t, "u.d", "u.e"), put_unnest(t, ", o"));
+	char	   *target = psprintf("%s, %s%s", t->pk, t->sk, put_cols(t));
 
 	Assert(t->unique_key);
 	return psprintf("INSERT INTO %s AS b (%s) %s ON CONFLICT (%s, %s) DO %s "
@@ -112,15 +174,15 @@ upsert_sql(ApiTable *t)
 					t->returning, inserted_flag(t));
 }
 
-/* The same for one item: $1 (pk), $2 (sk)[, $3 (data)], as VALUES */
+/* The same for one item: $1 (pk), $2 (sk)[, $3 (data)][, $4], as VALUES */
 static char *
 upsert_one_sql(ApiTable *t)
 {
 	Assert(t->unique_key);
 	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO %s "
 					"RETURNING %s, %s",
-					t->qname, t->pk, t->sk, payload_target(t),
-					t->payload ? ", $3" : "", t->pk, t->sk,
+					t->qname, t->pk, t->sk, put_cols(t),
+					put_vals(t, "$3", "$4"), t->pk, t->sk,
 					t->set_list[0] ? psprintf("UPDATE SET %s", t->set_list) : "NOTHING",
 					t->returning, inserted_flag(t));
 }
@@ -189,6 +251,8 @@ typedef struct PutItem
 	struct varlena *sk;
 	Datum		data;
 	bool		data_null;
+	Datum		ttl;			/* an import's expiry (t->ttl) */
+	bool		ttl_null;
 	int			ord;			/* position in the request */
 	HeapTuple	oldtup;			/* its version before (t->returning), or NULL */
 	HeapTuple	newtup;			/* its version after, or NULL */
@@ -245,7 +309,7 @@ item_cmp(const void *a, const void *b)
  * indexed or not (partition keys keep it as adjkeys).
  */
 static PutItem *
-put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, int *nitems)
+put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls, int *nitems)
 {
 	Oid			keytype = adjlist_catalog()->keytype;
 	Datum	   *pv;
@@ -254,6 +318,8 @@ put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, int *nitems)
 	bool	   *pn;
 	bool	   *sn;
 	bool	   *dn;
+	Datum	   *ev = NULL;
+	bool	   *en = NULL;
 	int			np;
 	int			ns;
 	int			nd;
@@ -265,6 +331,17 @@ put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, int *nitems)
 	deconstruct_array(DatumGetArrayTypeP(sks), keytype, -1, false, TYPALIGN_INT, &sv, &sn, &ns);
 	deconstruct_array(DatumGetArrayTypeP(datas), JSONBOID, -1, false, TYPALIGN_INT, &dv, &dn, &nd);
 	n = Min(np, Min(ns, nd));
+	if (t->ttl != NULL)
+	{
+		int16		len;
+		bool		byval;
+		char		align;
+		int			ne;
+
+		get_typlenbyvalalign(t->ttl_type, &len, &byval, &align);
+		deconstruct_array(DatumGetArrayTypeP(ttls), t->ttl_type, len, byval, align, &ev, &en, &ne);
+		n = Min(n, ne);
+	}
 	items = palloc0(sizeof(PutItem) * Max(n, 1));
 	for (int i = 0; i < n; i++)
 	{
@@ -277,6 +354,8 @@ put_items(ApiTable *t, Datum pks, Datum sks, Datum datas, int *nitems)
 		items[i].sk = DatumGetAdjkeyPP(sv[i]);
 		items[i].data = dv[i];
 		items[i].data_null = dn[i];
+		items[i].ttl = ev ? ev[i] : (Datum) 0;
+		items[i].ttl_null = ev ? en[i] : true;
 		items[i].ord = i;
 	}
 	qsort(items, n, sizeof(PutItem), item_cmp);
@@ -423,20 +502,22 @@ datum_array(Datum *d, bool *nulls, int n, Oid type)
  * statement trips them).  The caller holds the key locks (lock_keys()).
  */
 /*
- * The arrays $1 (pk), $2 (sk), $3 (data) of the items that pick[] selects
- * (of every item: NULL), and what they select when unnested: u(k, s, d).
- * Returns how many were picked.
+ * The arrays $1 (pk), $2 (sk), $3 (data) and on an import $4 (expiry) of
+ * the items that pick[] selects (of every item: NULL), and what they select
+ * when unnested: u(k, s, d[, e]).  Returns how many were picked.
  */
 static int
-items_arrays(PutItem *items, int n, const bool *pick, Datum *values, char **source)
+items_arrays(ApiTable *t, PutItem *items, int n, const bool *pick, Datum *values,
+			 char **source)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	const char *nsp = cat->nspname;
 	Datum	   *pk = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *sk = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *e = palloc(sizeof(Datum) * Max(n, 1));
 	bool	   *nn = palloc0(sizeof(bool) * Max(n, 1));
 	bool	   *dn = palloc(sizeof(bool) * Max(n, 1));
+	bool	   *en = palloc(sizeof(bool) * Max(n, 1));
 	int			m = 0;
 
 	for (int i = 0; i < n; i++)
@@ -447,13 +528,15 @@ items_arrays(PutItem *items, int n, const bool *pick, Datum *values, char **sour
 		sk[m] = PointerGetDatum(items[i].sk);
 		d[m] = items[i].data;
 		dn[m] = items[i].data_null;
+		e[m] = items[i].ttl;
+		en[m] = items[i].ttl_null;
 		m++;
 	}
 	values[0] = datum_array(pk, nn, m, cat->keytype);
 	values[1] = datum_array(sk, nn, m, cat->keytype);
 	values[2] = datum_array(d, dn, m, JSONBOID);
-	*source = psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
-					   "pg_catalog.unnest($3::pg_catalog.jsonb[])) AS u(k, s, d)", nsp, nsp);
+	values[3] = t->ttl ? datum_array(e, en, m, t->ttl_type) : (Datum) 0;
+	*source = put_unnest(t, "");
 	return m;
 }
 
@@ -462,19 +545,20 @@ put_by_delete(ApiTable *t, PutItem *items, int n)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	const char *nsp = cat->nspname;
-	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
-	Datum		values[3];
+	Oid			types[4];
+	Datum		values[4];
 	char	   *source;
 	PutResult	res = {0};
 
-	(void) items_arrays(items, n, NULL, values, &source);
+	put_types(t, true, types);
+	(void) items_arrays(t, items, n, NULL, values, &source);
 	/* the ANY terms let Citus prune to the shards of the keys */
 	adjlist_plan_execute(adjlist_plan(psprintf("DELETE FROM %s b USING %s WHERE "
 											   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
 											   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
 											   t->qname, source, t->pk, nsp, nsp, t->sk, nsp, nsp,
 											   t->pk, nsp, t->sk, nsp, t->breturning),
-									  3, types),
+									  t->ttl ? 4 : 3, types),
 						 values, NULL, false, 0, SPI_OK_DELETE_RETURNING);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
@@ -489,9 +573,9 @@ put_by_delete(ApiTable *t, PutItem *items, int n)
 	SPI_freetuptable(SPI_tuptable);
 	adjlist_plan_execute(adjlist_plan(psprintf("INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
 											   "RETURNING %s",
-											   t->qname, t->pk, t->sk, payload_target(t),
-											   t->payload ? ", u.d" : "", source, t->returning),
-									  3, types),
+											   t->qname, t->pk, t->sk, put_cols(t),
+											   put_vals(t, "u.d", "u.e"), source, t->returning),
+									  t->ttl ? 4 : 3, types),
 						 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
 	for (uint64 r = 0; r < SPI_processed; r++)
 	{
@@ -539,17 +623,29 @@ tracked_sql(ApiTable *t, TrackedSql *q)
 	q->read = psprintf("SELECT %s FROM %s b WHERE %s FOR UPDATE OF b",
 					   t->breturning, t->qname, where);
 	q->update = psprintf("UPDATE %s AS b SET %s WHERE %s RETURNING %s", t->qname,
-						 t->payload ? psprintf("%s = $3%s", t->payload, t->default_list) :
-						 t->default_list + (t->default_list[0] ? 2 : 0),
-						 where, t->returning);
+						 put_set(t, "$3", "$4"), where, t->returning);
 	q->insert = psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) "
 						 "ON CONFLICT (%s, %s) DO %s RETURNING %s",
-						 t->qname, t->pk, t->sk, payload_target(t),
-						 t->payload ? ", $3" : "", t->pk, t->sk,
+						 t->qname, t->pk, t->sk, put_cols(t),
+						 put_vals(t, "$3", "$4"), t->pk, t->sk,
 						 t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
 						 "NOTHING",
 						 t->returning);
 	q->upsert = upsert_one_sql(t);
+}
+
+/* The parameters of one item's statements (put_nargs()) */
+static void
+item_params(ApiTable *t, PutItem *it, Oid *types, Datum *values, char *nulls)
+{
+	put_types(t, false, types);
+	values[0] = PointerGetDatum(it->pk);
+	values[1] = PointerGetDatum(it->sk);
+	values[2] = it->data;
+	values[3] = it->ttl;
+	nulls[0] = nulls[1] = ' ';
+	nulls[2] = it->data_null ? 'n' : ' ';
+	nulls[3] = it->ttl_null ? 'n' : ' ';
 }
 
 /*
@@ -562,12 +658,13 @@ tracked_sql(ApiTable *t, TrackedSql *q)
 static void
 put_one_upsert(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
-	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
-	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+	Oid			types[4];
+	Datum		values[4];
+	char		nulls[4];
 
-	adjlist_plan_execute(adjlist_plan(q->upsert, t->payload ? 3 : 2, types), values, nulls,
+	item_params(t, it, types, values, nulls);
+
+	adjlist_plan_execute(adjlist_plan(q->upsert, put_nargs(t), types), values, nulls,
 						 false, 0, SPI_OK_INSERT_RETURNING);
 	if (SPI_processed > 0)
 	{
@@ -590,11 +687,12 @@ put_one_upsert(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 static void
 put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
-	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
-	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
-	int			nargs = t->payload ? 3 : 2;
+	Oid			types[4];
+	Datum		values[4];
+	char		nulls[4];
+	int			nargs = put_nargs(t);
+
+	item_params(t, it, types, values, nulls);
 
 	for (int round = 0; round < 2; round++)
 	{
@@ -642,12 +740,13 @@ put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 static void
 put_one_exec(ApiTable *t, const char *sql, PutItem *it, int expected)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
-	Datum		values[3] = {PointerGetDatum(it->pk), PointerGetDatum(it->sk), it->data};
-	char		nulls[3] = {' ', ' ', it->data_null ? 'n' : ' '};
+	Oid			types[4];
+	Datum		values[4];
+	char		nulls[4];
 
-	adjlist_plan_execute(adjlist_plan(sql, t->payload ? 3 : 2, types), values, nulls, false, 0,
+	item_params(t, it, types, values, nulls);
+
+	adjlist_plan_execute(adjlist_plan(sql, put_nargs(t), types), values, nulls, false, 0,
 						 expected);
 }
 
@@ -720,39 +819,39 @@ put_insert_update(ApiTable *t, PutItem *items, int n)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	const char *nsp = cat->nspname;
-	Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
-	Datum		values[3];
+	Oid			types[4];
+	Datum		values[4];
+	int			nargs = t->ttl ? 4 : 3;
 	char	   *source;
 	bool	   *left = palloc(sizeof(bool) * n);
 	TrackedSql	q;
 	PutResult	res = {0};
 
+	put_types(t, true, types);
 	tracked_sql(t, &q);
 	if (n > 1)
 	{
-		(void) items_arrays(items, n, NULL, values, &source);
+		(void) items_arrays(t, items, n, NULL, values, &source);
 		adjlist_plan_execute(adjlist_plan(psprintf("WITH w AS (INSERT INTO %s AS b (%s, %s%s) SELECT u.k, u.s%s FROM %s "
 												   "ON CONFLICT (%s, %s) DO %s RETURNING %s) SELECT * FROM w",
-												   t->qname, t->pk, t->sk, payload_target(t),
-												   t->payload ? ", u.d" : "", source, t->pk, t->sk,
+												   t->qname, t->pk, t->sk, put_cols(t),
+												   put_vals(t, "u.d", "u.e"), source, t->pk, t->sk,
 												   t->set_list[0] ? psprintf("UPDATE SET %s WHERE false", t->set_list) :
 												   "NOTHING", t->returning),
-										  3, types),
+										  nargs, types),
 							 values, NULL, false, 0, SPI_OK_SELECT);
 		put_keep_rows(t, items, n, &res, false);
 		for (int i = 0; i < n; i++)
 			left[i] = items[i].newtup == NULL;
-		if (t->set_list[0] != '\0' && items_arrays(items, n, left, values, &source) > 0)
+		if (t->set_list[0] != '\0' && items_arrays(t, items, n, left, values, &source) > 0)
 		{
 			adjlist_plan_execute(adjlist_plan(psprintf("UPDATE %s AS b SET %s FROM %s WHERE "
 													   "b.%s OPERATOR(%s.=) ANY ($1::%s.adjkey[]) AND b.%s OPERATOR(%s.=) ANY ($2::%s.adjkey[]) "
 													   "AND b.%s OPERATOR(%s.=) u.k AND b.%s OPERATOR(%s.=) u.s RETURNING %s",
-													   t->qname,
-													   t->payload ? psprintf("%s = u.d%s", t->payload, t->default_list) :
-													   t->default_list + 2,
+													   t->qname, put_set(t, "u.d", "u.e"),
 													   source, t->pk, nsp, nsp, t->sk, nsp, nsp,
 													   t->pk, nsp, t->sk, nsp, t->breturning),
-											  3, types),
+											  nargs, types),
 								 values, NULL, false, 0, SPI_OK_UPDATE_RETURNING);
 			put_keep_rows(t, items, n, &res, true);
 		}
@@ -776,9 +875,8 @@ put_insert_update(ApiTable *t, PutItem *items, int n)
  * runs), put_by_delete().
  */
 int64
-put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
+put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
 	SPITupleTable *tt;
 	uint64		n;
 	bool	   *counted;
@@ -790,7 +888,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 
 	if (by_delete)
 		lock_keys(t, pks, sks);
-	items = put_items(t, pks, sks, datas, &nitems);
+	items = put_items(t, pks, sks, datas, ttls, &nitems);
 	if (nitems == 0)
 		return 0;
 	if (by_delete)
@@ -819,21 +917,22 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas)
 	}
 	if (nitems == 1)
 	{
-		Oid			types[3] = {cat->keytype, cat->keytype, JSONBOID};
-		Datum		values[3] = {PointerGetDatum(items[0].pk), PointerGetDatum(items[0].sk),
-		items[0].data};
-		char		nulls[3] = {' ', ' ', items[0].data_null ? 'n' : ' '};
+		Oid			types[4];
+		Datum		values[4];
+		char		nulls[4];
 
-		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), t->payload ? 3 : 2, types),
+		item_params(t, &items[0], types, values, nulls);
+		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), put_nargs(t), types),
 							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
 	}
 	else
 	{
-		Oid			types[3] = {cat->keyarraytype, cat->keyarraytype, JSONBARRAYOID};
-		Datum		values[3] = {pks, sks, datas};
+		Oid			types[4];
+		Datum		values[4] = {pks, sks, datas, ttls};
 
-		adjlist_plan_execute(adjlist_plan(upsert_sql(t), 3, types), values, NULL, false, 0,
-							 SPI_OK_INSERT_RETURNING);
+		put_types(t, true, types);
+		adjlist_plan_execute(adjlist_plan(upsert_sql(t), t->ttl ? 4 : 3, types),
+							 values, NULL, false, 0, SPI_OK_INSERT_RETURNING);
 	}
 	tt = SPI_tuptable;
 	n = SPI_processed;

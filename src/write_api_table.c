@@ -227,6 +227,7 @@ api_set_lists(ApiTable *t, Relation rel)
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 		const char *name = NameStr(att->attname);
 		bool		is_payload = t->payload != NULL && strcmp(name, t->payload_name) == 0;
+		bool		is_ttl = t->ttl != NULL && strcmp(name, t->ttl_name) == 0;
 
 		if (att->attisdropped || att->attgenerated)
 			continue;
@@ -234,7 +235,7 @@ api_set_lists(ApiTable *t, Relation rel)
 			continue;
 		appendStringInfo(&buf, "%s%s = EXCLUDED.%s", buf.len ? ", " : "",
 						 quote_identifier(name), quote_identifier(name));
-		if (!is_payload)
+		if (!is_payload && !is_ttl)
 			appendStringInfo(&defaults, ", %s = DEFAULT", quote_identifier(name));
 	}
 	t->default_list = defaults.data;
@@ -296,10 +297,11 @@ api_triggers_keep(Relation rel)
  * What the write API needs to know about relid.  need_index: refuse a table
  * without an inverted index (the write API exists to keep them); without
  * it (import_dynamodb) such a table is keyed by its primary key, which must
- * be two adjkey columns.
+ * be two adjkey columns.  with_ttl (import_dynamodb): its puts write the
+ * expiry column, if the table has one, from each item's expiry.
  */
 static ApiTable *
-api_table_ex(Oid relid, bool need_index)
+api_table_ex(Oid relid, bool need_index, bool with_ttl)
 {
 	ApiTable   *t = palloc0(sizeof(ApiTable));
 	StringInfoData buf;
@@ -326,6 +328,12 @@ api_table_ex(Oid relid, bool need_index)
 
 		t->payload_name = o->payload;
 		t->payload = o->payload_attno != InvalidAttrNumber ? quote_identifier(o->payload) : NULL;
+		if (with_ttl && o->ttl != NULL)
+		{
+			t->ttl_name = o->ttl;
+			t->ttl = quote_identifier(o->ttl);
+			t->ttl_type = o->ttl_type;
+		}
 	}
 
 	rel = table_open(relid, AccessShareLock);
@@ -378,7 +386,7 @@ api_table_ex(Oid relid, bool need_index)
 ApiTable *
 api_table(Oid relid)
 {
-	return api_table_ex(relid, true);
+	return api_table_ex(relid, true, false);
 }
 
 /* ----------------------------------------------------------------------
@@ -389,7 +397,7 @@ api_table(Oid relid)
 ApiTable *
 adjlist_api_table(Oid relid)
 {
-	return api_table_ex(relid, false);
+	return api_table_ex(relid, false, true);
 }
 
 const char *
@@ -402,4 +410,11 @@ const char *
 adjlist_api_payload(ApiTable *t)
 {
 	return t->payload ? t->payload_name : NULL;
+}
+
+const char *
+adjlist_api_ttl(ApiTable *t, Oid *type)
+{
+	*type = t->ttl_type;
+	return t->ttl ? t->ttl_name : NULL;
 }
