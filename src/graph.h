@@ -288,6 +288,7 @@ typedef struct NeighborCall
 	int64		limit;			/* the call's (0: none) */
 	int64		handed;			/* edges the batches counted so far */
 	bool		done;			/* no batch left */
+	bool		key_shared;		/* rows may share an edge's keys: one batch */
 	GraphTable *g;				/* from neighbor_call_begin to the first batch */
 	char	   *resume;			/* the scan key of the last edge read */
 	int			resumelen;
@@ -300,7 +301,8 @@ typedef struct NeighborCall
 
 /*
  * Takes a row (neighbor, pk, sk, data), valid only during the call; false
- * when no more rows fit in this batch.
+ * when the batch would rather end (a batch that cannot end early, of a
+ * call read at once, goes on: put must take every row).
  */
 typedef bool (*NeighborPut) (void *arg, Datum *values, bool *nulls);
 

@@ -93,8 +93,9 @@ typedef struct NeighborScanState
 	Size		bytes;			/* of the batch's rows */
 	int			nrows;
 	int			pos;
-	Datum	   *values;			/* MAX_BATCH rows of NCOLS, or NULL */
+	Datum	   *values;			/* capacity rows of NCOLS, or NULL */
 	bool	   *nulls;
+	int			capacity;
 } NeighborScanState;
 
 static Plan *plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -373,9 +374,20 @@ static bool
 put_row(void *arg, Datum *values, bool *nulls)
 {
 	NeighborScanState *ns = (NeighborScanState *) arg;
-	Datum	   *v = &ns->values[ns->nrows * NCOLS];
-	bool	   *n = &ns->nulls[ns->nrows * NCOLS];
-	MemoryContext oldcxt = MemoryContextSwitchTo(ns->rowscxt);
+	Datum	   *v;
+	bool	   *n;
+	MemoryContext oldcxt;
+
+	/* (a call read at once, whose rows cannot be resumed, may need more) */
+	if (ns->nrows == ns->capacity)
+	{
+		ns->capacity *= 2;
+		ns->values = repalloc_huge(ns->values, sizeof(Datum) * NCOLS * ns->capacity);
+		ns->nulls = repalloc_huge(ns->nulls, sizeof(bool) * NCOLS * ns->capacity);
+	}
+	v = &ns->values[ns->nrows * NCOLS];
+	n = &ns->nulls[ns->nrows * NCOLS];
+	oldcxt = MemoryContextSwitchTo(ns->rowscxt);
 
 	for (int i = 0; i < NCOLS; i++)
 	{
@@ -406,8 +418,9 @@ next_batch(NeighborScanState *ns)
 											ALLOCSET_DEFAULT_SIZES);
 		ns->rowscxt = AllocSetContextCreate(q, "adjlist neighbor scan rows",
 											ALLOCSET_DEFAULT_SIZES);
-		ns->values = MemoryContextAlloc(q, sizeof(Datum) * NCOLS * MAX_BATCH);
-		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * NCOLS * MAX_BATCH);
+		ns->capacity = MAX_BATCH;
+		ns->values = MemoryContextAlloc(q, sizeof(Datum) * NCOLS * ns->capacity);
+		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * NCOLS * ns->capacity);
 	}
 	MemoryContextReset(ns->rowscxt);
 	ns->nrows = ns->pos = 0;

@@ -62,6 +62,7 @@ typedef struct EmitState
 	bool		resumable;		/* remember each edge's scan key (batches) */
 	bool		stopped;		/* put said the batch is full */
 	bool		emitted;		/* put was called */
+	bool		must_fit;		/* a batch that cannot stop early */
 } EmitState;
 
 /*
@@ -110,7 +111,7 @@ emit_edge(void *arg, const GraphEdge *edge)
 		values[1] = values[2] = values[3] = (Datum) 0;
 		nulls[1] = nulls[2] = nulls[3] = true;
 		st->emitted = true;
-		st->stopped = !st->put(st->arg, values, nulls);
+		st->stopped = !st->put(st->arg, values, nulls) && !st->must_fit;
 		return !st->stopped;
 	}
 	if (own_keys)
@@ -132,7 +133,7 @@ emit_edge(void *arg, const GraphEdge *edge)
 	values[3] = call->cols == COLUMNS_ALL ? edge->data : (Datum) 0;
 	nulls[3] = call->cols != COLUMNS_ALL || edge->data_isnull;
 	st->emitted = true;
-	st->stopped = !st->put(st->arg, values, nulls);
+	st->stopped = !st->put(st->arg, values, nulls) && !st->must_fit;
 	return !st->stopped;
 }
 
@@ -245,6 +246,7 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	call->g = graph_table_get(call->relid, reverse);
+	call->key_shared = call->g->key_shared;
 	graph_check_select(call->g, cols == COLUMNS_ALL);
 	if (call->conv.filter != NULL)
 		graph_check_data(call->g, reverse ? "reverse_neighbors() with an edge_filter"
@@ -277,6 +279,9 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 	int64		n;
 
 	Assert(!call->done);
+	/* rows that may share an edge's keys cannot be resumed: read at once */
+	if (call->key_shared)
+		max_edges = 0;
 	call->req.limit = left;
 	if (max_edges > 0 && (left == 0 || left > max_edges))
 		call->req.limit = max_edges;
@@ -286,6 +291,7 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 	st.resumable = max_edges > 0;
 	st.stopped = false;
 	st.emitted = false;
+	st.must_fit = max_edges == 0;
 	if (call->g == NULL)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -339,6 +345,7 @@ neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg)
 	st.resumable = false;
 	st.stopped = false;
 	st.emitted = false;
+	st.must_fit = false;
 	while (!st.emitted && graph_stream_next(call->stream, &edge))
 		(void) emit_edge(&st, &edge);
 	MemoryContextSwitchTo(oldcxt);

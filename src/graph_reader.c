@@ -388,6 +388,9 @@ graph_stream_begin(GraphTable *g, const GraphScan *req)
 	const char *part;
 	int			partlen;
 
+	/* (a start key on a table whose rows may share it: graph_reader_scan refuses) */
+	if (req->after != NULL && g->key_shared)
+		return NULL;
 	*copy = *g;
 	r = graph_reader_begin(copy);
 	part = graph_scan_partition(req, &partlen);

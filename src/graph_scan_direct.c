@@ -799,7 +799,9 @@ direct_stream_next(DirectStream *s, GraphEdge *edge)
 								 r->filtercxt))
 			continue;
 		found = true;
-		if (req->limit > 0 && ++s->n >= req->limit)
+		/* (a row that is no edge is handed over uncounted: hand_over) */
+		if (graph_row_is_edge(req->conv, req->reverse, edge->sklen) &&
+			req->limit > 0 && ++s->n >= req->limit)
 			s->done = true;
 	}
 	MemoryContextSwitchTo(callercxt);
