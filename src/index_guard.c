@@ -21,6 +21,9 @@
  *	  table's triggers re-made for the indexes it has left.  Nothing blocks
  *	  a drop that the dropping role is allowed to do.
  *	- ALTER TABLE base OWNER TO r: the index and counter tables follow.
+ *	  So they do ALTER TABLE base SET LOGGED / UNLOGGED; the same on one of
+ *	  them alone, or an unlogged partition of a partitioned base table, is
+ *	  refused (index_persistence.c).
  *	- Any other ALTER TABLE or column RENAME of a base, index or counter
  *	  table, or CREATE UNIQUE INDEX on one: allowed, unless it breaks an
  *	  index definition (a used column dropped, renamed or retyped, an index
@@ -77,6 +80,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "index_admin.h"
+#include "index_persistence.h"
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
@@ -480,6 +484,15 @@ start_alter_table(AlterTableStmt *stmt)
 	/* (ALTER FOREIGN TABLE: only its triggers are checked here) */
 	if (stmt->objtype == OBJECT_FOREIGN_TABLE)
 		return;
+	/* SET LOGGED / UNLOGGED: index_persistence.c */
+	if (!index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId()))
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
+				persistence_check_alter(relid, cmd->subtype == AT_SetLogged);
+		}
 	/* (a role that does not own the table is refused by ALTER TABLE itself) */
 	if (!index_writes_allowed() && adjlist_rel_ownercheck(relid, GetUserId()) &&
 		OidIsValid(base = registry_base_of_index(relid)))
@@ -588,6 +601,7 @@ end_create_table(CreateStmt *stmt)
 
 		if (!OidIsValid(base))
 			return;
+		persistence_check_member(base, relid);
 		install_triggers(base);
 		/* a foreign table can bring rows with it */
 		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
@@ -675,6 +689,7 @@ end_alter_table(AlterTableStmt *stmt)
 					/* (a partition of an index or counter table is its storage) */
 					if (OidIsValid(base))
 					{
+						persistence_check_member(base, part);
 						index_member_rows(base, part, true);
 						install_triggers(base);
 					}
@@ -702,6 +717,11 @@ end_alter_table(AlterTableStmt *stmt)
 			case AT_ChangeOwner:
 				if (OidIsValid(base) && base == relid)
 					follow_owner(base);
+				break;
+			case AT_SetLogged:
+			case AT_SetUnLogged:
+				if (OidIsValid(base) && base == relid)
+					persistence_follow(base);
 				break;
 			default:
 				break;
