@@ -24,6 +24,7 @@ OBJS = \
 	src/index_build.o \
 	src/index_check.o \
 	src/index_guard.o \
+	src/index_persistence.o \
 	src/index_restore.o \
 	src/index_update.o \
 	src/uninstall.o \

@@ -322,6 +322,59 @@ SELECT dt.problems('dt.tt_inverted') AS tt_inverted, dt.problems('dt.tt_typed_in
 	   (SELECT reloftype::regtype FROM pg_class WHERE oid = 'dt.tt'::regclass) AS tt_of,
 	   (SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 		FROM pg_attribute WHERE attrelid = 'dt.tt'::regclass AND attnum > 0 AND NOT attisdropped) AS tt_columns;
+-- 6. Persistence: the index and counter tables have the base table's,
+-- or a crash (which empties unlogged tables only) would leave the index
+-- out of step.  Created so; SET LOGGED / UNLOGGED of the base table takes
+-- them along; of an index or counter table (or a partition of one) alone,
+-- refused (55000, naming the index); an indexed partitioned table (whose
+-- index is logged) refuses unlogged partitions.  The crash itself:
+-- test/t/018_unlogged_crash.pl.
+--
+SET ROLE regress_dt_dba;
+CREATE UNLOGGED TABLE dt.u (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.u', counters => 1);
+SELECT create_inverted_index('dt.u', index_name => 'u_parts', partitions => 2);
+CREATE TABLE dt.l (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.l', counters => 1);
+CREATE FUNCTION dt.persistence() RETURNS TABLE (rel name, persistence "char")
+LANGUAGE sql AS $$
+	SELECT relname, relpersistence FROM pg_class
+	WHERE relnamespace = 'dt'::regnamespace AND relkind = 'r' AND relname ~ '^(u|l)(_|$)'
+	ORDER BY 1 $$;
+SELECT * FROM dt.persistence();
+ALTER TABLE dt.l_inverted SET UNLOGGED;
+\set VERBOSITY terse
+ALTER TABLE dt.l_inverted_degree SET UNLOGGED;
+ALTER TABLE dt.u_parts_1 SET LOGGED;
+ALTER TABLE dt.u_inverted SET LOGGED, SET (fillfactor = 90);
+ALTER TABLE dt.u_inverted SET UNLOGGED;	-- what it is: nothing to refuse
+-- the base table: its indexes follow, in one transaction
+BEGIN;
+ALTER TABLE dt.u SET LOGGED;
+ALTER TABLE dt.l SET UNLOGGED;
+SELECT * FROM dt.persistence();
+ROLLBACK;
+SELECT * FROM dt.persistence();
+-- existing => true: the index table must have the base table's persistence
+CREATE UNLOGGED TABLE dt.l_rev (sk adjkey NOT NULL, pk adjkey NOT NULL);
+SELECT create_inverted_index('dt.l', index_name => 'l_rev', existing => true);
+ALTER TABLE dt.l_rev SET LOGGED;
+SELECT create_inverted_index('dt.l', index_name => 'l_rev', existing => true);
+-- a partitioned table: logged index, logged partitions
+CREATE TABLE dt.pp (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE UNLOGGED TABLE dt.pp1 PARTITION OF dt.pp FOR VALUES FROM ('A') TO ('F');
+SELECT create_inverted_index('dt.pp');
+ALTER TABLE dt.pp1 SET LOGGED;
+SELECT create_inverted_index('dt.pp');
+CREATE UNLOGGED TABLE dt.pp2 PARTITION OF dt.pp FOR VALUES FROM ('F') TO ('M');
+CREATE TABLE dt.pp3 PARTITION OF dt.pp FOR VALUES FROM ('M') TO ('S') PARTITION BY LIST (sk);
+CREATE UNLOGGED TABLE dt.pp3a PARTITION OF dt.pp3 DEFAULT;
+CREATE UNLOGGED TABLE dt.pp4 (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+ALTER TABLE dt.pp ATTACH PARTITION dt.pp4 FOR VALUES FROM ('S') TO ('Z');
+ALTER TABLE dt.pp1 SET UNLOGGED;
+\set VERBOSITY default
+SELECT relname, relpersistence FROM pg_class
+WHERE relnamespace = 'dt'::regnamespace AND relkind = 'r' AND relname ~ '^pp' ORDER BY 1;
 RESET ROLE;
 
 --

@@ -216,6 +216,25 @@ SELECT count(*) FROM parted_inverted;
 ROLLBACK;
 SELECT pg_temp.drift('parted_inverted');
 
+-- TRUNCATE of a partition that is itself partitioned, with a partitioned
+-- index table and counters: each leaf's rows leave the index once (its own
+-- trigger), alone or with a sibling
+CREATE TABLE gp (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE TABLE gp1 PARTITION OF gp FOR VALUES FROM ('A') TO ('F');
+CREATE TABLE gp2 PARTITION OF gp FOR VALUES FROM ('F') TO ('M') PARTITION BY LIST (sk);
+CREATE TABLE gp2a PARTITION OF gp2 FOR VALUES IN ('X');
+CREATE TABLE gp2d PARTITION OF gp2 DEFAULT;
+SELECT create_inverted_index('gp', counters => 1, partitions => 3);
+INSERT INTO gp VALUES ('B#1', 'FOLLOWS#USER#z'), ('G#1', 'FOLLOWS#USER#z'), ('G#2', 'X');
+TRUNCATE gp2;
+SELECT pk, sk FROM gp_inverted ORDER BY 1, 2;
+SELECT problem, key FROM verify_inverted_index('gp_inverted');
+INSERT INTO gp VALUES ('G#1', 'FOLLOWS#USER#z'), ('G#2', 'X');
+TRUNCATE gp1, gp2;
+SELECT count(*) AS index_rows FROM gp_inverted;
+SELECT problem, key FROM verify_inverted_index('gp_inverted');
+DROP TABLE gp;
+
 -- bad calls create nothing
 CREATE TABLE no_pk (pk adjkey, sk adjkey);
 CREATE TABLE text_keys (pk text, sk text, PRIMARY KEY (pk, sk));
@@ -428,11 +447,16 @@ DROP ROLE regress_adjlist_owner;
 DROP ROLE regress_adjlist_writer;
 DROP ROLE regress_adjlist_stranger;
 
--- triggers without a registration, as a schema-only restore leaves them
--- until the registry's rows are restored: writes go through unindexed, and
--- the index and counter tables are not guarded (they are no index yet).
--- When the registration arrives (pg_restore copies the registry's rows), the
--- index is rebuilt from the table.  (A fresh session: a session caches the
+-- triggers without a registration, as pg_dump -t or -n leaves them (the
+-- registry's rows are the extension's configuration, dumped with the whole
+-- database only), and as a schema-only restore leaves them until the
+-- registry's rows are restored: a write would not reach the index, and is
+-- refused (55000, naming the index and its table).  A session restoring a
+-- dump (check_function_bodies off and an empty search_path, as every pg_dump
+-- script and pg_restore set them) writes through unindexed, and the index
+-- and counter tables are not guarded (they are no index yet).  When the
+-- registration arrives (pg_restore copies the registry's rows), the index
+-- is rebuilt from the table.  (A fresh session: a session caches the
 -- registry and learns of changes from adjlist's own invalidations, which a
 -- superuser's raw DELETE does not send.)
 CREATE TABLE orphan (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
@@ -442,12 +466,26 @@ CREATE TABLE saved_registration AS
 	SELECT * FROM adjlist_inverted_indexes WHERE baserel = 'orphan'::regclass;
 DELETE FROM adjlist_inverted_indexes WHERE baserel = 'orphan'::regclass;
 \c
-INSERT INTO orphan VALUES ('USER#c', 'FOLLOWS#USER#b'), ('USER#d', 'FOLLOWS#USER#b');
-DELETE FROM orphan WHERE pk = 'USER#a';
-INSERT INTO orphan_inverted VALUES ('FOLLOWS#USER#x', 'USER#junk');
-COPY orphan_inverted_degree FROM stdin;
+INSERT INTO orphan VALUES ('USER#c', 'FOLLOWS#USER#b');
+\set VERBOSITY terse
+UPDATE orphan SET sk = 'FOLLOWS#USER#c';
+DELETE FROM orphan;
+TRUNCATE orphan;
+COPY orphan FROM stdin;
+USER#c	FOLLOWS#USER#b
+\.
+SET check_function_bodies = false;	-- not a restore yet
+INSERT INTO orphan VALUES ('USER#c', 'FOLLOWS#USER#b');
+\set VERBOSITY default
+SELECT pg_catalog.set_config('search_path', '', false);
+INSERT INTO public.orphan VALUES ('USER#c', 'FOLLOWS#USER#b'), ('USER#d', 'FOLLOWS#USER#b');
+DELETE FROM public.orphan WHERE pk OPERATOR(public.=) 'USER#a';
+INSERT INTO public.orphan_inverted VALUES ('FOLLOWS#USER#x', 'USER#junk');
+COPY public.orphan_inverted_degree FROM stdin;
 USER#b	FOLLOWS	i	40
 \.
+RESET check_function_bodies;
+RESET search_path;
 SELECT (SELECT count(*) FROM orphan) AS base_rows, (SELECT count(*) FROM orphan_inverted) AS index_rows;
 -- a registration is checked like create_inverted_index(existing => true)
 INSERT INTO adjlist_inverted_indexes (indexrel, baserel, columns, nkeys, base_key)

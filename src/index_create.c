@@ -59,6 +59,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "index_admin.h"
+#include "index_persistence.h"
 #include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
@@ -186,6 +187,8 @@ plan_base(CreatePlan *p, char *partition_key, char *sort_key)
 	foreach(lc, admin_members_of(p->base))
 		LockRelationOid(lfirst_oid(lc),
 						p->concurrently ? ShareUpdateExclusiveLock : ShareRowExclusiveLock);
+	/* (locked: no partition becomes unlogged meanwhile) */
+	persistence_check_base(p->base);
 
 	if (admin_column_type(p->base, partition_key) != cat->keytype ||
 		admin_column_type(p->base, sort_key) != cat->keytype)
@@ -433,6 +436,7 @@ adopt_index_table(CreatePlan *p)
 							p->index_name, p->cols[i], p->base_name)));
 	}
 	LockRelationOid(idx, AccessExclusiveLock);
+	persistence_check_adopted(p->base, idx);
 	/* (after the lock: no unique index can come meanwhile) */
 	if ((msg = registry_key_problem(idx, p->cols, p->nkeys, &detail)) != NULL)
 		ereport(ERROR,
@@ -461,7 +465,8 @@ primary_key_sql(CreatePlan *p)
 /*
  * Step 3: the new index table and its partitions; its primary key comes
  * after the backfill, unless withkey (a concurrent build, whose writers
- * need it from the start).
+ * need it from the start).  Unlogged when the base table is (the tables
+ * that hold rows: a partitioned table holds none; index_persistence.c).
  */
 static Oid
 create_index_table(CreatePlan *p, bool withkey)
@@ -469,6 +474,7 @@ create_index_table(CreatePlan *p, bool withkey)
 	char	   *qidx = quote_qualified_identifier(p->base_ns, p->index_name);
 	const char *owner = quote_identifier(GetUserNameFromId(p->base_owner, false));
 	bool		change_owner = p->base_owner != GetUserId();
+	bool		unlogged = index_persistence(p->base) == RELPERSISTENCE_UNLOGGED;
 	Oid			idx;
 
 	if (OidIsValid(get_relname_relid(p->index_name, get_rel_namespace(p->base))))
@@ -476,7 +482,9 @@ create_index_table(CreatePlan *p, bool withkey)
 				(errcode(ERRCODE_DUPLICATE_TABLE),
 				 errmsg("relation \"%s\" already exists", p->index_name),
 				 errhint("Pass index_name to choose another name, or drop_inverted_index() the old one.")));
-	admin_exec(psprintf("CREATE TABLE %s (%s%s%s)%s", qidx, column_definitions(p),
+	admin_exec(psprintf("CREATE %sTABLE %s (%s%s%s)%s",
+						unlogged && p->partitions == 0 ? "UNLOGGED " : "",
+						qidx, column_definitions(p),
 						withkey ? ", " : "", withkey ? primary_key_sql(p) : "",
 					  p->partitions > 0 ?
 					  psprintf(" PARTITION BY HASH (%s)", quote_identifier(p->cols[0])) : ""),
@@ -486,8 +494,9 @@ create_index_table(CreatePlan *p, bool withkey)
 		char	   *qpart = quote_qualified_identifier(p->base_ns,
 													   psprintf("%s_%d", p->index_name, i));
 
-		admin_exec(psprintf("CREATE TABLE %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)",
-						  qpart, qidx, p->partitions, i), SPI_OK_UTILITY);
+		admin_exec(psprintf("CREATE %sTABLE %s PARTITION OF %s FOR VALUES WITH (MODULUS %d, REMAINDER %d)",
+						  unlogged ? "UNLOGGED " : "", qpart, qidx, p->partitions, i),
+				   SPI_OK_UTILITY);
 		if (change_owner)
 			admin_exec(psprintf("ALTER TABLE %s OWNER TO %s", qpart, owner), SPI_OK_UTILITY);
 	}
@@ -528,11 +537,13 @@ create_counter_table(CreatePlan *p)
 	if (OidIsValid(get_relname_relid(name, get_rel_namespace(p->base))))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_TABLE),
-				 errmsg("relation \"%s\" already exists", name)));
-	admin_exec(psprintf("CREATE TABLE %s (node %s.adjkey NOT NULL, edge pg_catalog.text NOT NULL, "
+				 errmsg("relation \"%s\" already exists", name),
+				 errhint("A counter table is made from the index: drop the old one (one restored without its registration, say) first.")));
+	admin_exec(psprintf("CREATE %sTABLE %s (node %s.adjkey NOT NULL, edge pg_catalog.text NOT NULL, "
 					  "direction pg_catalog.\"char\" NOT NULL "
 					  "CHECK (direction OPERATOR(pg_catalog.=) ANY ('{o,i}'::pg_catalog.\"char\"[])), "
 					  "n pg_catalog.int8 NOT NULL)",
+					  index_persistence(p->base) == RELPERSISTENCE_UNLOGGED ? "UNLOGGED " : "",
 					  qcnt, adjlist_catalog()->nspname),
 			 SPI_OK_UTILITY);
 	admin_exec(counters_index_sql(qcnt), SPI_OK_UTILITY);

@@ -21,6 +21,9 @@
  *	  table's triggers re-made for the indexes it has left.  Nothing blocks
  *	  a drop that the dropping role is allowed to do.
  *	- ALTER TABLE base OWNER TO r: the index and counter tables follow.
+ *	  So they do ALTER TABLE base SET LOGGED / UNLOGGED; the same on one of
+ *	  them alone, or an unlogged partition of a partitioned base table, is
+ *	  refused (index_persistence.c).
  *	- Any other ALTER TABLE or column RENAME of a base, index or counter
  *	  table, or CREATE UNIQUE INDEX on one: allowed, unless it breaks an
  *	  index definition (a used column dropped, renamed or retyped, an index
@@ -95,6 +98,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "index_admin.h"
+#include "index_persistence.h"
 #include "index_predicate.h"
 #include "index_write.h"
 #include "registry.h"
@@ -779,6 +783,15 @@ start_alter_table(AlterTableStmt *stmt)
 				check_column_cmd(relid, base, lfirst_node(AlterTableCmd, lc));
 		return;
 	}
+	/* SET LOGGED / UNLOGGED: index_persistence.c */
+	if (guarded)
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_SetLogged || cmd->subtype == AT_SetUnLogged)
+				persistence_check_alter(relid, cmd->subtype == AT_SetLogged);
+		}
 	if (guarded && OidIsValid(base = registry_base_of_index(relid)))
 	{
 		foreach(lc, stmt->cmds)
@@ -877,6 +890,7 @@ end_create_table(CreateStmt *stmt)
 
 		if (!OidIsValid(base))
 			return;
+		persistence_check_member(base, relid);
 		install_triggers(base);
 		/* a foreign table can bring rows with it */
 		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
@@ -985,6 +999,7 @@ end_alter_table(AlterTableStmt *stmt)
 					/* (a partition of an index or counter table is its storage) */
 					if (OidIsValid(base))
 					{
+						persistence_check_member(base, part);
 						index_member_rows(base, part, true);
 						install_triggers(base);
 					}
@@ -1012,6 +1027,11 @@ end_alter_table(AlterTableStmt *stmt)
 			case AT_ChangeOwner:
 				if (OidIsValid(base) && base == relid)
 					follow_owner(base);
+				break;
+			case AT_SetLogged:
+			case AT_SetUnLogged:
+				if (OidIsValid(base) && base == relid)
+					persistence_follow(base);
 				break;
 			default:
 				break;

@@ -37,7 +37,13 @@
  * the index rows of that partition's rows, read in its BEFORE trigger while
  * they still exist; when the whole base table is truncated its own BEFORE
  * trigger, which fires first, marks the statement so that the partitions'
- * triggers leave the work to the AFTER trigger.
+ * triggers leave the work to the AFTER trigger.  A partition that is
+ * itself partitioned leaves its rows to the BEFORE triggers of its own
+ * partitions, which TRUNCATE fires too (but for foreign ones, which have no
+ * TRUNCATE trigger: it reads those itself).  It must not read them for its
+ * partitions: its writes advance the command counter that keys the mark,
+ * so they would remove the same rows a second time, not find them, and put
+ * them back from the table that still holds them (recheck_removed()).
  *
  * The writes run as the owner of the index tables, which is the owner of
  * the base table (registry.c checks it), as core's foreign-key triggers
@@ -67,10 +73,18 @@
  * FOR EACH ROW, ENABLE REPLICA) and enables the TRUNCATE triggers ALWAYS;
  * check_trigger() accepts that trigger only in that form.
  *
- * A trigger that finds no registered index for its table (the triggers
- * came back from a schema-only restore, the registry's rows did not yet)
- * does nothing: when the registry's row arrives, the index is rebuilt from
- * the table (index_restore.c).  The guard lets such a table be written too.
+ * A trigger that finds no registered index for its table refuses the
+ * write (55000, refuse_unregistered()): the triggers and the index table
+ * came back from a dump without the registry's row, which pg_dump -t and
+ * -n leave out (the extension's configuration comes with the whole
+ * database only), and the index would silently miss every later write.
+ * Two exceptions.  adjlist's own statements, which may run between a
+ * registration and its triggers.  And a session restoring a dump (one with
+ * the settings every pg_dump script and pg_restore make, below): the
+ * triggers came back from a schema-only restore and the registry's rows
+ * come with the data, maybe after this table's; the trigger does nothing,
+ * and when the registry's row arrives the index is rebuilt from the table
+ * (index_restore.c).  The guard lets such an index table be written too.
  *
  *-------------------------------------------------------------------------
  */
@@ -78,7 +92,11 @@
 
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
@@ -89,6 +107,7 @@
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -864,14 +883,39 @@ remove_base_row(void *arg, Datum *base, bool *basenull)
 }
 
 /*
+ * The members of a partition that its BEFORE TRUNCATE trigger reads: a
+ * leaf itself; a partitioned one only its foreign partitions (at any
+ * depth), which have no TRUNCATE trigger of their own.
+ */
+static List *
+truncated_members(Relation rel)
+{
+	List	   *members;
+	List	   *foreign = NIL;
+	ListCell   *lc;
+
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
+		return list_make1_oid(RelationGetRelid(rel));
+	/* (TRUNCATE has locked them all) */
+	members = find_all_inheritors(RelationGetRelid(rel), NoLock, NULL);
+	foreach(lc, members)
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			foreign = lappend_oid(foreign, lfirst_oid(lc));
+	list_free(members);
+	return foreign;
+}
+
+/*
  * BEFORE TRUNCATE of a partition (at any depth) of a base table: remove
- * the index rows of its rows, unless the base table itself is being
- * truncated by the same statement.
+ * the index rows of its rows (truncated_members()), unless the base table
+ * itself is being truncated by the same statement.
  */
 static void
 truncate_before(Relation rel)
 {
 	Oid			relid = RelationGetRelid(rel);
+	List	   *members;
+	ListCell   *lc;
 	SyncState	st;
 
 	if (registry_base_of(relid) == relid)
@@ -881,7 +925,9 @@ truncate_before(Relation rel)
 	}
 	if (ancestor_truncating(relid))
 		return;
-	mark_truncating(relid);
+	members = truncated_members(rel);
+	if (members == NIL)
+		return;
 	sync_begin(&st, rel, true);
 	if (!st.spi && st.nindexes > 0)
 	{
@@ -889,11 +935,14 @@ truncate_before(Relation rel)
 			elog(ERROR, "SPI_connect failed");
 		st.spi = true;
 	}
-	for (int i = 0; i < st.nindexes; i++)
+	foreach(lc, members)
 	{
-		RemoveArg	a = {&st.indexes[i]};
+		for (int i = 0; i < st.nindexes; i++)
+		{
+			RemoveArg	a = {&st.indexes[i]};
 
-		base_scan(relid, st.indexes[i].ix, true, false, remove_base_row, &a);
+			base_scan(lfirst_oid(lc), st.indexes[i].ix, true, false, remove_base_row, &a);
+		}
 	}
 	sync_end(&st);
 }
@@ -1085,6 +1134,81 @@ check_trigger(TriggerData *td)
 				 errhint("Drop the trigger.")));
 }
 
+/*
+ * Is this session running a dump's script (psql) or pg_restore?  Every one
+ * of them starts with SET check_function_bodies = false and an empty
+ * search_path, which an application hardly ever has both of.
+ */
+static bool
+restoring_dump(void)
+{
+	return !check_function_bodies &&
+		namespace_search_path != NULL && namespace_search_path[0] == '\0';
+}
+
+/*
+ * The unregistered index table of base, if one is found: the comment that
+ * create_inverted_index() gives an index table names its base table
+ * (index_create.c), and pg_dump -t and -n keep it.
+ */
+static Oid
+unregistered_index_of(Oid base)
+{
+	Oid			argtypes[1] = {TEXTOID};
+	Datum		args[1];
+	Oid			found = InvalidOid;
+	bool		isnull;
+
+	args[0] = CStringGetTextDatum(psprintf("adjlist inverted index of %s (",
+										   adjlist_qualified_name(base)));
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT d.objoid FROM pg_catalog.pg_description d "
+							  "WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
+							  "AND d.objsubid OPERATOR(pg_catalog.=) 0 "
+							  "AND pg_catalog.starts_with(d.description, $1) "
+							  "ORDER BY d.objoid LIMIT 1",
+							  1, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
+		SPI_processed == 1)
+		found = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
+											   1, &isnull));
+	SPI_finish();
+	return found;
+}
+
+/*
+ * A write to a table with adjlist's sync triggers and no registered index
+ * (see the header): refused, unless adjlist itself or a restore writes.
+ */
+static void
+refuse_unregistered(Relation rel)
+{
+	Oid			relid = RelationGetRelid(rel);
+	Oid			base = relid;
+	Oid			idx;
+
+	if (index_writes_allowed() || restoring_dump() || OidIsValid(registry_base_of(relid)))
+		return;
+	if (rel->rd_rel->relispartition)
+		base = llast_oid(get_partition_ancestors(relid));
+	idx = unregistered_index_of(base);
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 OidIsValid(idx) ?
+			 errmsg("inverted index \"%s\" of table \"%s\" is not registered",
+					get_rel_name(idx), get_rel_name(base)) :
+			 errmsg("table \"%s\" has adjlist's triggers but no registered inverted index",
+					get_rel_name(base)),
+			 errdetail("A write to \"%s\" would not reach the index. Its registration is a row of adjlist_inverted_indexes, which pg_dump -t and -n leave out.",
+					   RelationGetRelationName(rel)),
+			 OidIsValid(idx) ?
+			 errhint("Register the index again with create_inverted_index(%s, index_name => %s, existing => true, ...) and the options it was made with, or drop the index table and the adjlist_sync_* triggers of \"%s\"; see \"Dump and restore\" in the README.",
+					 quote_literal_cstr(adjlist_qualified_name(base)),
+					 quote_literal_cstr(get_rel_name(idx)), get_rel_name(base)) :
+			 errhint("Create the index with create_inverted_index(%s, ...), or drop the adjlist_sync_* triggers of \"%s\"; see \"Dump and restore\" in the README.",
+					 quote_literal_cstr(adjlist_qualified_name(base)), get_rel_name(base))));
+}
+
 Datum
 adjlist_sync_trigger(PG_FUNCTION_ARGS)
 {
@@ -1104,6 +1228,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 	/* adjlist_sync_route: present for what it prevents (index_admin.c) */
 	if (TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_FOR_ROW(ev))
 		return PointerGetDatum(td->tg_trigtuple);
+	refuse_unregistered(rel);
 
 	if (TRIGGER_FIRED_BY_TRUNCATE(ev))
 	{

@@ -629,7 +629,9 @@ check_restored('w7_nonsuper', 'dumped by app, restored by a superuser');
 # "Social Graph".celebs collide with the source's rows; the others
 # (social.graph, "Social Graph"."Fans", shop.orders, social.multi) do not.
 # Until the registry's rows are restored no index is registered: the graph
-# functions say so, and the rows are not indexed yet.  Once each
+# functions say so, and a write through the triggers is refused (55000) as
+# one that would not reach the index; a superuser writes them with the
+# triggers off (session_replication_role = replica), unindexed.  Once each
 # registration arrives its index is rebuilt from its table, and the tables
 # copied after it are indexed by their triggers.  Expected errors, the
 # exact set for a restore that leaves every index exact:
@@ -644,8 +646,13 @@ $node->command_ok([ 'pg_dump', '-Fc', '--data-only', '-d', 'src', '-f', $datadum
 fresh_db('w8_prefilled');
 ($ok, $err) = run_cmd([ 'pg_restore', '--schema-only', '-d', 'w8_prefilled', $dump ]);
 ok($ok && error_set($err) eq '', 'schema-only restore: no errors');
-$node->safe_psql('w8_prefilled', q{
+my ($w8_rc, $w8_out, $w8_err) = $node->psql('w8_prefilled', q{
 	SET ROLE app;
+	INSERT INTO social.graph VALUES ('USER#900', 'FOLLOWS#USER#1', NULL)});
+like($w8_err, qr/ERROR:  inverted index "graph_(inverted|by_target|follows_since)" of table "graph" is not registered/,
+	'prefilled database: a write before the registry is restored is refused, naming the index');
+$node->safe_psql('w8_prefilled', q{
+	SET session_replication_role = replica;
 	INSERT INTO social.graph VALUES ('USER#1', 'PROFILE', '{"name": "already there"}'),
 	                                ('USER#900', 'FOLLOWS#USER#1', NULL);
 	INSERT INTO "Social Graph"."Fans" VALUES ('USER#900', 'LIKES#POST#1', NULL);
@@ -666,6 +673,53 @@ is(error_set($err), join("\n",
 	   ['multi_inverted', 'multi'], map { ["orders_inverted_$_", 'orders'] } 0 .. 3)),
 	'data-only dump into a prefilled database: base-table unique violations and the guard only');
 check_restored('w8_prefilled', 'data-only dump into a prefilled database', same_answers => 0);
+
+# ---------------------------------------------------------------------
+# 9. pg_dump -t and -n: single tables or schemas, without the extension's
+#    configuration (the registry's rows)
+# ---------------------------------------------------------------------
+# The tables, their data and the triggers come back, the registration does
+# not: a write through the triggers is refused (55000, naming the index and
+# its table) instead of going unindexed.  Registering the index again with
+# create_inverted_index(..., existing => true) (the counter table dropped
+# first: it is made again from the index) makes it exact, and writes are
+# indexed.
+for my $way (['-t', [ '-t', 'social.multi', '-t', 'social.multi_inverted' ], 'social.multi',
+			  q{SELECT create_inverted_index('social.multi', index_name => 'multi_inverted', existing => true)},
+			  'social.multi_inverted', 'multi_inverted', 'multi'],
+			 ['-n', [ '-n', 'shop' ], 'shop.orders',
+			  q{SELECT create_inverted_index('shop.orders', index_name => 'orders_inverted', include => '{data}', existing => true)},
+			  'shop.orders_inverted', 'orders_inverted', 'orders'])
+{
+	my ($opt, $args, $base, $register, $idx, $idxname, $basename) = @$way;
+	my $db = 'w9_' . substr($opt, 1);
+	fresh_db($db);
+	$node->safe_psql($db, 'CREATE EXTENSION adjlist');
+	# (-t dumps no schema)
+	$node->safe_psql($db, 'CREATE SCHEMA social AUTHORIZATION app') if $opt eq '-t';
+	($ok, $err) = run_cmd([ 'pg_dump', @$args, '-d', 'src' ], [ 'psql', '-X', '-q', '-d', $db ]);
+	ok($ok, "pg_dump $opt | psql: exit status 0");
+	is(error_set($err), '', "pg_dump $opt | psql: no errors");
+	is($node->safe_psql($db, 'SELECT count(*) FROM adjlist_inverted_indexes'), '0',
+		"pg_dump $opt: the registry's rows are not in the dump");
+	is($node->safe_psql($db, "SELECT count(*) > 0 FROM $idx"), 't',
+		"pg_dump $opt: the index table and its rows are");
+	my ($rc, $out, $werr) = $node->psql($db, qq{
+		SET ROLE app;
+		INSERT INTO $base VALUES ('ZZ#1', 'ZZ#2', NULL)});
+	isnt($rc, 0, "pg_dump $opt: a write to $base is refused");
+	like($werr, qr/ERROR:  inverted index "$idxname" of table "$basename" is not registered/,
+		"pg_dump $opt: the error names the index and its table");
+	like($werr, qr/HINT:  Register the index again with create_inverted_index\('\w+\.$basename', index_name => '$idxname', existing => true/,
+		"pg_dump $opt: the hint says how to register it again");
+	is($node->safe_psql($db, "SELECT count(*) FROM $base WHERE pk = 'ZZ#1'"), '0',
+		"pg_dump $opt: the refused write left nothing");
+	$node->safe_psql($db, "SET ROLE app; $register");
+	$node->safe_psql($db, "SET ROLE app; INSERT INTO $base VALUES ('ZZ#1', 'ZZ#2', NULL)");
+	is(drift_summary($db, $idx), '', "pg_dump $opt: exact once registered again, and written");
+	is($node->safe_psql($db, "SELECT count(*) FROM $idx WHERE pk = 'ZZ#1'"), '1',
+		"pg_dump $opt: the write after the registration is indexed");
+}
 
 # ---------------------------------------------------------------------
 
