@@ -214,7 +214,7 @@ BEGIN
 		EXECUTE 'ALTER ROLE regress_uninst_hostile SUPERUSER';
 		tried := tried || 'SUPERUSER granted; ';
 	EXCEPTION WHEN OTHERS THEN
-		tried := tried || 'ALTER ROLE: ' || SQLERRM || '; ';
+		tried := tried || 'ALTER ROLE: refused (' || SQLSTATE || '); ';
 	END;
 	BEGIN
 		EXECUTE 'SET ROLE ' || quote_ident(session_user);
