@@ -221,4 +221,125 @@ SELECT delete_node('sparse_first', 'USER#g', ARRAY['FOLLOWS#']);
 SELECT count(*) AS left_pointing_at_g FROM sparse_first WHERE sk ^@ 'FOLLOWS#USER#g';
 DROP TABLE sparse_first, full_first, both_orders;
 
-DROP SCHEMA sparse, evil CASCADE;
+-- The predicate is bound to the objects it named when the index was
+-- created, as a partial index's is (issue 10): the owner of the schema of
+-- a function it calls (not the table's owner) can neither drop the
+-- function and put another under its name, nor rename the schema and put
+-- one under the old name, to have the triggers run theirs as the table's
+-- owner.  Dropping what a predicate calls is refused as for a partial
+-- index (2BP01); CASCADE drops the index and counter tables, and the
+-- registration with them.
+CREATE ROLE regress_sparse_dbo;
+CREATE ROLE regress_sparse_tbo;
+CREATE ROLE regress_sparse_anyone;
+DO $$ BEGIN EXECUTE format('GRANT CREATE ON DATABASE %I TO regress_sparse_dbo', current_database()); END $$;
+CREATE SCHEMA sparse_util AUTHORIZATION regress_sparse_dbo;
+GRANT USAGE, CREATE ON SCHEMA sparse_util TO regress_sparse_tbo;
+GRANT USAGE, CREATE ON SCHEMA sparse TO regress_sparse_tbo;
+GRANT USAGE ON SCHEMA sparse TO regress_sparse_dbo, regress_sparse_anyone;
+CREATE TABLE pwned (who name);
+GRANT INSERT ON pwned TO PUBLIC;
+SET ROLE regress_sparse_tbo;
+CREATE FUNCTION sparse_util.active(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE
+	AS $$ SELECT j @> '{"on": true}' $$;
+CREATE TABLE fb (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('fb', predicate => 'sparse_util.active(data)', counters => 1);
+CREATE TABLE other (x int);
+GRANT INSERT ON fb TO PUBLIC;
+RESET ROLE;
+-- the index and counter tables depend on the function
+SELECT classid::regclass, objid::regclass, deptype FROM pg_depend
+WHERE refclassid = 'pg_proc'::regclass AND refobjid = 'sparse_util.active(jsonb)'::regprocedure
+ORDER BY 2;
+-- the schema's owner may not drop it, nor may its owner, without CASCADE
+SET ROLE regress_sparse_dbo;
+\set VERBOSITY sqlstate
+DROP FUNCTION sparse_util.active(jsonb);
+\set VERBOSITY default
+DROP FUNCTION sparse_util.active(jsonb);
+-- so no other function takes its name
+CREATE FUNCTION sparse_util.active(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT true';
+-- the schema renamed, and a payload under the old names
+ALTER SCHEMA sparse_util RENAME TO sparse_util_old;
+CREATE SCHEMA sparse_util;
+GRANT USAGE ON SCHEMA sparse_util TO PUBLIC;
+CREATE FUNCTION sparse_util.payload() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO sparse.pwned VALUES (current_user);
+	EXECUTE 'GRANT ALL ON sparse.other TO regress_sparse_dbo';
+	RETURN true;
+END $$;
+CREATE FUNCTION sparse_util.active(j jsonb) RETURNS boolean LANGUAGE plpgsql IMMUTABLE
+	AS $$ BEGIN RETURN (SELECT sparse_util.payload()); END $$;
+GRANT EXECUTE ON FUNCTION sparse_util.payload(), sparse_util.active(jsonb) TO PUBLIC;
+RESET ROLE;
+-- the registry's text names the function where it is now
+SELECT indexrel, predicate FROM adjlist_inverted_indexes WHERE baserel = 'fb'::regclass;
+-- a write by anyone, a rebuild and a verify by the owner: the bound
+-- function decides, the payload never runs
+SET ROLE regress_sparse_anyone;
+INSERT INTO fb VALUES ('U#a', 'F#U#b', '{}'), ('U#b', 'F#U#b', '{"on": true}');
+RESET ROLE;
+SET ROLE regress_sparse_tbo;
+SELECT rebuild_inverted_index('fb_inverted');
+SELECT count(*) AS drift FROM verify_inverted_index('fb_inverted');
+SELECT put_edge('fb', 'U#c', 'F#U#b', '{"on": true}');
+CALL create_inverted_index('fb', concurrently => true, index_name => 'fb_on',
+						   predicate => 'sparse_util_old.active(data)');
+RESET ROLE;
+SELECT * FROM pwned;
+SELECT relacl FROM pg_class WHERE oid = 'other'::regclass;
+SELECT sk, pk FROM fb_inverted ORDER BY 1, 2;
+SELECT sk, pk FROM fb_on ORDER BY 1, 2;
+SELECT edge_count('fb_inverted', 'U#b', 'F', 'in');
+-- the function renamed by its owner: the text follows, the index works on
+SET ROLE regress_sparse_tbo;
+ALTER FUNCTION sparse_util_old.active(jsonb) RENAME TO is_active;
+RESET ROLE;
+SELECT indexrel, predicate FROM adjlist_inverted_indexes WHERE baserel = 'fb'::regclass ORDER BY 1;
+INSERT INTO fb VALUES ('U#d', 'F#U#b', '{"on": true}');
+SELECT sk, pk FROM fb_on ORDER BY 1, 2;
+-- a column the predicate reads cannot change its type under it
+SET ROLE regress_sparse_tbo;
+ALTER TABLE fb ALTER COLUMN data TYPE json;
+RESET ROLE;
+-- a registry row restored without the registry's triggers has no bound
+-- predicate: refused at use (in a new session: rows written behind
+-- adjlist's back invalidate no cache), and bound when the triggers are
+-- enabled again, as pg_restore --data-only --disable-triggers does
+CREATE TABLE saved AS SELECT * FROM adjlist_inverted_indexes WHERE indexrel = 'fb_on'::regclass;
+ALTER TABLE adjlist_inverted_indexes DISABLE TRIGGER ALL;
+DELETE FROM adjlist_inverted_indexes WHERE indexrel = 'fb_on'::regclass;
+DELETE FROM adjlist_index_predicates WHERE indexrel = 'fb_on'::regclass;
+INSERT INTO adjlist_inverted_indexes SELECT * FROM saved;
+\c -
+SET client_min_messages = warning;
+SET search_path = sparse, public;
+INSERT INTO fb VALUES ('U#e', 'F#U#b', '{"on": true}');
+ALTER TABLE adjlist_inverted_indexes ENABLE TRIGGER ALL;
+INSERT INTO fb VALUES ('U#e', 'F#U#b', '{"on": true}');
+SELECT sk, pk FROM fb_on ORDER BY 1, 2;
+-- (fb_on's dependencies recorded again: those of the row deleted behind
+-- adjlist's back were still there)
+SELECT objid::regclass, count(*) FROM pg_depend
+WHERE refclassid = 'pg_proc'::regclass AND refobjid = 'sparse_util_old.is_active(jsonb)'::regprocedure
+GROUP BY 1 ORDER BY 1;
+DROP TABLE saved;
+-- CASCADE, by the schema's owner: the index and counter tables of both
+-- indexes go, and their registrations (then the table's triggers, which
+-- keep no index any more)
+SET ROLE regress_sparse_dbo;
+DROP FUNCTION sparse_util_old.is_active(jsonb) CASCADE;
+RESET ROLE;
+SELECT indexrel FROM adjlist_inverted_indexes WHERE baserel = 'fb'::regclass;
+SELECT count(*) AS bound_unregistered FROM adjlist_index_predicates
+WHERE indexrel NOT IN (SELECT indexrel FROM adjlist_inverted_indexes);
+SELECT to_regclass('fb_inverted') AS index_table, to_regclass('fb_inverted_degree') AS counters,
+	   to_regclass('fb_on') AS other_index;
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'fb'::regclass;
+INSERT INTO fb VALUES ('U#f', 'F#U#b', '{"on": true}');
+SELECT * FROM pwned;
+
+DROP SCHEMA sparse, evil, sparse_util, sparse_util_old CASCADE;
+DO $$ BEGIN EXECUTE format('REVOKE CREATE ON DATABASE %I FROM regress_sparse_dbo', current_database()); END $$;
+DROP ROLE regress_sparse_dbo, regress_sparse_tbo, regress_sparse_anyone;

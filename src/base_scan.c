@@ -110,6 +110,7 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist base row",
 												 ALLOCSET_DEFAULT_SIZES);
 	bool		through = read_through_base(relid, ix->baserel);
+	IndexPredicateState *pred = index_predicate_begin_sql(ix);
 	AdjlistRoleSwitch pin = {.guc_nest = -1};
 
 	/* a deparsed condition is parsed with the path it was deparsed with */
@@ -119,18 +120,11 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 	appendStringInfoString(&sql, "SELECT ");
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "", quote_identifier(ix->colnames[i]));
-	/*
-	 * a sparse index's rows only, or every row with its predicate's value
-	 * (the caller pinned search_path)
-	 */
-	appendStringInfo(&sql, ", %s FROM %s",
-					 all_rows ? index_predicate_sql(ix->predicate) : "true",
+	/* and the columns of a sparse index's predicate, evaluated here */
+	appendStringInfo(&sql, "%s FROM %s", index_predicate_select(ix),
 					 adjlist_qualified_name(through ? ix->baserel : relid));
 	if (through)
 		appendStringInfo(&sql, " WHERE %s", member_condition(relid));
-	if (ix->predicate != NULL && !all_rows)
-		appendStringInfo(&sql, " %s %s", through ? "AND" : "WHERE",
-						 index_predicate_sql(ix->predicate));
 	/* a read-only cursor reads with the active snapshot */
 	if (latest)
 		PushActiveSnapshot(GetLatestSnapshot());
@@ -155,15 +149,21 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 			MemoryContext old = MemoryContextSwitchTo(rowcxt);
 
 			CHECK_FOR_INTERRUPTS();
-			for (int i = 0; i < INDEX_BASE_LEN(ix); i++)
+			for (int i = 0; i < ix->ncols; i++)
 				base[i] = SPI_getbinval(tup, tt->tupdesc, i + 1, &basenull[i]);
-			cb(arg, base, basenull);
+			/* a sparse index's rows only, or every row with its predicate's value */
+			base[ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, tup, tt->tupdesc,
+																	 ix->ncols + 1));
+			basenull[ix->ncols] = false;
+			if (all_rows || DatumGetBool(base[ix->ncols]))
+				cb(arg, base, basenull);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(rowcxt);
 		}
 		SPI_freetuptable(tt);
 	}
 	SPI_cursor_close(portal);
+	index_predicate_end(pred);
 	MemoryContextDelete(rowcxt);
 	if (pin.guc_nest >= 0)
 		AtEOXact_GUC(true, pin.guc_nest);

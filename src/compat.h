@@ -25,6 +25,7 @@
 #include "varatt.h"
 #endif
 
+#include "access/attmap.h"
 #include "access/genam.h"
 #include "catalog/pg_class.h"
 #include "utils/acl.h"
@@ -151,6 +152,20 @@ adjlist_local_xid(void)
 #else
 #define ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER false
 #endif
+
+/*
+ * build_attrmap_by_name() gained a missing_ok argument in 16: never here
+ * (a missing column is an error).
+ */
+static inline AttrMap *
+adjlist_attrmap_by_name(TupleDesc indesc, TupleDesc outdesc)
+{
+#if PG_VERSION_NUM >= 160000
+	return build_attrmap_by_name(indesc, outdesc, false);
+#else
+	return build_attrmap_by_name(indesc, outdesc);
+#endif
+}
 
 /*
  * ExecSimpleRelationUpdate() hands index maintenance an "update" flag whose

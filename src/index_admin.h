@@ -104,6 +104,7 @@ typedef struct CreatePlan
 	IndexMode	mode;
 	int			write_shards;
 	char	   *predicate;		/* a sparse index's, canonical; or NULL */
+	char	   *predicate_expr; /* the same bound (index_predicate.c) */
 	bool		concurrently;
 } CreatePlan;
 

@@ -223,7 +223,10 @@ build_wait_for_writers(Build *b)
 	WaitForLockersMultiple(locktags_of(b->members), ShareLock, true);
 }
 
-/* The base values of ix, for a SELECT list (its predicate's last). */
+/*
+ * The base values of ix, for a SELECT list (then the columns its predicate
+ * reads, which put_rows() evaluates it on).
+ */
 static char *
 column_list(const IndexDef *ix)
 {
@@ -232,16 +235,18 @@ column_list(const IndexDef *ix)
 	initStringInfo(&buf);
 	for (int c = 0; c < ix->ncols; c++)
 		appendStringInfo(&buf, ", %s", quote_identifier(ix->colnames[c]));
-	appendStringInfo(&buf, ", %s", index_predicate_sql(ix->predicate));
+	appendStringInfoString(&buf, index_predicate_select(ix));
 	return buf.data;
 }
 
 /*
- * Put the index rows of the base rows of a result (ctid, then ix's columns)
- * where they are absent; their ctids go to *locked when asked.
+ * Put the index rows of the base rows of a result (ctid, then
+ * column_list()) where they are absent; their ctids go to *locked when
+ * asked.  pred: ix's predicate (index_predicate_begin_sql()), or NULL.
  */
 static void
-put_rows(Build *b, const IndexDef *ix, SPITupleTable *tt, uint64 n, ItemPointer locked)
+put_rows(Build *b, const IndexDef *ix, IndexPredicateState *pred, SPITupleTable *tt, uint64 n,
+		 ItemPointer locked)
 {
 	IndexWriter *w;
 	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
@@ -258,8 +263,11 @@ put_rows(Build *b, const IndexDef *ix, SPITupleTable *tt, uint64 n, ItemPointer 
 
 		if (locked != NULL)
 			locked[r] = *(ItemPointer) DatumGetPointer(SPI_getbinval(tt->vals[r], tt->tupdesc, 1, &isnull));
-		for (int c = 0; c < INDEX_BASE_LEN(ix); c++)
+		for (int c = 0; c < ix->ncols; c++)
 			base[c] = SPI_getbinval(tt->vals[r], tt->tupdesc, c + 2, &basenull[c]);
+		base[ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, tt->vals[r], tt->tupdesc,
+																 ix->ncols + 2));
+		basenull[ix->ncols] = false;
 		if (index_row(ix, base, basenull, row, rownull, &logical))
 			index_writer_put(w, row, rownull);
 	}
@@ -294,6 +302,7 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 	ItemPointer locked;
 	uint64		nlocked;
 	List	   *held = NIL;
+	IndexPredicateState *pred;
 
 	ItemPointerSet(&lo, from, FirstOffsetNumber);
 	ItemPointerSet(&hi, to, FirstOffsetNumber);
@@ -304,22 +313,29 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(b->p->base_owner, &role);
+	pred = index_predicate_begin_sql(ix);
 
-	/* the rows that can be locked now, indexed */
+	/*
+	 * the rows that can be locked now, indexed (a sparse index's predicate
+	 * is evaluated on the rows read, so every row of the range is locked)
+	 */
 	if (SPI_execute_with_args(psprintf("SELECT ctid%s FROM ONLY %s WHERE ctid OPERATOR(pg_catalog.>=) $1 "
-									   "AND ctid OPERATOR(pg_catalog.<) $2 AND %s FOR SHARE SKIP LOCKED",
-									   column_list(ix), qm, index_predicate_sql(ix->predicate)),
+									   "AND ctid OPERATOR(pg_catalog.<) $2 FOR SHARE SKIP LOCKED",
+									   column_list(ix), qm),
 							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "backfill query failed");
 	nlocked = SPI_processed;
 	locked = palloc(sizeof(ItemPointerData) * Max(nlocked, 1));
-	put_rows(b, ix, SPI_tuptable, nlocked, locked);
+	put_rows(b, ix, pred, SPI_tuptable, nlocked, locked);
 	qsort(locked, nlocked, sizeof(ItemPointerData), tid_cmp);
 
-	/* the rows there are (the latest snapshot); those not locked are held */
-	if (SPI_execute_with_args(psprintf("SELECT ctid FROM ONLY %s WHERE ctid OPERATOR(pg_catalog.>=) $1 "
-									   "AND ctid OPERATOR(pg_catalog.<) $2 AND %s", qm,
-									   index_predicate_sql(ix->predicate)),
+	/*
+	 * the rows there are (the latest snapshot) that the index holds; those
+	 * not locked are held
+	 */
+	if (SPI_execute_with_args(psprintf("SELECT ctid%s FROM ONLY %s WHERE ctid OPERATOR(pg_catalog.>=) $1 "
+									   "AND ctid OPERATOR(pg_catalog.<) $2",
+									   index_predicate_select(ix), qm),
 							  2, types, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "backfill query failed");
 	for (uint64 r = 0; r < SPI_processed; r++)
@@ -328,6 +344,8 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 		ItemPointer tid = (ItemPointer) DatumGetPointer(SPI_getbinval(SPI_tuptable->vals[r],
 														   SPI_tuptable->tupdesc, 1, &isnull));
 
+		if (!index_predicate_check_row(pred, SPI_tuptable->vals[r], SPI_tuptable->tupdesc, 2))
+			continue;
 		if (bsearch(tid, locked, nlocked, sizeof(ItemPointerData), tid_cmp) == NULL)
 		{
 			MemoryContext old = MemoryContextSwitchTo(b->cxt);
@@ -338,6 +356,7 @@ backfill_range(Build *b, const IndexDef *ix, Oid member, BlockNumber from, Block
 			MemoryContextSwitchTo(old);
 		}
 	}
+	index_predicate_end(pred);
 	adjlist_unbecome(&role);
 	SPI_finish();
 	PopActiveSnapshot();
@@ -363,14 +382,17 @@ backfill_held(Build *b, const IndexDef *ix, Oid member, List *held)
 	{
 		Datum		args[1] = {PointerGetDatum(lfirst(lc))};
 		AdjlistRoleSwitch role;
+		IndexPredicateState *pred;
 
 		PushActiveSnapshot(GetTransactionSnapshot());
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
 		adjlist_become(b->p->base_owner, &role);
+		pred = index_predicate_begin_sql(ix);
 		if (SPI_execute_with_args(sql, 1, types, args, NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "backfill query failed");
-		put_rows(b, ix, SPI_tuptable, SPI_processed, NULL);
+		put_rows(b, ix, pred, SPI_tuptable, SPI_processed, NULL);
+		index_predicate_end(pred);
 		adjlist_unbecome(&role);
 		SPI_finish();
 		PopActiveSnapshot();

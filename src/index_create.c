@@ -361,7 +361,7 @@ index_create_plan(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 	plan_base_key(fcinfo, skip, p);
 	plan_columns(p, partition_key, sort_key, include, ninclude);
 	if (p->predicate != NULL)
-		p->predicate = index_predicate_canonical(p->base, p->predicate);
+		p->predicate_expr = index_predicate_bind(p->base, p->predicate, &p->predicate);
 	if (p->concurrently)
 		plan_concurrent(p);
 }
@@ -634,7 +634,11 @@ index_create_tables(CreatePlan *p, bool withkey, bool ready, Oid *cnt)
 	row.write_shards = p->write_shards;
 	row.ready = ready;
 	row.predicate = p->predicate;
+	row.predicate_expr = p->predicate_expr;
 	registry_insert(&row);
+	/* bound: what the predicate calls cannot be dropped from under it */
+	if (p->predicate_expr != NULL)
+		index_predicate_depend(idx, *cnt, p->predicate_expr);
 	CommandCounterIncrement();
 	return idx;
 }

@@ -44,6 +44,11 @@
  *	  ALTER TABLE is: a retype at the start, and the index definitions of
  *	  every typed table at the end (a used attribute dropped or renamed).
  *	  The typed tables of an index or counter table's type refuse it all.
+ *	- ALTER ... RENAME or SET SCHEMA of anything (a schema, a function, an
+ *	  operator, a type...): the text of each sparse index's predicate is
+ *	  deparsed again from its bound form, so that the registry (and
+ *	  pg_dump) names what the index calls under its new name.  Dropping
+ *	  what a predicate calls is refused by pg_depend (index_predicate.c).
  *	- Table inheritance (INHERITS, ALTER TABLE ... INHERIT) involving any of
  *	  these tables: refused; indexes support declarative partitioning.
  *	- adjlist's triggers on these tables (the sync triggers of a base table
@@ -1039,6 +1044,14 @@ end_alter_table(AlterTableStmt *stmt)
 	}
 	recheck(relid);
 	table_options_check(relid);
+
+	/*
+	 * The registry's triggers enabled again after pg_restore --data-only
+	 * --disable-triggers (only its owner can): the predicates of the rows
+	 * copied meanwhile are bound now.
+	 */
+	if (relid == adjlist_catalog()->registry)
+		index_predicate_bind_missing(InvalidOid);
 }
 
 Datum
@@ -1075,6 +1088,9 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 			table_options_check(relid);
 		}
 	}
+	/* a renamed or moved object: the predicates' text names it anew */
+	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
+		index_predicate_refresh();
 	PG_RETURN_VOID();
 }
 

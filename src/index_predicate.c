@@ -7,26 +7,46 @@
  *
  * The predicate is checked as PostgreSQL checks a partial index's WHERE
  * clause (no subqueries, aggregates, window or set-returning functions,
- * only immutable functions, the base table's own columns) and stored in
- * the registry as text, deparsed with every object qualified (so that it
- * means the same under any search_path, and survives pg_dump by name).
- * Each reader parses it again against the relation at hand (the base
- * table, a partition with its own column order, a transition table's
- * rowtype) with the search_path pinned to pg_catalog, pg_temp.
+ * only immutable functions, the base table's own columns) and bound, as
+ * core binds a partial index's predicate: the transformed expression
+ * (nodeToString(), in adjlist_index_predicates) names its functions,
+ * operators, types and collations by OID, and the index and counter tables
+ * depend on each of them in pg_depend.  So no later name lookup decides
+ * what runs as the table's owner: a function cannot be dropped from under
+ * the index (2BP01 without CASCADE; CASCADE drops the index and counter
+ * tables, and the sql_drop trigger unregisters them), and a renamed schema
+ * or function, or a new one under the old name, changes nothing.
  *
- * Where rows are read with SQL (backfills, verify, the write API's
- * RETURNING), the predicate is one more output column; where they come as
- * slots (the triggers' transition tables), it is evaluated by an
- * ExprState.  Either way index_row() gets its truth value as the base
- * row's value after the registry columns (index_rule.h).
+ * The registry's predicate column keeps the text: deparsed from the bound
+ * expression with every object outside pg_catalog qualified, written again
+ * after DDL that renames or moves what it names (index_predicate_refresh()).
+ * That text is what pg_dump carries (the bound table is not configuration:
+ * OIDs do not survive a restore), and the restore binds it again
+ * (index_restore.c).
+ *
+ * Evaluation is always of the bound expression, in C, never of the text
+ * parsed again: on slots (the triggers' transition tables, the write API),
+ * its columns mapped by name to the relation at hand (a partition may
+ * order them differently); and where rows are read with SQL (backfills,
+ * verify, rebuild), on the columns it reads, which the statement selects
+ * by name after its own (a statement sent to Citus workers, whose catalogs
+ * have other OIDs, selects plain columns).  index_row() gets its truth
+ * value as the base row's value after the registry columns (index_rule.h).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tupdesc.h"
+#include "access/xact.h"
+#include "catalog/dependency.h"
+#include "catalog/partition.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -36,21 +56,28 @@
 #include "parser/parse_expr.h"
 #include "parser/parse_relation.h"
 #include "parser/parser.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
 #include "index_predicate.h"
+#include "registry.h"
+
 
 struct IndexPredicateState
 {
 	EState	   *estate;
 	ExprState  *state;
 	ExprContext *econtext;
+	TupleTableSlot *slot;		/* of the columns read with SQL, or NULL */
+	int			nvalues;		/* how many */
 };
 
 /*
@@ -152,36 +179,205 @@ transform_predicate(const char *source, Relation rel)
 	return expr;
 }
 
+/* Run with search_path set to path until path_restore(). */
+static int
+path_pin(const char *path)
+{
+	int			nest = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", path, PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return nest;
+}
+
+static void
+path_restore(int nest)
+{
+	AtEOXact_GUC(true, nest);
+}
+
+/*
+ * The text of a bound predicate over baserel: every object not in
+ * pg_catalog written with its schema, as pg_get_expr() writes it.
+ */
+static char *
+deparse_bound(Node *expr, Oid baserel)
+{
+	int			nest = path_pin("pg_catalog, pg_temp");
+	char	   *text;
+
+	text = deparse_expression(expr, deparse_context_for(get_rel_name(baserel), baserel),
+							  false, false);
+	path_restore(nest);
+	return text;
+}
+
 char *
-index_predicate_canonical(Oid baserel, const char *source)
+index_predicate_bind(Oid baserel, const char *source, char **text)
 {
 	Relation	rel = table_open(baserel, AccessShareLock);
 	Node	   *expr;
 	int			nest;
-	char	   *text;
 
 	/* read with adjlist's operators at hand, whatever the caller's path */
-	nest = NewGUCNestLevel();
-	(void) set_config_option("search_path",
-							 psprintf("pg_catalog, %s, pg_temp",
-									  adjlist_catalog()->nspname),
-							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	nest = path_pin(psprintf("pg_catalog, %s, pg_temp", adjlist_catalog()->nspname));
 	expr = transform_predicate(source, rel);
-	AtEOXact_GUC(true, nest);
+	path_restore(nest);
 
 	if (contain_mutable_functions((Node *) expression_planner((Expr *) expr)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 				 errmsg("functions in the predicate of an inverted index must be marked IMMUTABLE")));
-	/* every object not in pg_catalog is written with its schema */
-	nest = NewGUCNestLevel();
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	text = deparse_expression(expr, deparse_context_for(RelationGetRelationName(rel), baserel),
-							  false, false);
-	AtEOXact_GUC(true, nest);
+	*text = deparse_bound(expr, baserel);
 	table_close(rel, NoLock);
-	return text;
+	return nodeToString(expr);
+}
+
+char *
+index_predicate_text(Oid baserel, const char *bound)
+{
+	return deparse_bound(stringToNode(bound), baserel);
+}
+
+/* Has a column a bound predicate reads been dropped or changed its type? */
+static bool
+column_changed(Node *node, Oid *baserel)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		HeapTuple	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(*baserel),
+										 Int16GetDatum(v->varattno));
+		bool		changed = true;
+
+		if (HeapTupleIsValid(tp))
+		{
+			Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(tp);
+
+			changed = att->attisdropped || att->atttypid != v->vartype ||
+				att->atttypmod != v->vartypmod || att->attcollation != v->varcollid;
+			ReleaseSysCache(tp);
+		}
+		return changed;
+	}
+	return expression_tree_walker(node, column_changed, (void *) baserel);
+}
+
+bool
+index_predicate_columns_changed(Oid baserel, const char *bound)
+{
+	return column_changed(stringToNode(bound), &baserel);
+}
+
+/* The Vars of a bound predicate as Params: no dependency on the columns. */
+static Node *
+vars_to_params(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		Param	   *p = makeNode(Param);
+
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = v->varattno;
+		p->paramtype = v->vartype;
+		p->paramtypmod = v->vartypmod;
+		p->paramcollid = v->varcollid;
+		p->location = -1;
+		return (Node *) p;
+	}
+	return expression_tree_mutator(node, vars_to_params, context);
+}
+
+void
+index_predicate_depend(Oid indexrel, Oid counterrel, const char *bound)
+{
+	Node	   *expr = vars_to_params(stringToNode(bound), NULL);
+	ObjectAddress depender;
+
+	/*
+	 * Not on the base table's columns: the sql_drop trigger already takes
+	 * the index with its base table, and DDL on a column the predicate
+	 * uses is refused by the registry's checks (registry.c), naming it.
+	 */
+	ObjectAddressSet(depender, RelationRelationId, indexrel);
+	recordDependencyOnExpr(&depender, expr, NIL, DEPENDENCY_NORMAL);
+	if (OidIsValid(counterrel))
+	{
+		ObjectAddressSet(depender, RelationRelationId, counterrel);
+		recordDependencyOnExpr(&depender, expr, NIL, DEPENDENCY_NORMAL);
+	}
+}
+
+void
+index_predicate_refresh(void)
+{
+	Oid		   *indexes;
+	Oid		   *bases;
+	Oid		   *counters;
+	int			n = registry_all(&indexes, &bases, &counters);
+
+	for (int i = 0; i < n; i++)
+	{
+		IndexDef   *ix = registry_index(indexes[i], false);
+		char	   *text;
+
+		/* (what cannot be deparsed now is refused at use, by name) */
+		if (ix == NULL || ix->predicate_expr == NULL ||
+			get_rel_name(ix->baserel) == NULL ||
+			index_predicate_columns_changed(ix->baserel, ix->predicate_expr))
+			continue;
+		text = index_predicate_text(ix->baserel, ix->predicate_expr);
+		if (ix->predicate == NULL || strcmp(text, ix->predicate) != 0)
+			registry_set_predicate_text(ix->indexrel, text);
+	}
+}
+
+/* Bind the predicate of ix from its text, if it has none bound. */
+static void
+bind_if_missing(const IndexDef *ix)
+{
+	char	   *text;
+	char	   *bound;
+
+	if (ix->predicate == NULL || ix->predicate_expr != NULL ||
+		get_rel_name(ix->baserel) == NULL || get_rel_name(ix->indexrel) == NULL)
+		return;
+	bound = index_predicate_bind(ix->baserel, ix->predicate, &text);
+	registry_bind_predicate(ix->indexrel, bound);
+	index_predicate_depend(ix->indexrel, ix->counterrel, bound);
+}
+
+void
+index_predicate_bind_missing(Oid baserel)
+{
+	if (OidIsValid(baserel))
+	{
+		TableIndexes *ti = registry_lookup_unchecked(baserel);
+
+		for (int i = 0; i < ti->nindexes; i++)
+			bind_if_missing(&ti->indexes[i]);
+	}
+	else
+	{
+		Oid		   *indexes;
+		Oid		   *bases;
+		Oid		   *counters;
+		int			n = registry_all(&indexes, &bases, &counters);
+
+		for (int i = 0; i < n; i++)
+		{
+			IndexDef   *ix = registry_index(indexes[i], false);
+
+			if (ix != NULL)
+				bind_if_missing(ix);
+		}
+	}
+	CommandCounterIncrement();
 }
 
 /* Collect the names of the columns a raw expression refers to. */
@@ -211,24 +407,35 @@ index_predicate_columns(const char *predicate)
 	return names;
 }
 
-Expr *
-index_predicate_expr(const char *predicate, Relation rel)
+/*
+ * The bound predicate of ix over rel (its base table, or a partition of
+ * it, whose columns are found by name), planned.
+ */
+static Expr *
+predicate_expr(const IndexDef *ix, Relation rel)
 {
-	int			nest = NewGUCNestLevel();
 	Node	   *expr;
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
-	expr = transform_predicate(predicate, rel);
-	AtEOXact_GUC(true, nest);
+	if (ix->predicate_expr == NULL)
+		elog(ERROR, "inverted index \"%s\" has no bound predicate", get_rel_name(ix->indexrel));
+	expr = stringToNode(ix->predicate_expr);
+	if (RelationGetRelid(rel) != ix->baserel)
+	{
+		Relation	base = table_open(ix->baserel, AccessShareLock);
+		AttrMap    *map = adjlist_attrmap_by_name(RelationGetDescr(rel), RelationGetDescr(base));
+		bool		whole_row;
+
+		expr = map_variable_attnos(expr, 1, 0, map, InvalidOid, &whole_row);
+		table_close(base, AccessShareLock);
+	}
 	return expression_planner((Expr *) expr);
 }
 
 IndexPredicateState *
-index_predicate_begin(const char *predicate, Relation rel)
+index_predicate_begin(const IndexDef *ix, Relation rel)
 {
-	IndexPredicateState *s = palloc(sizeof(IndexPredicateState));
-	Expr	   *expr = index_predicate_expr(predicate, rel);
+	IndexPredicateState *s = palloc0(sizeof(IndexPredicateState));
+	Expr	   *expr = predicate_expr(ix, rel);
 	MemoryContext old;
 
 	s->estate = CreateExecutorState();
@@ -253,14 +460,120 @@ index_predicate_check(IndexPredicateState *s, TupleTableSlot *slot)
 void
 index_predicate_end(IndexPredicateState *s)
 {
+	if (s == NULL)
+		return;
+	if (s->slot != NULL)
+		ExecDropSingleTupleTableSlot(s->slot);
 	FreeExecutorState(s->estate);
 	pfree(s);
 }
 
-char *
-index_predicate_sql(const char *predicate)
+/* The attribute numbers of baserel that a bound predicate reads. */
+static bool
+collect_attnos(Node *node, Bitmapset **attnos)
 {
-	if (predicate == NULL)
-		return "true";
-	return psprintf("COALESCE((%s), false)", predicate);
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		*attnos = bms_add_member(*attnos, ((Var *) node)->varattno);
+		return false;
+	}
+	return expression_tree_walker(node, collect_attnos, (void *) attnos);
+}
+
+static Bitmapset *
+predicate_attnos(const IndexDef *ix)
+{
+	Bitmapset  *attnos = NULL;
+
+	(void) collect_attnos(stringToNode(ix->predicate_expr), &attnos);
+	return attnos;
+}
+
+char *
+index_predicate_select(const IndexDef *ix)
+{
+	StringInfoData buf;
+	Bitmapset  *attnos;
+	int			a = -1;
+
+	if (ix->predicate == NULL)
+		return "";
+	if (ix->predicate_expr == NULL)
+		elog(ERROR, "inverted index \"%s\" has no bound predicate", get_rel_name(ix->indexrel));
+	attnos = predicate_attnos(ix);
+	initStringInfo(&buf);
+	while ((a = bms_next_member(attnos, a)) >= 0)
+		appendStringInfo(&buf, ", %s",
+						 quote_identifier(get_attname(ix->baserel, (AttrNumber) a, false)));
+	return buf.data;
+}
+
+/*
+ * The predicate of ix over the columns index_predicate_select() lists, in
+ * that order: its Vars renumbered, and a descriptor of those columns.
+ */
+IndexPredicateState *
+index_predicate_begin_sql(const IndexDef *ix)
+{
+	IndexPredicateState *s;
+	Bitmapset  *attnos;
+	Node	   *expr;
+	AttrMap    *map;
+	TupleDesc	desc;
+	bool		whole_row;
+	int			a = -1;
+	int			k = 0;
+	MemoryContext old;
+
+	if (ix->predicate == NULL)
+		return NULL;
+	attnos = predicate_attnos(ix);
+	expr = stringToNode(ix->predicate_expr);
+	map = make_attrmap(Max(bms_is_empty(attnos) ? 0 : bms_prev_member(attnos, -1), 1));
+	desc = CreateTemplateTupleDesc(bms_num_members(attnos));
+	while ((a = bms_next_member(attnos, a)) >= 0)
+	{
+		HeapTuple	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(ix->baserel),
+										 Int16GetDatum((AttrNumber) a));
+		Form_pg_attribute att;
+
+		if (!HeapTupleIsValid(tp))
+			elog(ERROR, "cache lookup failed for attribute %d of relation %u", a, ix->baserel);
+		att = (Form_pg_attribute) GETSTRUCT(tp);
+		map->attnums[a - 1] = ++k;
+		TupleDescInitEntry(desc, k, NameStr(att->attname), att->atttypid, att->atttypmod, 0);
+		TupleDescInitEntryCollation(desc, k, att->attcollation);
+		ReleaseSysCache(tp);
+	}
+	expr = map_variable_attnos(expr, 1, 0, map, InvalidOid, &whole_row);
+
+	s = palloc0(sizeof(IndexPredicateState));
+	s->estate = CreateExecutorState();
+	old = MemoryContextSwitchTo(s->estate->es_query_cxt);
+	s->state = ExecInitQual(list_make1(expression_planner((Expr *) expr)), NULL);
+	s->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	s->nvalues = k;
+	MemoryContextSwitchTo(old);
+	s->econtext = GetPerTupleExprContext(s->estate);
+	return s;
+}
+
+bool
+index_predicate_check_row(IndexPredicateState *s, HeapTuple tup, TupleDesc desc, int first)
+{
+	TupleTableSlot *slot;
+	bool		result;
+
+	if (s == NULL)
+		return true;
+	slot = s->slot;
+	ExecClearTuple(slot);
+	for (int i = 0; i < s->nvalues; i++)
+		slot->tts_values[i] = SPI_getbinval(tup, desc, first + i, &slot->tts_isnull[i]);
+	ExecStoreVirtualTuple(slot);
+	result = index_predicate_check(s, slot);
+	ExecClearTuple(slot);
+	return result;
 }

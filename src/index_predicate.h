@@ -10,35 +10,72 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
+#include "access/tupdesc.h"
 #include "executor/tuptable.h"
 #include "nodes/pg_list.h"
 #include "nodes/primnodes.h"
 #include "utils/relcache.h"
 
-/*
- * The text to store of a predicate the user gave for a base table:
- * checked (boolean, immutable, the table's own columns, no subqueries)
- * and deparsed with every object outside pg_catalog qualified.
- */
-extern char *index_predicate_canonical(Oid baserel, const char *source);
+#include "registry.h"
 
-/* The column names a stored predicate uses (a parse, no catalog lookup). */
+/*
+ * A predicate the user gave (or pg_restore brought) for a base table,
+ * checked (boolean, immutable, the table's own columns, no subqueries) and
+ * bound: the result is the transformed expression, nodeToString(), that
+ * names what it calls by OID; *text gets it deparsed, every object outside
+ * pg_catalog qualified.
+ */
+extern char *index_predicate_bind(Oid baserel, const char *source, char **text);
+
+/*
+ * Record that the index table (and the counter table, if valid) depend on
+ * the functions, operators, types and collations of a bound predicate.
+ */
+extern void index_predicate_depend(Oid indexrel, Oid counterrel, const char *bound);
+
+/*
+ * Bind the predicates of the registrations of baserel (of every table, when
+ * InvalidOid) that have text but no bound form: registry rows that
+ * pg_restore brought (index_restore.c; with --disable-triggers, when the
+ * registry's triggers are enabled again, index_guard.c).
+ */
+extern void index_predicate_bind_missing(Oid baserel);
+
+/* A bound predicate deparsed now, as the registry's predicate column has it. */
+extern char *index_predicate_text(Oid baserel, const char *bound);
+
+/* Has a column a bound predicate reads been dropped or changed its type? */
+extern bool index_predicate_columns_changed(Oid baserel, const char *bound);
+
+/*
+ * After DDL that renames or moves objects: write the registry's text of
+ * each bound predicate that no longer deparses to it.
+ */
+extern void index_predicate_refresh(void);
+
+/* The column names a predicate's text uses (a parse, no catalog lookup). */
 extern List *index_predicate_columns(const char *predicate);
 
-/* A stored predicate over rel's columns, planned (search_path pinned). */
-extern Expr *index_predicate_expr(const char *predicate, Relation rel);
-
-/* Evaluating a stored predicate on slots of rel's rowtype. */
+/*
+ * Evaluating the bound predicate of ix on slots of rel's rowtype (rel: the
+ * base table or a partition of it).
+ */
 typedef struct IndexPredicateState IndexPredicateState;
-extern IndexPredicateState *index_predicate_begin(const char *predicate, Relation rel);
+extern IndexPredicateState *index_predicate_begin(const IndexDef *ix, Relation rel);
 extern bool index_predicate_check(IndexPredicateState *s, TupleTableSlot *slot);
 extern void index_predicate_end(IndexPredicateState *s);
 
 /*
- * The predicate as a boolean SQL expression (never NULL), for statements
- * adjlist runs as the table's owner with search_path pinned; "true" when
- * there is none.
+ * Rows read with SQL: index_predicate_select() is what to add to a SELECT
+ * list for ix's predicate ("" without one): the columns it reads, by name,
+ * each once; index_predicate_begin_sql() evaluates it on those columns of a
+ * result row, the first at column number first (NULL without a predicate,
+ * for which index_predicate_check_row() is true).
  */
-extern char *index_predicate_sql(const char *predicate);
+extern char *index_predicate_select(const IndexDef *ix);
+extern IndexPredicateState *index_predicate_begin_sql(const IndexDef *ix);
+extern bool index_predicate_check_row(IndexPredicateState *s, HeapTuple tup, TupleDesc desc,
+									  int first);
 
 #endif							/* ADJLIST_INDEX_PREDICATE_H */

@@ -122,6 +122,17 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 	if (!adjlist_rel_ownercheck(baserel, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(baserel));
 
+	/*
+	 * A predicate is checked as create_inverted_index() checks one, and
+	 * bound to what its text names here and now (a dump has no OIDs),
+	 * before anything reads it: this row's, and those of the other rows of
+	 * the same table that the same COPY brought (their triggers fire
+	 * later, and the checks below read every index of the table).
+	 */
+	registry_invalidate(baserel);
+	CommandCounterIncrement();
+	index_predicate_bind_missing(baserel);
+
 	/* this session and every other must see the new row at once */
 	registry_invalidate(baserel);
 	CommandCounterIncrement();
@@ -135,9 +146,6 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 	ix = registry_index(indexrel, true);	/* checks owners, columns, types */
 	if (ix == NULL)
 		elog(ERROR, "inverted index \"%s\" was not registered", get_rel_name(indexrel));
-	/* a predicate is checked as create_inverted_index() checks one */
-	if (ix->predicate != NULL)
-		(void) index_predicate_canonical(baserel, ix->predicate);
 
 	/*
 	 * A base table whose triggers are there may have rows they left alone

@@ -377,7 +377,7 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 	/* predicates are the owner's, as the rest of what the triggers run */
 	for (int i = 0; i < st->nindexes; i++)
 		if (st->indexes[i].ix->predicate != NULL)
-			st->indexes[i].pred = index_predicate_begin(st->indexes[i].ix->predicate, rel);
+			st->indexes[i].pred = index_predicate_begin(st->indexes[i].ix, rel);
 }
 
 /* The writer of an index, opened at first use in the call's context. */
@@ -560,12 +560,14 @@ recheck_removed(SyncState *st, SyncIndex *si)
 	Oid		   *types;
 	ListCell   *lc;
 	char	   *qbase = adjlist_qualified_name(st->ti->baserel);
+	IndexPredicateState *pred;
 
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	for (int c = 0; c < ix->ncols; c++)
 		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(ix->colnames[c]));
-	appendStringInfo(&sql, ", %s FROM %s WHERE ", index_predicate_sql(ix->predicate), qbase);
+	/* (and the columns of a sparse index's predicate, evaluated below) */
+	appendStringInfo(&sql, "%s FROM %s WHERE ", index_predicate_select(ix), qbase);
 	types = palloc(sizeof(Oid) * ix->nbasekey);
 	for (int b = 0; b < ix->nbasekey; b++)
 	{
@@ -582,6 +584,7 @@ recheck_removed(SyncState *st, SyncIndex *si)
 		st->spi = true;
 	}
 	adjlist_become_pin_path(&st->role);
+	pred = index_predicate_begin_sql(ix);
 	foreach(lc, si->recheck)
 	{
 		Datum	   *key = (Datum *) lfirst(lc);
@@ -592,9 +595,13 @@ recheck_removed(SyncState *st, SyncIndex *si)
 		{
 			MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
 
-			for (int c = 0; c < INDEX_BASE_LEN(ix); c++)
+			for (int c = 0; c < ix->ncols; c++)
 				si->base[1][c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
 											   c + 1, &si->basenull[1][c]);
+			si->base[1][ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, SPI_tuptable->vals[r],
+																			SPI_tuptable->tupdesc,
+																			ix->ncols + 1));
+			si->basenull[1][ix->ncols] = false;
 			if (index_row(ix, si->base[1], si->basenull[1], si->row[1], si->rownull[1],
 						  &si->logical[1]))
 				index_writer_put(writer_of(si, false), si->row[1], si->rownull[1]);
@@ -603,6 +610,7 @@ recheck_removed(SyncState *st, SyncIndex *si)
 		}
 		SPI_freetuptable(SPI_tuptable);
 	}
+	index_predicate_end(pred);
 	list_free_deep(si->recheck);
 	si->recheck = NIL;
 }

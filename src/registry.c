@@ -15,6 +15,12 @@
  * that column has in the base table.  A mismatch is an error that names the
  * index, never a crash and never a write into the wrong table.
  *
+ * A sparse index's predicate is kept twice: as text in the registry (what
+ * pg_dump carries) and bound, in adjlist_index_predicates (not dumped),
+ * which this file writes and reads alongside (index_predicate.c says why).
+ * A registration whose predicate has no bound form is a problem, like a
+ * missing column: nothing ever parses the text to evaluate it.
+ *
  * Caching.  Lookups are cached per base table (and per partition, pointing
  * at its registered ancestor) in one hash table whose entries own their
  * memory context; a relcache invalidation of any table an entry mentions,
@@ -129,6 +135,8 @@ typedef struct RegistryColumns
 	AttrNumber	counter_shards;
 	AttrNumber	ready;			/* 0 before 0.3 */
 	AttrNumber	predicate;		/* 0 before 0.3 */
+	Oid			bound;			/* adjlist_index_predicates, or 0 before 0.3 */
+	Oid			bound_by_indexrel;	/* its btree on (indexrel) */
 	Oid			by_indexrel;	/* the registry's btree on (indexrel), or 0 */
 	Oid			by_baserel;		/* its btree on (baserel), or 0 */
 } RegistryColumns;
@@ -221,6 +229,49 @@ registry_columns_lookup(Relation reg, RegistryColumns *c)
 		c->predicate = 0;
 	c->by_indexrel = registry_index_on(reg, c->indexrel);
 	c->by_baserel = registry_index_on(reg, c->baserel);
+	c->bound = get_relname_relid("adjlist_index_predicates", adjlist_catalog()->namespace);
+	c->bound_by_indexrel = InvalidOid;
+	if (OidIsValid(c->bound))
+	{
+		Relation	bound = table_open(c->bound, AccessShareLock);
+
+		c->bound_by_indexrel = registry_index_on(bound, 1);
+		table_close(bound, AccessShareLock);
+		if (!OidIsValid(c->bound_by_indexrel))
+			elog(ERROR, "the bound predicates of extension adjlist have no index");
+	}
+}
+
+/*
+ * The bound predicate of indexrel (adjlist_index_predicates: indexrel,
+ * expr), or NULL.  Read with SnapshotSelf, as the registry is.
+ */
+static char *
+bound_predicate(const RegistryColumns *rc, Oid indexrel)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	char	   *expr = NULL;
+
+	if (!OidIsValid(rc->bound))
+		return NULL;
+	rel = table_open(rc->bound, AccessShareLock);
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(indexrel));
+	scan = systable_beginscan(rel, rc->bound_by_indexrel, true, SnapshotSelf, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		v = heap_getattr(tup, 2, RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			expr = TextDatumGetCString(v);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return expr;
 }
 
 /* The column numbers of reg, the open registry table (locked). */
@@ -338,6 +389,7 @@ registry_read(Oid baserel, IndexDef **out)
 			if (!isnull)
 				d->predicate = TextDatumGetCString(v);
 		}
+		d->predicate_expr = d->predicate ? bound_predicate(&rc, d->indexrel) : NULL;
 		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
 		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
 		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
@@ -533,6 +585,32 @@ registry_key_problem(Oid indexrel, char *const *colnames, int nkeys, char **deta
 	return NULL;
 }
 
+/*
+ * A sparse index's predicate: bound, and every column it reads still there
+ * with its name and type (a renamed, dropped or retyped column: the DDL
+ * that did it is refused).
+ */
+static bool
+check_predicate(const IndexDef *d, const char *idxname, const char *basename, IndexProblem *p)
+{
+	ListCell   *lc;
+
+	foreach(lc, index_predicate_columns(d->predicate))
+		if (!OidIsValid(column_type(d->baserel, (char *) lfirst(lc))))
+			return problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+									   idxname, (char *) lfirst(lc), basename),
+						   psprintf("The predicate is: %s", d->predicate));
+	if (d->predicate_expr == NULL)
+		return problem(p, psprintf("the predicate of inverted index \"%s\" is not bound to the objects it names",
+								   idxname),
+					   pstrdup("Its registry row was restored without adjlist's triggers (pg_restore --disable-triggers)."));
+	if (index_predicate_columns_changed(d->baserel, d->predicate_expr))
+		return problem(p, psprintf("a column that the predicate of inverted index \"%s\" reads changed its type",
+								   idxname),
+					   psprintf("The predicate is: %s", d->predicate));
+	return true;
+}
+
 static bool
 check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 {
@@ -595,17 +673,8 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
 			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
 									   basename, d->base_key[i]), NULL);
-	if (d->predicate != NULL)
-	{
-		ListCell   *lc;
-
-		/* (a renamed or dropped column: the DDL that did it is refused) */
-		foreach(lc, index_predicate_columns(d->predicate))
-			if (!OidIsValid(column_type(d->baserel, (char *) lfirst(lc))))
-				return problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
-										   idxname, (char *) lfirst(lc), basename),
-							   psprintf("The predicate is: %s", d->predicate));
-	}
+	if (d->predicate != NULL && !check_predicate(d, idxname, basename, p))
+		return false;
 	if (OidIsValid(d->counterrel))
 	{
 		char	   *cntname;
@@ -781,6 +850,7 @@ copy_def(const IndexDef *s)
 	for (int i = 0; i < s->nbasekey; i++)
 		d.base_key[i] = pstrdup(s->base_key[i]);
 	d.predicate = s->predicate ? pstrdup(s->predicate) : NULL;
+	d.predicate_expr = s->predicate_expr ? pstrdup(s->predicate_expr) : NULL;
 	return d;
 }
 
@@ -1204,7 +1274,40 @@ registry_insert(const RegistryRow *row)
 				   cat->nspname, new_columns ? ", ready, predicate" : "",
 				   new_columns ? ", $9, $10" : "");
 	registry_exec(sql, new_columns ? 10 : 8, types, values, nulls, SPI_OK_INSERT);
+	if (row->predicate_expr != NULL)
+		registry_bind_predicate(row->indexrel, row->predicate_expr);
 	CacheInvalidateRelcacheByRelid(row->baserel);
+}
+
+void
+registry_bind_predicate(Oid indexrel, const char *bound)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[2] = {OIDOID, PG_NODE_TREEOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(indexrel);
+	values[1] = CStringGetTextDatum(bound);
+	registry_exec(psprintf("DELETE FROM %s.adjlist_index_predicates "
+						   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+						   cat->nspname), 1, types, values, NULL, SPI_OK_DELETE);
+	registry_exec(psprintf("INSERT INTO %s.adjlist_index_predicates (indexrel, expr) "
+						   "VALUES ($1::pg_catalog.regclass, $2)", cat->nspname),
+				  2, types, values, NULL, SPI_OK_INSERT);
+}
+
+void
+registry_set_predicate_text(Oid indexrel, const char *text)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[2] = {OIDOID, TEXTOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(indexrel);
+	values[1] = CStringGetTextDatum(text);
+	registry_exec(psprintf("UPDATE %s.adjlist_inverted_indexes SET predicate = $2 "
+						   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+						   cat->nspname), 2, types, values, NULL, SPI_OK_UPDATE);
 }
 
 void
@@ -1220,6 +1323,11 @@ registry_delete(Oid indexrel)
 				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
 				   cat->nspname);
 	registry_exec(sql, 1, types, values, NULL, SPI_OK_DELETE);
+	/* (a registry of 0.1 or 0.2 has no bound predicates) */
+	if (OidIsValid(get_relname_relid("adjlist_index_predicates", cat->namespace)))
+		registry_exec(psprintf("DELETE FROM %s.adjlist_index_predicates "
+							   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
+							   cat->nspname), 1, types, values, NULL, SPI_OK_DELETE);
 }
 
 void

@@ -41,7 +41,10 @@ typedef struct IndexDef
 	int			write_shards;	/* partition keys spread over N suffixes, or 0 */
 	IndexMode	mode;
 	char	   *predicate;		/* a sparse index's predicate (index_predicate.c),
-								 * or NULL: every row */
+								 * as text, or NULL: every row */
+	char	   *predicate_expr; /* the same bound (nodeToString()), or NULL:
+								 * none, or not bound (a restore without
+								 * adjlist's triggers), which is a problem */
 	bool		ready;			/* false while built concurrently (or after
 								 * such a build failed): writers keep it,
 								 * readers refuse it */
@@ -147,6 +150,7 @@ typedef struct RegistryRow
 	int			write_shards;
 	bool		ready;
 	const char *predicate;		/* canonical, or NULL */
+	const char *predicate_expr; /* bound (index_predicate_bind()), or NULL */
 } RegistryRow;
 
 extern void registry_insert(const RegistryRow *row);
@@ -166,6 +170,12 @@ extern void registry_invalidate(Oid baserel);
  */
 extern char *registry_row_conflict(Oid indexrel, Oid baserel, Oid counterrel);
 extern void registry_delete(Oid indexrel);
+
+/* Store the bound predicate of an index (replacing any), as the registry's owner. */
+extern void registry_bind_predicate(Oid indexrel, const char *bound);
+
+/* Write the text of an index's predicate (a renamed object in it). */
+extern void registry_set_predicate_text(Oid indexrel, const char *text);
 /* Refuse a read of an index that is not ready (SQLSTATE 55000). */
 extern void registry_not_ready(Oid indexrel);
 

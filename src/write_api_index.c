@@ -112,7 +112,7 @@ api_writers_begin(ApiTable *t, bool bulk)
 		{
 			Relation	rel = table_open(t->relid, AccessShareLock);
 
-			aw->pred[aw->n] = index_predicate_begin(ix->predicate, rel);
+			aw->pred[aw->n] = index_predicate_begin(ix, rel);
 			if (aw->slot == NULL)
 				aw->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 			table_close(rel, NoLock);

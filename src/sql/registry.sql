@@ -47,8 +47,9 @@ CREATE TABLE adjlist_inverted_indexes (
 	-- false while CALL create_inverted_index(..., concurrently => true) builds
 	-- it, or after such a build failed: writers keep it, readers refuse it
 	ready boolean NOT NULL DEFAULT true,
-	-- a sparse index's predicate (rows for which it is true are indexed), as
-	-- create_inverted_index() checked and wrote it; NULL: every row
+	-- a sparse index's predicate (rows for which it is true are indexed):
+	-- the text of its bound form (adjlist_index_predicates), every object
+	-- outside pg_catalog written with its schema; NULL: every row
 	predicate text,
 	CHECK ((counterrel IS NULL) = (counter_shards = 0))
 );
@@ -56,3 +57,17 @@ CREATE INDEX ON adjlist_inverted_indexes (baserel);
 COMMENT ON TABLE adjlist_inverted_indexes IS
 	'inverted indexes kept in sync by adjlist; one row per index table, written by adjlist and by pg_restore';
 SELECT pg_catalog.pg_extension_config_dump('adjlist_inverted_indexes', '');
+
+-- The predicates of sparse indexes, bound (index_predicate.c): the
+-- transformed expression, which names the functions, operators, types and
+-- collations it calls by OID, as pg_index.indpred does; the index and
+-- counter tables depend on them in pg_depend.  Not extension configuration:
+-- OIDs do not survive pg_dump, which carries the registry's text, bound
+-- again by the restore (index_restore.c).  Only adjlist writes it, as its
+-- owner.
+CREATE TABLE adjlist_index_predicates (
+	indexrel regclass PRIMARY KEY,
+	expr pg_node_tree NOT NULL
+);
+COMMENT ON TABLE adjlist_index_predicates IS
+	'the predicates of sparse inverted indexes, bound to the objects they name; written by adjlist';

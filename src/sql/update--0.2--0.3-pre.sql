@@ -160,6 +160,21 @@ ALTER TABLE adjlist_inverted_indexes
 ALTER TABLE adjlist_inverted_indexes ADD COLUMN ready boolean NOT NULL DEFAULT true;
 -- sparse indexes have a predicate
 ALTER TABLE adjlist_inverted_indexes ADD COLUMN predicate text;
+-- and it is bound (registry.sql); a 0.2 registry has no predicates, so there
+-- is nothing to bind yet
+-- The predicates of sparse indexes, bound (index_predicate.c): the
+-- transformed expression, which names the functions, operators, types and
+-- collations it calls by OID, as pg_index.indpred does; the index and
+-- counter tables depend on them in pg_depend.  Not extension configuration:
+-- OIDs do not survive pg_dump, which carries the registry's text, bound
+-- again by the restore (index_restore.c).  Only adjlist writes it, as its
+-- owner.
+CREATE TABLE adjlist_index_predicates (
+	indexrel regclass PRIMARY KEY,
+	expr pg_node_tree NOT NULL
+);
+COMMENT ON TABLE adjlist_index_predicates IS
+	'the predicates of sparse inverted indexes, bound to the objects they name; written by adjlist';
 -- counters are one table of deltas now, whatever their shards were
 UPDATE adjlist_inverted_indexes SET counter_shards = 1 WHERE counterrel IS NOT NULL;
 COMMENT ON TABLE adjlist_inverted_indexes IS

@@ -84,6 +84,19 @@ $node->safe_psql('src', q{
 	       CASE WHEN u % 3 = 0 THEN '{"w": 1}'::jsonb END
 	FROM generate_series(1, 50) u;
 	SELECT create_inverted_index('"Social Graph"."Fans"', counters => 2, index_name => 'Fans By Post');
+	-- a sparse index whose predicate calls a function of another schema,
+	-- which is then renamed, and a decoy under the old name: the predicate
+	-- is bound to the function, the registry's text follows the rename, and
+	-- every restore binds the renamed function, never the decoy
+	CREATE SCHEMA "Fan Util" AUTHORIZATION app;
+	CREATE FUNCTION "Fan Util".heavy(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE
+		AS $$ SELECT (j ->> 'w')::int >= 2 $$;
+	SELECT create_inverted_index('"Social Graph"."Fans"', index_name => 'Heavy Fans',
+	                             predicate => $$"Fan Util".heavy("Data")$$);
+	ALTER SCHEMA "Fan Util" RENAME TO fan_rules;
+	CREATE SCHEMA "Fan Util" AUTHORIZATION app;
+	CREATE FUNCTION "Fan Util".heavy(j jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE
+		AS $$ SELECT true $$;
 
 	-- write sharding
 	CREATE TABLE "Social Graph".celebs (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
@@ -132,7 +145,8 @@ $node->safe_psql('src', q{
 	UPDATE social.graph SET data = '{"name": "renamed"}' WHERE pk = 'USER#5' AND sk = 'PROFILE';
 	INSERT INTO social.graph VALUES ('USER#Zoë', 'FOLLOWS#USER#2', NULL);
 	INSERT INTO "Social Graph"."Fans" VALUES ('USER#Zoë', 'LIKES#POST#1', NULL),
-	                                         ('USER#東京', 'LIKES#POST#1', '{"w": 2}');
+	                                         ('USER#東京', 'LIKES#POST#1', '{"w": 2}'),
+	                                         ('USER#heavy', 'LIKES#POST#2', '{"w": 5}');
 	DELETE FROM "Social Graph"."Fans" WHERE pk IN ('USER#7', 'USER#14');
 	UPDATE "Social Graph"."Fans" SET sk = 'LIKES#POST#2' WHERE pk = 'USER#8';
 	INSERT INTO "Social Graph".celebs VALUES ('USER#Zoë', 'FOLLOWS#USER#star', '{"vip": true}');
@@ -150,7 +164,7 @@ $node->safe_psql('src', q{
 });
 
 # every index, and every base table
-my @indexes = ('"Social Graph"."Fans By Post"', '"Social Graph".celebs_inverted',
+my @indexes = ('"Social Graph"."Fans By Post"', '"Social Graph"."Heavy Fans"', '"Social Graph".celebs_inverted',
 	'api.follows_by_target', 'shop.orders_inverted', 'social.graph_by_target',
 	'social.graph_inverted', 'social.multi_inverted', 'social.graph_follows_since');
 my @bases = ('"Social Graph"."Fans"', '"Social Graph".celebs', 'api.follows',
@@ -268,7 +282,20 @@ like($src_registry, qr/^social\.graph_by_target\|social\.graph\|\{sk,pk,data\}\|
                        \(\(sk\ OPERATOR\(public\.\^@\)\ 'FOLLOWS\#'::text\)\ AND\ \(data\ \?\ 'since'::text\)\)\n
                        social\.graph_inverted\|social\.graph\|\{sk,pk\}\|2\|social\.graph_inverted_degree\|1\|/xm,
 	'source registry lists the three indexes of social.graph, the sparse one with its predicate');
+like($src_registry, qr/^"Social Graph"\."Heavy Fans"\|.*\|fan_rules\.heavy\("Data"\)$/m,
+	'source registry: the predicate names the renamed schema');
 my $src_triggers = $node->safe_psql('src', $all_triggers_sql);
+# the rows of the sparse index, and what depends on fan_rules.heavy
+my $heavy_sql = q{SELECT string_agg(pk::text, ',' ORDER BY pk) FROM "Social Graph"."Heavy Fans"};
+my $heavy_dep_sql = q{
+	SELECT EXISTS (SELECT FROM pg_depend WHERE refobjid = '"Fan Util".heavy(jsonb)'::regprocedure),
+	       d.objid::regclass, d.deptype
+	FROM pg_depend d
+	WHERE d.refclassid = 'pg_proc'::regclass AND d.refobjid = 'fan_rules.heavy(jsonb)'::regprocedure};
+my $src_heavy = $node->safe_psql('src', $heavy_sql);
+is($src_heavy, 'USER#heavy,USER#東京', 'source: the sparse index holds the heavy fans only');
+is($node->safe_psql('src', $heavy_dep_sql), 'f|"Social Graph"."Heavy Fans"|n',
+	'source: the sparse index depends on the function it calls');
 my $src_reads    = $node->safe_psql('src', $reads_sql);
 my $prefix_sql     = 'SELECT * FROM social.prefix_counts';
 my $prefix_def_sql = q{SELECT pg_get_viewdef('social.prefix_counts')};
@@ -385,6 +412,10 @@ sub check_restored
 	}
 	is($node->safe_psql($db, $prefix_def_sql), $src_prefix_def,
 		"$way: the view using ^@ is defined as on the source");
+	is($node->safe_psql($db, $heavy_sql), $src_heavy,
+		"$way: the sparse index holds the rows of the renamed function, not the decoy's");
+	is($node->safe_psql($db, $heavy_dep_sql), 'f|"Social Graph"."Heavy Fans"|n',
+		"$way: the restored index depends on the renamed function (and not on the decoy)");
 	is($node->safe_psql($db, $fn_neighbors_sql), $node->safe_psql($db, $base_neighbors_sql),
 		"$way: graph functions agree with the base tables");
 
@@ -446,6 +477,10 @@ for my $idx (@indexes)
 {
 	is(drift_rows($node, 'dst', $idx), '', "restored $idx: verify finds nothing");
 }
+my ($drop_rc, $drop_out, $drop_err) = $node->psql('dst', q{
+	\set VERBOSITY sqlstate
+	DROP FUNCTION fan_rules.heavy(jsonb)});
+like($drop_err, qr/ERROR:\s+2BP01/, 'restored: the function of a sparse predicate cannot be dropped without CASCADE');
 
 # the restored triggers work: every kind of write reaches both indexes
 $node->safe_psql('dst', q{
