@@ -252,6 +252,8 @@ neighbor_scan_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry
 		Min(1.0, FIRST_BATCH / Max(fscan->rows, 1.0));
 	cp->path.pathkeys = NIL;
 	cp->flags = 0;
+	/* which function it is, for the plan (which depends on its OID) */
+	cp->custom_private = list_make2_int(reverse, (int) cols);
 	cp->methods = &path_methods;
 	add_path(rel, &cp->path);
 }
@@ -270,12 +272,6 @@ plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	CustomScan *cscan = makeNode(CustomScan);
 	TupleDesc	desc;
 	List	   *scan_tlist = NIL;
-	bool		reverse;
-	NeighborColumns cols;
-
-	if (!served_function(((FuncExpr *) fexpr)->funcid, &reverse, &cols))
-		elog(ERROR, "function %u is not a one-hop function of adjlist",
-			 ((FuncExpr *) fexpr)->funcid);
 
 	if (get_expr_result_type(fexpr, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != NCOLS)
 		elog(ERROR, "unexpected result type of a one-hop function");
@@ -295,8 +291,7 @@ plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = list_make1(copyObject(fexpr));
-	/* which function it is: the plan depends on the function's OID */
-	cscan->custom_private = list_make2_int(reverse, (int) cols);
+	cscan->custom_private = list_copy(best_path->custom_private);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = bms_copy(rel->relids);
 	cscan->methods = &scan_methods;

@@ -66,6 +66,23 @@ typedef struct EmitState
 } EmitState;
 
 /*
+ * An emitter of the call's rows to put: in batches of max_edges edges
+ * (resumable after the last), all at once (0: put must take every row),
+ * or one at a time from a stream (-1).
+ */
+static void
+emit_init(EmitState *st, NeighborCall *call, NeighborPut put, void *arg, int64 max_edges)
+{
+	st->call = call;
+	st->put = put;
+	st->arg = arg;
+	st->resumable = max_edges > 0;
+	st->must_fit = max_edges == 0;
+	st->stopped = false;
+	st->emitted = false;
+}
+
+/*
  * A key datum of bytes: the scan's own datum when the bytes are its, else
  * the row's neighbor key buffer (the consumer copies the row).
  */
@@ -285,13 +302,7 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 	call->req.limit = left;
 	if (max_edges > 0 && (left == 0 || left > max_edges))
 		call->req.limit = max_edges;
-	st.call = call;
-	st.put = put;
-	st.arg = arg;
-	st.resumable = max_edges > 0;
-	st.stopped = false;
-	st.emitted = false;
-	st.must_fit = max_edges == 0;
+	emit_init(&st, call, put, arg, max_edges);
 	if (call->g == NULL)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -339,13 +350,7 @@ neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg)
 	GraphEdge	edge;
 	MemoryContext oldcxt = MemoryContextSwitchTo(call->cxt);
 
-	st.call = call;
-	st.put = put;
-	st.arg = arg;
-	st.resumable = false;
-	st.stopped = false;
-	st.emitted = false;
-	st.must_fit = false;
+	emit_init(&st, call, put, arg, -1);
 	while (!st.emitted && graph_stream_next(call->stream, &edge))
 		(void) emit_edge(&st, &edge);
 	MemoryContextSwitchTo(oldcxt);
