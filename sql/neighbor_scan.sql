@@ -211,6 +211,102 @@ FETCH LAST FROM s;
 ROLLBACK;
 SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#');
 
+-- 5b. A cursor declared without SCROLL can go backward, as with the
+-- function scan (the scan keeps the rows it has read); a LIMIT or a cursor
+-- streams (the plan is the custom scan, not a function scan read whole).
+SELECT plan_of($$SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#') LIMIT 1$$);
+SELECT plan_of($$SELECT neighbor FROM reverse_neighbors('gp', 'USER#0', 'FOLLOWS#') LIMIT 1$$);
+CREATE FUNCTION cursor_walk(q text, scan boolean) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'walk';
+	r record;
+	n bigint;
+	out text := '';
+BEGIN
+	EXECUTE format('SET LOCAL adjlist.enable_neighbor_scan = %s', scan);
+	OPEN c FOR EXECUTE q;
+	SELECT out || is_scrollable::text INTO out FROM pg_cursors WHERE name = 'walk';
+	MOVE FORWARD 2 FROM c;
+	FETCH NEXT FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	FETCH PRIOR FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	FETCH ABSOLUTE 500 FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	FETCH PRIOR FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	FETCH LAST FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	FETCH FIRST FROM c INTO r;
+	out := out || ' ' || r.neighbor;
+	MOVE FORWARD ALL FROM c;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	CLOSE c;
+	out := out || ' then ' || n;
+	RETURN out;
+END $$;
+SELECT q, cursor_walk(q, true) AS custom_scan, cursor_walk(q, true) = cursor_walk(q, false) AS same
+FROM (VALUES ($$SELECT neighbor FROM neighbors('g', 'USER#0', 'FOLLOWS#')$$),
+			 ($$SELECT neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#') WHERE neighbor <> 'USER#0002'$$),
+			 ($$SELECT neighbor FROM neighbors('gp', 'USER#0', 'FOLLOWS#')$$),
+			 ($$SELECT neighbor FROM reverse_neighbors('gs', 'USER#0', 'FOLLOWS#')$$)) v(q);
+
+-- 5c. Between two fetches of a cursor read in batches, the tables it reads
+-- stay in use: TRUNCATE or ALTER TABLE of them (or of a partition) in the
+-- same transaction is refused, as for a cursor on the table itself,
+-- instead of the next batch reading the changed table.
+BEGIN;
+DECLARE cb CURSOR FOR SELECT neighbor FROM neighbors('gp', 'USER#0', 'FOLLOWS#');
+FETCH 2 FROM cb;
+SAVEPOINT a;
+TRUNCATE gp;
+ROLLBACK TO a;
+TRUNCATE gp1;
+ROLLBACK TO a;
+ALTER TABLE gp0 SET (fillfactor = 90);
+ROLLBACK TO a;
+MOVE ALL FROM cb;
+FETCH BACKWARD 1 FROM cb;
+ROLLBACK;
+
+-- 5d. A cursor runs as the role that read its first row: fetched further
+-- by another role (here one that bypasses row-level security), its later
+-- batches read no row the first could not, as with the function scan.
+CREATE TABLE gr (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO gr SELECT * FROM g;
+SELECT create_inverted_index('gr');
+ALTER TABLE gr ENABLE ROW LEVEL SECURITY;
+CREATE POLICY odd ON gr FOR SELECT USING (data @> '{"w": 1}');
+GRANT SELECT ON gr TO regress_nscan_reader;
+CREATE FUNCTION switched_count(reader_first boolean, scan boolean) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'switched';
+	r record;
+	n bigint;
+BEGIN
+	EXECUTE format('SET LOCAL adjlist.enable_neighbor_scan = %s', scan);
+	IF reader_first THEN
+		SET LOCAL ROLE regress_nscan_reader;
+	END IF;
+	OPEN c FOR EXECUTE $q$SELECT neighbor FROM reverse_neighbors('gr', 'USER#0', 'FOLLOWS#')$q$;
+	FETCH c INTO r;
+	IF reader_first THEN
+		RESET ROLE;
+	ELSE
+		SET LOCAL ROLE regress_nscan_reader;
+	END IF;
+	MOVE FORWARD ALL FROM c;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	CLOSE c;
+	RESET ROLE;
+	RETURN n + 1;
+END $$;
+SELECT first, switched_count(first = 'reader', true) AS custom_scan,
+	   switched_count(first = 'reader', false) AS function_scan
+FROM (VALUES ('reader'), ('superuser')) v(first);
+SELECT count(*) AS visible_to_reader FROM gr WHERE sk = 'FOLLOWS#USER#0' AND data @> '{"w": 1}';
+
 -- 6. Stopping early (LIMIT) and failing halfway leave nothing pinned or
 -- open: the transaction goes on and commits cleanly.
 BEGIN;

@@ -38,7 +38,9 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relation.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "executor/executor.h"
@@ -61,6 +63,7 @@
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "adjlist.h"
 #include "compat.h"
@@ -96,6 +99,17 @@ typedef struct NeighborScanState
 	Datum	   *values;			/* capacity rows of NCOLS, or NULL */
 	bool	   *nulls;
 	int			capacity;
+	/* the role the call runs as: the one of its first row, throughout */
+	bool		have_role;
+	Oid			userid;
+	int			secctx;
+	Oid			base_relid;		/* what its batches read */
+	Oid			inv_relid;
+	List	   *held;			/* relations kept open between batches */
+	/* a scan that may go backward: the rows read so far, kept */
+	Tuplestorestate *store;
+	TupleTableSlot *mslot;		/* a kept row, read back */
+	bool		eof_call;		/* the call has no row left to add */
 } NeighborScanState;
 
 static Plan *plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -196,8 +210,9 @@ uses_whole_row(RelOptInfo *rel)
 /*
  * The planner's hook for a base relation's paths: offer the custom scan
  * for a one-hop call it serves, costed as the function scan less what the
- * tuplestore costs (a tuple's write and read per row), and with only a
- * first batch's share of it before the first row.
+ * tuplestore costs (a tuple's write and read per row).  Its cost before the
+ * first row is at most the function scan's (which puts none there, though
+ * it reads every row first), so that a LIMIT or a cursor streams too.
  */
 static void
 neighbor_scan_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte)
@@ -248,10 +263,10 @@ neighbor_scan_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry
 	cp->path.rows = fscan->rows;
 	cp->path.total_cost = Max(fscan->total_cost - fscan->rows * cpu_tuple_cost,
 							  fscan->total_cost / 2);
-	cp->path.startup_cost = cp->path.total_cost *
-		Min(1.0, FIRST_BATCH / Max(fscan->rows, 1.0));
+	cp->path.startup_cost = Min(fscan->startup_cost, cp->path.total_cost);
 	cp->path.pathkeys = NIL;
-	cp->flags = 0;
+	/* (backward: from the rows kept as they are read, as a Material node) */
+	cp->flags = CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	/* which function it is, for the plan (which depends on its OID) */
 	cp->custom_private = list_make2_int(reverse, (int) cols);
 	cp->methods = &path_methods;
@@ -324,6 +339,92 @@ begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
 	ns->args = ExecInitExprList(ns->fexpr->args, &node->ss.ps);
 	ns->callcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan call",
 										ALLOCSET_SMALL_SIZES);
+	/* a scrollable cursor: the rows are kept as they are read */
+	if (eflags & EXEC_FLAG_BACKWARD)
+	{
+		ns->store = tuplestore_begin_heap(true, false, work_mem);
+		ns->mslot = ExecInitExtraTupleSlot(estate,
+										   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+										   &TTSOpsMinimalTuple);
+	}
+}
+
+/*
+ * Run step(ns) as the role the call runs as: the current user at its first
+ * row, kept for its later batches and its restarts.  The function scan
+ * reads every row at the first; a cursor fetched further by another role
+ * (SET ROLE, a SECURITY DEFINER function it is passed to) must get neither
+ * more rows nor others than that role's (row-level security and the
+ * privileges apply per batch on the SQL path).
+ */
+static void
+as_call_role(NeighborScanState *ns, void (*step) (NeighborScanState *))
+{
+	Oid			olduid;
+	int			oldctx;
+
+	GetUserIdAndSecContext(&olduid, &oldctx);
+	if (!ns->have_role)
+	{
+		ns->userid = olduid;
+		ns->secctx = oldctx;
+		ns->have_role = true;
+	}
+	if (olduid == ns->userid && oldctx == ns->secctx)
+	{
+		step(ns);
+		return;
+	}
+	SetUserIdAndSecContext(ns->userid, ns->secctx);
+	PG_TRY();
+	{
+		step(ns);
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(olduid, oldctx);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Keep the relations a call read by batches open until the scan ends (the
+ * base table, the inverted index's for in-edges, and their partitions), as
+ * the executor keeps a scanned relation: a TRUNCATE or ALTER TABLE in the
+ * same transaction, between two fetches of a cursor, is then refused
+ * ("being used by active queries") instead of the next batch reading the
+ * changed table.  The locks are the batches' (to the end of the
+ * transaction); a streaming call keeps its scan's relations open itself.
+ */
+static void
+hold_relations(NeighborScanState *ns)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(ns->css.ss.ps.state->es_query_cxt);
+	Oid			relids[2] = {ns->base_relid, ns->inv_relid};
+
+	for (int i = 0; i < 2; i++)
+	{
+		ListCell   *lc;
+		List	   *all;
+
+		if (!OidIsValid(relids[i]))
+			continue;
+		all = find_all_inheritors(relids[i], AccessShareLock, NULL);
+		foreach(lc, all)
+			ns->held = lappend(ns->held, relation_open(lfirst_oid(lc), AccessShareLock));
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+static void
+release_relations(NeighborScanState *ns)
+{
+	ListCell   *lc;
+
+	foreach(lc, ns->held)
+		relation_close(lfirst(lc), NoLock);
+	list_free(ns->held);
+	ns->held = NIL;
 }
 
 /*
@@ -332,7 +433,7 @@ begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
  * would (neighbor_call_begin: its privileges, arguments and start key).
  */
 static void
-start_call(NeighborScanState *ns)
+start_call_step(NeighborScanState *ns)
 {
 	ExprContext *econtext = ns->css.ss.ps.ps_ExprContext;
 	FuncExpr   *fexpr = ns->fexpr;
@@ -358,10 +459,21 @@ start_call(NeighborScanState *ns)
 		i++;
 	}
 	ns->empty = !neighbor_call_begin(fcinfo, ns->reverse, ns->cols, &ns->call);
+	if (!ns->empty)
+	{
+		ns->base_relid = ns->call.g->baserel;
+		ns->inv_relid = ns->reverse ? ns->call.g->inv_rel : InvalidOid;
+	}
 	ns->streaming = !ns->empty && neighbor_call_stream(&ns->call);
 	MemoryContextSwitchTo(oldcxt);
 	ns->batch = FIRST_BATCH;
 	ns->started = true;
+}
+
+static void
+start_call(NeighborScanState *ns)
+{
+	as_call_role(ns, start_call_step);
 }
 
 /* A row of the call into the batch: its values copied into the batch's memory. */
@@ -396,14 +508,12 @@ put_row(void *arg, Datum *values, bool *nulls)
 	return ns->nrows < MAX_BATCH && ns->bytes < (Size) work_mem * 1024;
 }
 
-/* Read the next batch; false when the call has no row left. */
-static bool
-next_batch(NeighborScanState *ns)
+/* Read the next batch into the array (as the call's role). */
+static void
+next_batch_step(NeighborScanState *ns)
 {
 	MemoryContext oldcxt;
 
-	if (ns->empty || ns->call.done)
-		return false;
 	/* (the rows of the biggest batch, made when the call needs batches) */
 	if (ns->values == NULL)
 	{
@@ -426,6 +536,17 @@ next_batch(NeighborScanState *ns)
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(ns->workcxt);
 	ns->batch = Min(ns->batch * 8, MAX_BATCH);
+	if (!ns->call.done && ns->held == NIL)
+		hold_relations(ns);
+}
+
+/* Read the next batch; false when the call has no row left. */
+static bool
+next_batch(NeighborScanState *ns)
+{
+	if (ns->empty || ns->call.done)
+		return false;
+	as_call_role(ns, next_batch_step);
 	return true;
 }
 
@@ -463,6 +584,58 @@ next_row(NeighborScanState *ns, TupleTableSlot *slot)
  * would be this scan's to do, and no plan with a row mark on the call
  * uses the scan.)
  */
+/* The call's next row in the scan slot, or NULL after the last. */
+static TupleTableSlot *
+streamed_row(NeighborScanState *ns)
+{
+	TupleTableSlot *slot = ns->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(slot);
+	if (!next_row(ns, slot))
+		return NULL;
+	return ExecStoreVirtualTuple(slot);
+}
+
+/*
+ * The next row in the direction asked, of a scan that may go backward:
+ * from the rows kept, and past the last of them from the call (each row
+ * kept as it is read), as nodeMaterial.c does for a plan that cannot go
+ * backward.
+ */
+static TupleTableSlot *
+stored_row(NeighborScanState *ns, ScanDirection dir)
+{
+	bool		forward = ScanDirectionIsForward(dir);
+	bool		eof = tuplestore_ateof(ns->store);
+	TupleTableSlot *row;
+
+	if (!forward && eof)
+	{
+		/* turning back at the end: the last row kept was returned already */
+		if (!ns->eof_call && !tuplestore_advance(ns->store, false))
+			return NULL;
+		eof = false;
+	}
+	if (!eof)
+	{
+		/* (into the scan slot, whose kind the quals and projection expect) */
+		if (tuplestore_gettupleslot(ns->store, forward, false, ns->mslot))
+			return ExecCopySlot(ns->css.ss.ss_ScanTupleSlot, ns->mslot);
+		if (!forward)
+			return NULL;
+	}
+	if (ns->eof_call)
+		return NULL;
+	row = streamed_row(ns);
+	if (row == NULL)
+	{
+		ns->eof_call = true;
+		return NULL;
+	}
+	tuplestore_puttupleslot(ns->store, row);
+	return row;
+}
+
 static TupleTableSlot *
 exec_neighbor_scan(CustomScanState *node)
 {
@@ -470,19 +643,20 @@ exec_neighbor_scan(CustomScanState *node)
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	ExprState  *qual = node->ss.ps.qual;
 	ProjectionInfo *proj = node->ss.ps.ps_ProjInfo;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	ScanDirection dir = node->ss.ps.state->es_direction;
 
 	for (;;)
 	{
+		TupleTableSlot *row;
+
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		ExecClearTuple(slot);
-		if (!next_row(ns, slot))
-			return proj ? ExecClearTuple(proj->pi_state.resultslot) : slot;
-		ExecStoreVirtualTuple(slot);
-		econtext->ecxt_scantuple = slot;
+		row = ns->store ? stored_row(ns, dir) : streamed_row(ns);
+		if (row == NULL)
+			return ExecClearTuple(proj ? proj->pi_state.resultslot : node->ss.ss_ScanTupleSlot);
+		econtext->ecxt_scantuple = row;
 		if (qual == NULL || ExecQual(qual, econtext))
-			return proj ? ExecProject(proj) : slot;
+			return proj ? ExecProject(proj) : row;
 		InstrCountFiltered1(node, 1);
 	}
 }
@@ -492,17 +666,30 @@ end_neighbor_scan(CustomScanState *node)
 {
 	NeighborScanState *ns = (NeighborScanState *) node;
 
-	/* (the contexts go with the query's; a batch holds no resource) */
+	/* (the contexts go with the query's) */
 	if (ns->started && ns->streaming)
 		neighbor_call_end(&ns->call);
+	release_relations(ns);
+	if (ns->store)
+		tuplestore_end(ns->store);
+	ns->store = NULL;
 }
 
-/* The call again from its start, its arguments evaluated again. */
+/*
+ * The call again from its start, its arguments evaluated again (they can
+ * change only between executions); a scan that keeps its rows reads them
+ * again from the first, and then the call on where it stopped.
+ */
 static void
 rescan_neighbor_scan(CustomScanState *node)
 {
 	NeighborScanState *ns = (NeighborScanState *) node;
 
+	if (ns->store)
+	{
+		tuplestore_rescan(ns->store);
+		return;
+	}
 	if (ns->started && ns->streaming)
 		neighbor_call_end(&ns->call);
 	ns->started = false;
