@@ -84,7 +84,7 @@ typedef struct NeighborScanState
 	FuncExpr   *fexpr;
 	bool		reverse;
 	NeighborColumns cols;
-	List	   *args;			/* ExprStates of the arguments */
+	List	   *args;			/* ExprStates of the arguments (NULL: a Const) */
 	MemoryContext callcxt;		/* the call: arguments, its state; per scan */
 	MemoryContext workcxt;		/* what a batch's read allocates */
 	MemoryContext rowscxt;		/* the rows of a batch */
@@ -336,7 +336,12 @@ begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
 {
 	NeighborScanState *ns = (NeighborScanState *) node;
 
-	ns->args = ExecInitExprList(ns->fexpr->args, &node->ss.ps);
+	ListCell   *lc;
+
+	/* (most arguments are constants, the defaults: nothing to evaluate) */
+	foreach(lc, ns->fexpr->args)
+		ns->args = lappend(ns->args, IsA(lfirst(lc), Const) ? NULL :
+						   ExecInitExpr(lfirst(lc), &node->ss.ps));
 	ns->callcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan call",
 										ALLOCSET_SMALL_SIZES);
 	/* a scrollable cursor: the rows are kept as they are read */
@@ -442,6 +447,7 @@ start_call_step(NeighborScanState *ns)
 	FunctionCallInfo fcinfo;
 	MemoryContext oldcxt;
 	ListCell   *lc;
+	ListCell   *lcc;
 	int			i = 0;
 
 	MemoryContextReset(ns->callcxt);
@@ -453,9 +459,15 @@ start_call_step(NeighborScanState *ns)
 	fmgr_info(fexpr->funcid, flinfo);
 	fcinfo = palloc0(SizeForFunctionCallInfo(nargs));
 	InitFunctionCallInfoData(*fcinfo, flinfo, nargs, fexpr->inputcollid, NULL, NULL);
-	foreach(lc, ns->args)
+	forboth(lc, ns->args, lcc, fexpr->args)
 	{
-		fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
+		if (lfirst(lc) == NULL)
+		{
+			fcinfo->args[i].value = lfirst_node(Const, lcc)->constvalue;
+			fcinfo->args[i].isnull = lfirst_node(Const, lcc)->constisnull;
+		}
+		else
+			fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
 		i++;
 	}
 	ns->empty = !neighbor_call_begin(fcinfo, ns->reverse, ns->cols, &ns->call);
