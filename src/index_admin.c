@@ -26,6 +26,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_constraint.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -476,10 +477,17 @@ remove_guard(Oid relid)
 		(void) sync_triggers(lfirst_oid(lc), NULL, 0, true);
 }
 
-/* Is the citus extension installed in this database? */
+/*
+ * Is the citus extension installed in this database?  Asked by every write
+ * through the API: pg_extension has no syscache, and scanning it each time
+ * costs a few percent of a put_edge, so first the catalog table Citus
+ * creates (a syscache lookup); only where it exists, the extension itself.
+ */
 bool
 admin_citus_installed(void)
 {
+	if (!OidIsValid(get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE)))
+		return false;
 	return OidIsValid(get_extension_oid("citus", true));
 }
 
