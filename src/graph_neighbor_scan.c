@@ -31,7 +31,13 @@
  * a parallel worker (the functions are PARALLEL RESTRICTED).  Privileges
  * are checked when the scan starts, as the function's call would: EXECUTE
  * on the function (a twin, on its original), then what the function
- * checks.  adjlist.enable_neighbor_scan = off keeps the function scan.
+ * checks.  Later batches, and restarts, run as the role that started the
+ * call (a cursor fetched further by another role reads what the first
+ * could, as the function scan would have read it all then), and the
+ * relations they read stay open between batches (in use, as a cursor's
+ * scanned table is: TRUNCATE is refused).  A plan that may go backward (a
+ * scrollable cursor) keeps the rows as they are read, as nodeMaterial.c
+ * does.  adjlist.enable_neighbor_scan = off keeps the function scan.
  *
  *-------------------------------------------------------------------------
  */
@@ -590,12 +596,6 @@ next_row(NeighborScanState *ns, TupleTableSlot *slot)
 	return true;
 }
 
-/*
- * The next row that passes the quals, projected.  (ExecScan() is not
- * used: with no relation scanned, its recheck of a row under EvalPlanQual
- * would be this scan's to do, and no plan with a row mark on the call
- * uses the scan.)
- */
 /* The call's next row in the scan slot, or NULL after the last. */
 static TupleTableSlot *
 streamed_row(NeighborScanState *ns)
@@ -648,6 +648,12 @@ stored_row(NeighborScanState *ns, ScanDirection dir)
 	return row;
 }
 
+/*
+ * The next row that passes the quals, projected.  (ExecScan() is not
+ * used: with no relation scanned, its recheck of a row under EvalPlanQual
+ * would be this scan's to do, and no plan with a row mark on the call
+ * uses the scan.)
+ */
 static TupleTableSlot *
 exec_neighbor_scan(CustomScanState *node)
 {
