@@ -513,3 +513,44 @@ SELECT q AS call, pg_temp.err(q) AS outcome FROM (VALUES
 SELECT put_edges('se', '[{"source": "USER#x", "edge": "E", "weight": 1}]');
 SELECT put_edges('rev', '[{"SK": "E", "pk": "USER#x"}]');
 \set VERBOSITY terse
+
+-- The privileges each write function needs (README, The write API): a put
+-- is an upsert that reads back its row (INSERT, UPDATE, SELECT), a put if
+-- absent INSERT and SELECT, a delete DELETE and SELECT; less is 42501,
+-- and a role that may only INSERT writes with plain INSERT, indexed all
+-- the same.
+CREATE TABLE grants (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('grants');
+CREATE ROLE regress_grant_i;
+CREATE ROLE regress_grant_is;
+CREATE ROLE regress_grant_ius;
+CREATE ROLE regress_grant_ds;
+GRANT INSERT ON grants TO regress_grant_i;
+GRANT INSERT, SELECT ON grants TO regress_grant_is;
+GRANT INSERT, UPDATE, SELECT ON grants TO regress_grant_ius;
+GRANT DELETE, SELECT ON grants TO regress_grant_ds;
+GRANT EXECUTE ON FUNCTION pg_temp.err(text) TO PUBLIC;
+CREATE FUNCTION pg_temp.as_role(r text, q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	res text;
+BEGIN
+	EXECUTE format('SET LOCAL ROLE %I', r);
+	res := pg_temp.err(q);
+	RESET ROLE;
+	RETURN res;
+END $$;
+SELECT r AS role, q AS call, pg_temp.as_role(r, q) AS outcome FROM (VALUES
+	('regress_grant_i', $$INSERT INTO grants VALUES ('USER#a', 'F#USER#1')$$),
+	('regress_grant_i', $$SELECT put_edge_if_absent('grants', 'USER#a', 'F#USER#2')$$),
+	('regress_grant_is', $$SELECT put_edge_if_absent('grants', 'USER#a', 'F#USER#2')$$),
+	('regress_grant_is', $$SELECT put_edge('grants', 'USER#a', 'F#USER#3')$$),
+	('regress_grant_ius', $$SELECT put_edge('grants', 'USER#a', 'F#USER#3')$$),
+	('regress_grant_ius', $$SELECT put_edge_if('grants', 'USER#a', 'F#USER#3', '{"v": 1}', '{}')$$),
+	('regress_grant_ius', $$SELECT put_edges('grants', '[{"pk": "USER#a", "sk": "F#USER#4"}]')$$),
+	('regress_grant_ius', $$SELECT delete_edge('grants', 'USER#a', 'F#USER#4')$$),
+	('regress_grant_ds', $$SELECT delete_edge('grants', 'USER#a', 'F#USER#4')$$),
+	('regress_grant_ds', $$SELECT delete_edge_if('grants', 'USER#a', 'F#USER#3', '{"v": 1}')$$)) v(r, q);
+SELECT sk FROM grants ORDER BY sk;
+SELECT count(*) AS drift FROM verify_inverted_index('grants_inverted');
+DROP TABLE grants;
+DROP ROLE regress_grant_i, regress_grant_is, regress_grant_ius, regress_grant_ds;
