@@ -11,6 +11,7 @@ OBJS = \
 	src/adjkey_support.o \
 	src/catalog.o \
 	src/registry.o \
+	src/base_key.o \
 	src/table_options.o \
 	src/plan_cache.o \
 	src/index_rule.o \

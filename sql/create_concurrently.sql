@@ -98,12 +98,14 @@ CALL create_inverted_index('social', concurrently => NULL, index_name => 'x3');
 CALL create_inverted_index('social', concurrently => true, index_name => 'social_inverted');
 CREATE TABLE adopt (sk adjkey, pk adjkey);
 CALL create_inverted_index('social', concurrently => true, index_name => 'adopt', existing => true);
-CREATE TABLE nokey (pk adjkey NOT NULL, sk adjkey NOT NULL);
+CREATE TABLE nokey (pk adjkey NOT NULL, sk adjkey NOT NULL, UNIQUE (pk, sk));
 CALL create_inverted_index('nokey', concurrently => true, base_key => '{pk,sk}');
 CREATE TABLE deferred (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk) DEFERRABLE);
 CALL create_inverted_index('deferred', concurrently => true);
 CREATE TABLE byid (id bigint PRIMARY KEY, pk adjkey NOT NULL, sk adjkey NOT NULL);
-CALL create_inverted_index('byid', concurrently => true, base_key => '{pk,sk}');
+CALL create_inverted_index('byid', concurrently => true, base_key => '{pk,sk}');	-- not unique
+CREATE TABLE byid2 (id bigint PRIMARY KEY, pk adjkey NOT NULL, sk adjkey NOT NULL, UNIQUE (pk, sk));
+CALL create_inverted_index('byid2', concurrently => true, base_key => '{pk,sk}');
 CALL create_inverted_index('social', concurrently => true, partition_key => 'nope');
 \set VERBOSITY default
 -- (a table keyed by another column is built when the index key has it)

@@ -16,7 +16,8 @@
 -- table that takes part in an index; and ALTER COLUMN ... TYPE of a column
 -- an index uses, or ALTER TYPE ... CASCADE of a typed table's type that
 -- drops, renames or retypes one, is refused (55000, naming the index)
--- unless it changes nothing: the rewrite fires no row trigger.
+-- unless it changes nothing: the rewrite fires no row trigger.  Neither
+-- may the unique key of an index's base key be dropped (2BP01).
 --
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
@@ -376,6 +377,84 @@ ALTER TABLE dt.pp1 SET UNLOGGED;
 SELECT relname, relpersistence FROM pg_class
 WHERE relnamespace = 'dt'::regnamespace AND relkind = 'r' AND relname ~ '^pp' ORDER BY 1;
 RESET ROLE;
+
+--
+-- The base key stays unique (base_key.c): the primary key or unique index
+-- that makes an index's base key unique cannot be dropped (ALTER TABLE ...
+-- DROP CONSTRAINT, DROP INDEX [CONCURRENTLY]) nor replaced by a deferrable
+-- one while the index table's key is immediate (2BP01 / 55000, naming the
+-- index), on a plain or a partitioned table; after drop_inverted_index(),
+-- or with another such key in place, it can.  Before: accepted, and then
+-- a repeated key lost index rows.
+--
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.bk (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.bk', counters => 1);
+ALTER TABLE dt.bk DROP CONSTRAINT bk_pkey;
+\set VERBOSITY sqlstate
+ALTER TABLE dt.bk DROP CONSTRAINT bk_pkey CASCADE;
+ALTER TABLE dt.bk DROP CONSTRAINT bk_pkey, ADD PRIMARY KEY (pk, sk) DEFERRABLE;
+\set VERBOSITY default
+ALTER TABLE dt.bk DROP CONSTRAINT bk_pkey, ADD PRIMARY KEY (pk, sk) DEFERRABLE;
+\set VERBOSITY sqlstate
+-- a unique index on the key (in either order, or on fewer of its columns) serves
+CREATE UNIQUE INDEX bk_key ON dt.bk (sk, pk);
+ALTER TABLE dt.bk DROP CONSTRAINT bk_pkey;
+DROP INDEX dt.bk_key;
+DROP INDEX CONCURRENTLY dt.bk_key;
+CREATE UNIQUE INDEX bk_key2 ON dt.bk (pk);
+DROP INDEX dt.bk_key, dt.bk_key2;
+DROP INDEX dt.bk_key;
+DROP INDEX CONCURRENTLY dt.bk_key2;
+\set VERBOSITY default
+SELECT indexrelid::regclass AS key, indisvalid FROM pg_index WHERE indrelid = 'dt.bk'::regclass;
+INSERT INTO dt.bk VALUES ('A#1', 'F#1', 1), ('A#1', 'F#1', 2);
+INSERT INTO dt.bk VALUES ('A#1', 'F#1', 1);
+SELECT count(*) AS problems FROM verify_inverted_index('dt.bk_inverted');
+-- a partitioned table: the same on the parent
+CREATE TABLE dt.bp (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE dt.bp0 PARTITION OF dt.bp FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE dt.bp1 PARTITION OF dt.bp FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+SELECT create_inverted_index('dt.bp');
+\set VERBOSITY sqlstate
+ALTER TABLE dt.bp DROP CONSTRAINT bp_pkey;
+DROP INDEX dt.bp0_pkey;
+ALTER TABLE dt.bp DROP CONSTRAINT bp_pkey, ADD PRIMARY KEY (pk, sk) DEFERRABLE;
+\set VERBOSITY default
+-- replaced in one statement by another key on the same columns: accepted
+ALTER TABLE dt.bp DROP CONSTRAINT bp_pkey, ADD PRIMARY KEY (sk, pk);
+INSERT INTO dt.bp VALUES ('A#1', 'F#1'), ('A#2', 'F#1');
+SELECT count(*) AS problems FROM verify_inverted_index('dt.bp_inverted');
+-- with the index gone, the key may go
+SELECT drop_inverted_index('dt.bk_inverted'), drop_inverted_index('dt.bp_inverted');
+DROP INDEX CONCURRENTLY dt.bk_key2;
+ALTER TABLE dt.bp DROP CONSTRAINT bp_pkey;
+SELECT count(*) AS keys FROM pg_index WHERE indrelid IN ('dt.bk'::regclass, 'dt.bp'::regclass);
+RESET ROLE;
+-- an index whose key went behind adjlist's back (its sql_drop trigger
+-- disabled by a superuser, then put back as it was) is not rebuilt on a
+-- key that is not unique (42P10), and is once the key is back
+CREATE TABLE dt.legacy (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.legacy');
+CREATE TEMP TABLE evt AS SELECT evtname, evtenabled FROM pg_event_trigger WHERE evtname = 'adjlist_sql_drop';
+ALTER EVENT TRIGGER adjlist_sql_drop DISABLE;
+ALTER TABLE dt.legacy DROP CONSTRAINT legacy_pkey;
+DO $$
+DECLARE
+	r record;
+BEGIN
+	FOR r IN SELECT * FROM evt LOOP
+		EXECUTE format('ALTER EVENT TRIGGER %I %s', r.evtname,
+			CASE r.evtenabled WHEN 'A' THEN 'ENABLE ALWAYS' WHEN 'R' THEN 'ENABLE REPLICA'
+							  WHEN 'D' THEN 'DISABLE' ELSE 'ENABLE' END);
+	END LOOP;
+END $$;
+SELECT count(*) AS unchanged FROM pg_event_trigger e JOIN evt USING (evtname, evtenabled);
+\set VERBOSITY sqlstate
+SELECT rebuild_inverted_index('dt.legacy_inverted');
+\set VERBOSITY default
+ALTER TABLE dt.legacy ADD PRIMARY KEY (pk, sk);
+SELECT rebuild_inverted_index('dt.legacy_inverted');
 
 --
 -- Cleanup

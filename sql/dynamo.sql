@@ -109,9 +109,10 @@ SELECT edge_count('orders_by_status', 'paid', 'STATUS', 'in') AS paid,
 	   edge_count('orders_by_status', 'new', 'STATUS', 'in') AS new;
 SELECT pg_temp.drift('orders_by_status');
 
--- a table without a unique key (as over foreign partitions): the write
--- API's key lock stands in for it
-CREATE TABLE nokey (pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb);
+-- a table without a unique key an upsert can name (as over foreign
+-- partitions; here a deferrable one, as the base key must have one): the
+-- write API's key lock stands in for it
+CREATE TABLE nokey (pk adjkey NOT NULL, sk adjkey NOT NULL, data jsonb, UNIQUE (pk, sk) DEFERRABLE);
 SELECT create_inverted_index('nokey', base_key => '{pk,sk}', counters => 1);
 SELECT put_edge_if_absent('nokey', 'USER#a', 'FOLLOWS#USER#b', '{"version": 1}') AS first,
 	   put_edge_if_absent('nokey', 'USER#a', 'FOLLOWS#USER#b', '{"version": 7}') AS second,

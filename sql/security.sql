@@ -1563,15 +1563,16 @@ END $$;
 
 --
 -- 12. NULL keys where adjlist reads rows through SQL.  A base table without
--- a primary key (registered with base_key) takes a row with a NULL sort
--- key from a role allowed to write it; an index table of the owner's
+-- a primary key (registered with base_key; its unique key lets NULLs in)
+-- takes a row with a NULL sort key from a role allowed to write it; an
+-- index table of the owner's
 -- making (existing => true, no NOT NULL) holds a row with a NULL key; a
 -- forged index table whose key column was dropped and added again holds
 -- NULLs.  Reading them must work (a NULL key is no edge) or fail cleanly;
 -- a crash here ends this test.
 --
 SET ROLE regress_adjsec_owner;
-CREATE TABLE adjsec.nokey (pk adjkey, sk adjkey, data jsonb);
+CREATE TABLE adjsec.nokey (pk adjkey, sk adjkey, data jsonb, UNIQUE (pk, sk));
 SELECT create_inverted_index('adjsec.nokey', base_key => '{pk,sk}');
 GRANT SELECT, INSERT ON adjsec.nokey TO regress_adjsec_writer;
 GRANT SELECT ON adjsec.nokey TO regress_adjsec_reader;

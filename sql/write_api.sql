@@ -70,8 +70,29 @@ CREATE TABLE nopk_rev (sk adjkey NOT NULL, pk adjkey NOT NULL);	-- no unique ind
 INSERT INTO nopk VALUES ('USER#a', 'FOLLOWS#USER#b', NULL);
 SELECT create_inverted_index('nopk');
 SELECT create_inverted_index('nopk', base_key => '{pk,nope}', index_name => 'nopk_rev', existing => true);
+-- the base key must be unique in the table: a primary key or unique index
+-- on its columns (or some of them), valid, without WHERE or expressions
+-- (42P10), whether the index table is new or the caller's; before, the
+-- index was made, and two rows of one key then shared one index row
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_rev', existing => true);
+\set VERBOSITY sqlstate
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}');
+CREATE UNIQUE INDEX nopk_partial ON nopk (pk, sk) WHERE data IS NULL;
+CREATE UNIQUE INDEX nopk_expr ON nopk (pk, (sk::text));
+CREATE UNIQUE INDEX nopk_wider ON nopk (pk, sk, data);
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}');
+SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_rev', existing => true);
+\set VERBOSITY default
+DROP INDEX nopk_partial, nopk_expr, nopk_wider;
+ALTER TABLE nopk ADD CONSTRAINT nopk_key UNIQUE (pk, sk);
 SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_x', existing => true);
 SELECT create_inverted_index('nopk', base_key => '{pk,sk}', index_name => 'nopk_rev', existing => true);
+-- a repeated key is the table's own unique violation, not an index error
+\set VERBOSITY sqlstate
+INSERT INTO nopk VALUES ('USER#f', 'FOLLOWS#USER#g', NULL), ('USER#f', 'FOLLOWS#USER#g', NULL);
+-- and the key stays while the index needs it (2BP01)
+ALTER TABLE nopk DROP CONSTRAINT nopk_key;
+\set VERBOSITY default
 SELECT * FROM nopk_rev;
 INSERT INTO nopk VALUES ('USER#c', 'FOLLOWS#USER#b', NULL), ('USER#c', 'FOLLOWS#USER#d', NULL);
 UPDATE nopk SET sk = 'FOLLOWS#USER#e' WHERE pk = 'USER#c' AND sk = 'FOLLOWS#USER#d';
@@ -224,7 +245,9 @@ BEGIN
 	RETURN true;
 END $$;
 SELECT pg_temp.moves_table('moves_local', ', PRIMARY KEY (pk, sk)', false);
-SELECT pg_temp.moves_table('moves_local_nokey', '', false);
+-- (no primary key: a deferred unique key, which no upsert can name, as
+-- the base key must have one)
+SELECT pg_temp.moves_table('moves_local_nokey', ', UNIQUE (pk, sk) DEFERRABLE INITIALLY DEFERRED', false);
 SELECT pg_temp.moves_table('moves_local_deferrable', ', PRIMARY KEY (pk, sk) DEFERRABLE', false);
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'moves_local'::regclass ORDER BY 1;
 SELECT pg_temp.moves('moves_local') AS local;
@@ -240,7 +263,7 @@ SET allow_system_table_mods = on;
 CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass);
 RESET allow_system_table_mods;
 SELECT pg_temp.moves_table('moves_api', ', PRIMARY KEY (pk, sk)', true);
-SELECT pg_temp.moves_table('moves_nokey', '', true);
+SELECT pg_temp.moves_table('moves_nokey', ', UNIQUE (pk, sk) DEFERRABLE INITIALLY DEFERRED', true);
 SELECT pg_temp.moves_table('moves_deferrable', ', PRIMARY KEY (pk, sk) DEFERRABLE', true);
 SELECT count(*) AS triggers FROM pg_trigger WHERE NOT tgisinternal
 	AND tgrelid IN ('moves_api'::regclass, 'moves_nokey'::regclass, 'moves_deferrable'::regclass);

@@ -32,6 +32,7 @@
 #include "utils/typcache.h"
 
 #include "adjlist.h"
+#include "base_key.h"
 #include "catalog.h"
 #include "index_admin.h"
 #include "index_check.h"
@@ -414,6 +415,14 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 				 errmsg("an inverted index can be rebuilt only in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
+	/* (an index registered before its base key had to be unique) */
+	if (ix->nbasekey > 0)
+	{
+		bool		deferrable;
+		bool		deferred;
+
+		base_key_require(ix->baserel, ix->base_key, ix->nbasekey, &deferrable, &deferred);
+	}
 	if (!ix->ready)
 	{
 		int64		problems;

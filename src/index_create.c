@@ -57,6 +57,7 @@
 #include "utils/syscache.h"
 
 #include "adjlist.h"
+#include "base_key.h"
 #include "catalog.h"
 #include "index_admin.h"
 #include "index_persistence.h"
@@ -228,6 +229,8 @@ plan_base_key(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
 				 errmsg("table \"%s\" has no primary key", p->base_name),
 				 errhint("An inverted index maps each row by its primary key, for example PRIMARY KEY (pk, sk); a table that cannot have one (foreign partitions) names its key with base_key => '{pk,sk}'.")));
+	/* unique (base_key.c), and the index table's key as deferrable as it */
+	base_key_require(p->base, p->base_key, p->nbasekey, &p->pk_deferrable, &p->pk_deferred);
 }
 
 /* The index table's columns: the key, then what is projected. */

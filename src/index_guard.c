@@ -66,6 +66,12 @@
  *	  session_replication_role = replica anyway, and verify_inverted_index()
  *	  and rebuild_inverted_index() find and mend what either leaves.
  *
+ *	- DROP INDEX (also CONCURRENTLY, checked before it starts), ALTER TABLE
+ *	  ... DROP CONSTRAINT or a cascade that leaves a base table without a
+ *	  primary key or unique index on an index's base key, or replaces it by
+ *	  a deferrable one while the index table's key is immediate: refused
+ *	  (base_key.c), naming the index.
+ *
  * The event trigger functions run as the role doing the DDL, which must be
  * allowed to do it; only the registry is written as its owner (registry.c).
  *
@@ -77,6 +83,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -100,6 +107,7 @@
 #include "utils/syscache.h"
 
 #include "adjlist.h"
+#include "base_key.h"
 #include "catalog.h"
 #include "compat.h"
 #include "index_admin.h"
@@ -851,6 +859,45 @@ start_drop(DropStmt *stmt)
 	}
 }
 
+/*
+ * DROP INDEX [CONCURRENTLY] of the primary key or unique index that a base
+ * key needs: refused before it starts (base_key.c), the table locked as
+ * DROP INDEX will lock it, so that no other drop of such a key passes
+ * meanwhile.  (The concurrent form commits before sql_drop would see it.)
+ */
+static void
+start_drop_index(DropStmt *stmt)
+{
+	List	   *dropping = NIL;
+	List	   *bases = NIL;
+	ListCell   *lc;
+
+	foreach(lc, stmt->objects)
+	{
+		Oid			index = rangevar_oid(makeRangeVarFromNameList((List *) lfirst(lc)));
+		Oid			table;
+		char		kind = get_rel_relkind(index);
+
+		if (kind != RELKIND_INDEX && kind != RELKIND_PARTITIONED_INDEX)
+			continue;
+		table = IndexGetRelation(index, true);
+		if (!OidIsValid(table) || base_of(table) != table)
+			continue;
+		dropping = lappend_oid(dropping, index);
+		bases = list_append_unique_oid(bases, table);
+	}
+	foreach(lc, bases)
+	{
+		Oid			base = lfirst_oid(lc);
+
+		/* (a role that does not own it is refused by DROP INDEX itself) */
+		if (!adjlist_rel_ownercheck(base, GetUserId()))
+			continue;
+		LockRelationOid(base, stmt->concurrent ? ShareUpdateExclusiveLock : AccessExclusiveLock);
+		base_key_check_drop(base, dropping);
+	}
+}
+
 Datum
 adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 {
@@ -863,6 +910,9 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 	else if (IsA(ev->parsetree, DropStmt) &&
 			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_TRIGGER)
 		start_drop_trigger((DropStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, DropStmt) &&
+			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_INDEX)
+		start_drop_index((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt))
 		start_drop((DropStmt *) ev->parsetree);
 	else
@@ -1118,6 +1168,42 @@ drop_table_if_exists(Oid relid)
 		elog(ERROR, "could not drop table %u", relid);
 }
 
+/*
+ * Indexes dropped (DROP INDEX, ALTER TABLE ... DROP CONSTRAINT, a cascade):
+ * every base table in their schemas (an index is in its table's schema)
+ * must keep a unique key on its base key (base_key.c).  At sql_drop the
+ * whole statement is done, so a key dropped and added in one ALTER TABLE
+ * passes.
+ */
+static void
+check_dropped_keys(void)
+{
+	List	   *schemas = NIL;
+	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT DISTINCT n.oid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+					"JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) d.schema_name "
+					"WHERE d.object_type OPERATOR(pg_catalog.=) 'index'", true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the dropped objects");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Oid			nsp = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+														 SPI_tuptable->tupdesc, 1, &isnull));
+		/* (in the caller's memory: SPI_finish() frees SPI's) */
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		schemas = lappend_oid(schemas, nsp);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	foreach(lc, schemas)
+		base_key_check_schema(lfirst_oid(lc));
+}
+
 Datum
 adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 {
@@ -1190,5 +1276,6 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 	foreach(lc, bases)
 		install_triggers(lfirst_oid(lc));
+	check_dropped_keys();
 	PG_RETURN_VOID();
 }

@@ -40,7 +40,7 @@ $node->safe_psql('postgres', q{
 	FROM generate_series(1, 50) i;
 	SELECT create_inverted_index('s.g', include => '{data}', counters => 2);
 	-- a table without a primary key, registered with its key
-	CREATE TABLE s.nokey (pk adjkey, sk adjkey, data jsonb);
+	CREATE TABLE s.nokey (pk adjkey, sk adjkey, data jsonb, UNIQUE (pk, sk));
 	SELECT create_inverted_index('s.nokey', base_key => '{pk,sk}');
 	-- an index table of the owner's making, without NOT NULL
 	CREATE TABLE s.nn (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));

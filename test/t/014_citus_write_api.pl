@@ -19,7 +19,9 @@
 #        shards)
 #   mvb  as mv, indexed before it is distributed (the README's recipe:
 #        then each index table distributed by its partition key)
-#   mvn  no primary key (base_key => '{pk,sk}': a put deletes and inserts),
+#   mvn  no primary key but UNIQUE (pk, sk) (base_key => '{pk,sk}'; the base
+#        key must be unique, and a deferrable key would make the index
+#        tables multisets, whose rows Citus cannot delete one by one),
 #        by status (counters) and the flip
 #   mvp  as mv, but its attributes in the payload column attrs
 #        (set_payload_column; no column data) and an expiry column
@@ -105,7 +107,7 @@ my %T = (
 		},
 	},
 	mvn => {
-		key     => '',
+		key     => ', UNIQUE (pk, sk)',
 		order   => 'after',
 		indexes => {
 			mvn_by_status =>
