@@ -19,6 +19,10 @@
 -- unless it changes nothing: the rewrite fires no row trigger.  Neither
 -- may the unique key of an index's base key be dropped (2BP01).
 --
+-- In replica mode (session_replication_role = replica) all of it holds as
+-- well: adjlist's event triggers fire there (ENABLE ALWAYS).  And
+-- adjlist_sync_replica is accepted in the README's form only.
+--
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS dt CASCADE;
@@ -455,6 +459,162 @@ SELECT rebuild_inverted_index('dt.legacy_inverted');
 \set VERBOSITY default
 ALTER TABLE dt.legacy ADD PRIMARY KEY (pk, sk);
 SELECT rebuild_inverted_index('dt.legacy_inverted');
+
+--
+-- 7. session_replication_role = replica (what a logical replication apply
+-- worker runs with; a superuser may set it) fires no ENABLE ORIGIN
+-- trigger: writes bypass the sync triggers there, and verify / rebuild
+-- mend that.  DDL does not: adjlist's event triggers are ENABLE ALWAYS, so
+-- it is refused or followed exactly as in origin mode.
+--
+SELECT evtname, evtenabled FROM pg_event_trigger WHERE evtname LIKE 'adjlist%' ORDER BY 1;
+CREATE TABLE dt.r (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE TABLE dt.r_a PARTITION OF dt.r FOR VALUES FROM ('A') TO ('M');
+SELECT create_inverted_index('dt.r', counters => 1);
+SELECT create_inverted_index('dt.r', index_name => 'r2');
+INSERT INTO dt.r VALUES ('B#1', 'F#1', NULL), ('B#2', 'F#1', NULL);
+-- what the registry holds that no longer names a table
+CREATE FUNCTION dt.dangling() RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM adjlist_inverted_indexes r
+	WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = r.indexrel)
+	   OR NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = r.baserel)
+	   OR (r.counterrel IS NOT NULL AND NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = r.counterrel)) $$;
+SET session_replication_role = replica;
+-- refused, as in origin mode (sections 1 and 3)
+DROP TRIGGER adjlist_sync_ins ON dt.r;
+DROP TRIGGER adjlist_sync_del ON dt.r_a;
+DROP TRIGGER adjlist_index_guard ON dt.r_inverted;
+ALTER TABLE dt.r DISABLE TRIGGER adjlist_sync_upd;
+ALTER TABLE dt.r_inverted_degree DISABLE TRIGGER USER;
+ALTER TABLE dt.r_inverted ADD COLUMN extra int;
+-- followed, as in origin mode: a new partition gets the triggers, a dropped
+-- one takes its rows out of the index, a dropped index table its registration
+CREATE TABLE dt.r_m PARTITION OF dt.r FOR VALUES FROM ('M') TO ('Z');
+DROP TABLE dt.r_a;
+DROP TABLE dt.r2;
+RESET session_replication_role;
+SELECT indexrel, counterrel IS NOT NULL AS counted FROM adjlist_inverted_indexes
+WHERE baserel = 'dt.r'::regclass ORDER BY 1::text;
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'dt.r_m'::regclass ORDER BY 1;
+INSERT INTO dt.r VALUES ('N#1', 'F#1', NULL);
+SELECT dt.problems('dt.r_inverted') AS problems, degree('dt.r', 'F#1', '', 'in') AS in_f1,
+	   dt.dangling() AS dangling;
+-- DROP TABLE of the base table: its index and counter tables go with it
+SET session_replication_role = replica;
+DROP TABLE dt.r;
+RESET session_replication_role;
+SELECT to_regclass('dt.r_inverted') AS r_inverted, to_regclass('dt.r_inverted_degree') AS r_degree,
+	   dt.dangling() AS dangling;
+-- a registration left behind all the same (a superuser's event triggers
+-- off): a write to the index table says its table is gone, and DROP TABLE
+-- of it goes through, taking the registration
+CREATE TABLE dt.o (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.o', counters => 1);
+BEGIN;
+ALTER EVENT TRIGGER adjlist_ddl_start DISABLE;
+ALTER EVENT TRIGGER adjlist_sql_drop DISABLE;
+DROP TABLE dt.o;
+ALTER EVENT TRIGGER adjlist_ddl_start ENABLE ALWAYS;
+ALTER EVENT TRIGGER adjlist_sql_drop ENABLE ALWAYS;
+COMMIT;
+SELECT dt.dangling() AS dangling;
+SELECT regexp_replace(dt.try($$INSERT INTO dt.o_inverted VALUES ('F#1', 'A#1')$$),
+					  'OID [0-9]+', 'OID n') AS orphan_write;
+DROP TABLE dt.o_inverted;
+SELECT to_regclass('dt.o_inverted_degree') AS o_degree, dt.dangling() AS dangling;
+SELECT evtname, evtenabled FROM pg_event_trigger WHERE evtname LIKE 'adjlist%' ORDER BY 1;
+
+--
+-- 8. adjlist_sync_replica (the README's subscriber setup) is accepted in
+-- one form only: AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, with no
+-- column list, WHEN condition, arguments or constraint, enabled REPLICA.
+-- Any other form misses changes or applies them twice: on a table with an
+-- inverted index it is refused when created (or renamed to that name),
+-- and, made before the index, when it fires (55000, the fix as a hint).
+--
+CREATE TABLE dt.rep (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.rep');
+\set VERBOSITY default
+CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OF n ON dt.rep
+	FOR EACH ROW WHEN (NEW.n IS DISTINCT FROM 5) EXECUTE FUNCTION adjlist_sync_trigger();
+\set VERBOSITY terse
+-- each deviation when created; the README's form is accepted
+CREATE TABLE dt.forms (i int, form text);
+INSERT INTO dt.forms VALUES
+	(1, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(2, 'CREATE TRIGGER adjlist_sync_replica AFTER UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(3, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(4, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OF n OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(5, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW WHEN (random() >= 0) EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(6, 'CREATE TRIGGER adjlist_sync_replica BEFORE INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(7, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH STATEMENT EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(8, 'CREATE CONSTRAINT TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON %s DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(9, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger(''x'')'),
+	(10, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT ON %s REFERENCING NEW TABLE AS nt FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()'),
+	(11, 'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger()');
+CREATE FUNCTION dt.made(sql text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	st text;
+	msg text;
+	det text;
+BEGIN
+	EXECUTE sql;
+	RAISE SQLSTATE 'AS000' USING MESSAGE = 'accepted';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN st || ': ' || msg || coalesce(' (' || split_part(nullif(det, ''), '.', 1) || ')', '');
+END $$;
+SELECT i, dt.made(format(form, 'dt.rep')) AS created FROM dt.forms ORDER BY i;
+-- no way round by a rename: another trigger on adjlist_sync_trigger() is
+-- taken for adjlist's (sections 1 and 3), and cannot be renamed
+CREATE TRIGGER other AFTER INSERT ON dt.rep FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger();
+ALTER TRIGGER other ON dt.rep RENAME TO adjlist_sync_replica;
+-- made before the index: refused when it fires, in replica mode (an apply
+-- worker's) as in origin mode; the README's form indexes every change
+CREATE FUNCTION dt.fires(form text, enable text, replica boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	st text;
+	msg text;
+	det text;
+BEGIN
+	CREATE TABLE dt.rf (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk));
+	EXECUTE format(form, 'dt.rf');
+	EXECUTE format('ALTER TABLE dt.rf ENABLE %s TRIGGER adjlist_sync_replica', enable);
+	PERFORM create_inverted_index('dt.rf');
+	IF replica THEN
+		SET LOCAL session_replication_role = replica;
+	END IF;
+	INSERT INTO dt.rf VALUES ('A#1', 'F#1', 1), ('A#2', 'F#1', 5);
+	UPDATE dt.rf SET sk = 'F#2' WHERE pk = 'A#1';
+	UPDATE dt.rf SET n = 6 WHERE pk = 'A#2';
+	DELETE FROM dt.rf WHERE pk = 'A#2';
+	SET CONSTRAINTS ALL IMMEDIATE;	-- (a deferred trigger fires here)
+	RAISE SQLSTATE 'AS000' USING MESSAGE = 'accepted, index problems: ' ||
+		(SELECT count(*) FROM verify_inverted_index('dt.rf_inverted'));
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS st = RETURNED_SQLSTATE, msg = MESSAGE_TEXT, det = PG_EXCEPTION_DETAIL;
+	RETURN st || ': ' || msg || coalesce(' (' || split_part(nullif(det, ''), '.', 1) || ')', '');
+END $$;
+SELECT i, dt.fires(form, 'REPLICA', true) AS fired FROM dt.forms WHERE i <> 10 ORDER BY i;
+SELECT dt.fires(form, 'REPLICA', true) AS the_report FROM (VALUES (
+	'CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OF n ON %s FOR EACH ROW WHEN (NEW.n IS DISTINCT FROM 5) EXECUTE FUNCTION adjlist_sync_trigger()')) f(form);
+-- not REPLICA: enabled ALWAYS or for ordinary sessions
+SELECT e.enable, e.replica, dt.fires(f.form, e.enable, e.replica) AS fired
+FROM dt.forms f, (VALUES ('ALWAYS', true), ('ALWAYS', false), ('', false)) e(enable, replica)
+WHERE f.i = 11;
+-- a partition's clone: the hint names the table the trigger was made on
+CREATE TABLE dt.rp (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+CREATE TABLE dt.rp_1 PARTITION OF dt.rp FOR VALUES FROM (MINVALUE) TO (MAXVALUE);
+CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE ON dt.rp
+	FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger();
+ALTER TABLE dt.rp ENABLE REPLICA TRIGGER adjlist_sync_replica;
+SELECT create_inverted_index('dt.rp');
+\set VERBOSITY default
+SET session_replication_role = replica;
+INSERT INTO dt.rp VALUES ('A#1', 'F#1');
+RESET session_replication_role;
+\set VERBOSITY terse
 
 --
 -- Cleanup

@@ -1104,6 +1104,19 @@ end_alter_table(AlterTableStmt *stmt)
 		index_predicate_bind_missing(InvalidOid);
 }
 
+/*
+ * CREATE TRIGGER adjlist_sync_replica on an indexed table: its form is
+ * checked (index_sync.c).  No other trigger on adjlist_sync_trigger() can
+ * be renamed to it: ALTER TRIGGER ... RENAME of one is refused at the start.
+ */
+static void
+end_create_trigger(Oid relid, const char *name)
+{
+	if (OidIsValid(relid) && name != NULL && strcmp(name, "adjlist_sync_replica") == 0 &&
+		OidIsValid(base_of(relid)))
+		sync_check_replica_trigger(relid);
+}
+
 Datum
 adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 {
@@ -1118,6 +1131,9 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		end_create_table((CreateStmt *) stmt);
 	else if (IsA(stmt, AlterTableStmt))
 		end_alter_table((AlterTableStmt *) stmt);
+	else if (IsA(stmt, CreateTrigStmt))
+		end_create_trigger(rangevar_oid(((CreateTrigStmt *) stmt)->relation),
+						   ((CreateTrigStmt *) stmt)->trigname);
 	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
 	{
 		/* a unique index on an index table could refuse or lose its rows */
@@ -1262,7 +1278,8 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 			registry_delete(ix->indexrel);
 			if (OidIsValid(ix->counterrel) && !oid_in(dropped, ndropped, ix->counterrel))
 				drop_table_if_exists(ix->counterrel);
-			if (!oid_in(dropped, ndropped, ix->baserel))
+			/* (a base gone with the event triggers off has no triggers to make) */
+			if (!oid_in(dropped, ndropped, ix->baserel) && get_rel_name(ix->baserel) != NULL)
 			{
 				/* (in the caller's memory: SPI_finish() frees SPI's) */
 				MemoryContext old = MemoryContextSwitchTo(caller);

@@ -96,6 +96,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "common/hashfn.h"
@@ -116,6 +117,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "compat.h"
+#include "index_admin.h"
 #include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
@@ -1062,6 +1064,165 @@ transition_names(const Trigger *t, const char *oldname, const char *newname)
 }
 
 /*
+ * What keeps trigger t (named adjlist_sync_replica) from being the one the
+ * README sets up, AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW with
+ * nothing else, as the end of a sentence; NULL if nothing.  Each other form
+ * misses changes (an event left out, UPDATE OF a column list, a WHEN
+ * condition, a statement trigger, which an apply worker never fires) or
+ * applies them at another time (BEFORE, before the row is there; a
+ * deferred constraint trigger).  Only that form fires on every change that
+ * the statement triggers do not see, when it is made.
+ */
+static const char *
+replica_trigger_fault(const Trigger *t)
+{
+	int16		type = t->tgtype;
+
+	if (!TRIGGER_FOR_ROW(type))
+		return "is a statement trigger";
+	if (TRIGGER_FOR_BEFORE(type) || TRIGGER_FOR_INSTEAD(type))
+		return "fires before the change";
+	if (!TRIGGER_FOR_INSERT(type))
+		return "does not fire on INSERT";
+	if (!TRIGGER_FOR_UPDATE(type))
+		return "does not fire on UPDATE";
+	if (!TRIGGER_FOR_DELETE(type))
+		return "does not fire on DELETE";
+	if (t->tgnattr > 0)
+		return "fires only on an UPDATE OF some columns";
+	if (t->tgqual != NULL)
+		return "has a WHEN condition";
+	if (t->tgoldtable != NULL || t->tgnewtable != NULL)
+		return "has a REFERENCING clause";
+	if (OidIsValid(t->tgconstraint))
+		return "is a constraint trigger";
+	if (t->tgnargs > 0)
+		return "has arguments";
+	return NULL;
+}
+
+/*
+ * The table that trigger t of rel was cloned from (PostgreSQL clones a
+ * partitioned table's row triggers to its partitions, which cannot drop
+ * them), where it is to be dropped and made again; rel if t is no clone.
+ */
+static Oid
+replica_trigger_home(Relation rel, const Trigger *t)
+{
+	Oid			home = RelationGetRelid(rel);
+	List	   *ancestors;
+	ListCell   *lc;
+
+	if (!t->tgisclone || !rel->rd_rel->relispartition)
+		return home;
+	ancestors = get_partition_ancestors(home);
+	foreach(lc, ancestors)
+	{
+		Relation	a = table_open(lfirst_oid(lc), AccessShareLock);
+		TriggerDesc *td = a->trigdesc;
+		bool		clone = true;
+
+		for (int i = 0; td != NULL && i < td->numtriggers; i++)
+			if (strcmp(td->triggers[i].tgname, t->tgname) == 0)
+			{
+				home = RelationGetRelid(a);
+				clone = td->triggers[i].tgisclone;
+			}
+		table_close(a, AccessShareLock);
+		if (!clone)
+			break;
+	}
+	list_free(ancestors);
+	return home;
+}
+
+/*
+ * adjlist_sync_replica t on rel is not in the README's form: refused, with
+ * the statements that make it so (made: by the CREATE TRIGGER that the
+ * error undoes).
+ */
+static void
+refuse_replica_form(Relation rel, const Trigger *t, const char *fault, bool made)
+{
+	const char *home = adjlist_qualified_name(replica_trigger_home(rel, t));
+	char	   *create = psprintf("CREATE TRIGGER %s AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s.adjlist_sync_trigger(); ALTER TABLE %s ENABLE REPLICA TRIGGER %s",
+								  t->tgname, home, adjlist_catalog()->nspname, home, t->tgname);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("trigger \"%s\" on table \"%s\" is not in the form adjlist supports",
+					t->tgname, RelationGetRelationName(rel)),
+			 errdetail("The trigger %s. It must be AFTER INSERT OR UPDATE OR DELETE FOR EACH ROW, with no column list, WHEN condition, REFERENCING clause, arguments or constraint, or some changes would not reach the inverted indexes in step.",
+					   fault),
+			 made ? errhint("Create it so: %s.", create) :
+			 errhint("Make it again: DROP TRIGGER %s ON %s; %s.", t->tgname, home, create)));
+}
+
+/*
+ * CREATE TRIGGER adjlist_sync_replica on relid, which takes part in an
+ * inverted index (the DDL's end, index_guard.c): a form that would miss
+ * changes is refused at once, not only when it fires, since it never fires
+ * on the changes it misses.  (One made before the index is refused when it
+ * fires.)
+ */
+void
+sync_check_replica_trigger(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TriggerDesc *td = rel->trigdesc;
+
+	for (int i = 0; td != NULL && i < td->numtriggers; i++)
+	{
+		const Trigger *t = &td->triggers[i];
+		const char *fault;
+		char	   *func;
+
+		if (strcmp(t->tgname, "adjlist_sync_replica") != 0 ||
+			get_func_namespace(t->tgfoid) != adjlist_catalog()->namespace ||
+			(func = get_func_name(t->tgfoid)) == NULL ||
+			strcmp(func, "adjlist_sync_trigger") != 0)
+			continue;
+		if ((fault = replica_trigger_fault(t)) != NULL)
+			refuse_replica_form(rel, t, fault, true);
+	}
+	table_close(rel, AccessShareLock);
+}
+
+/*
+ * adjlist_sync_replica, the row trigger the owner of a subscriber's table
+ * adds (see the header): refused unless it is in the README's form, enabled
+ * REPLICA, and alone in firing in replica mode.
+ */
+static void
+check_replica_trigger(TriggerData *td)
+{
+	const Trigger *t = td->tg_trigger;
+	const char *rel = RelationGetRelationName(td->tg_relation);
+	const char *fault = replica_trigger_fault(t);
+	const char *other;
+	Oid			where;
+
+	if (fault != NULL)
+		refuse_replica_form(td->tg_relation, t, fault, false);
+	if (t->tgenabled != TRIGGER_FIRES_ON_REPLICA)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("trigger \"%s\" on table \"%s\" must fire in replica mode only",
+						t->tgname, rel),
+				 errdetail("adjlist's own triggers follow the changes made outside replica mode; this trigger would apply them a second time."),
+				 errhint("ALTER TABLE %s ENABLE REPLICA TRIGGER %s.",
+						 adjlist_qualified_name(RelationGetRelid(td->tg_relation)), t->tgname)));
+	if ((other = sync_fires_always(td->tg_relation, &where)) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("trigger \"%s\" on table \"%s\" and trigger \"%s\" on table \"%s\" both fire in replica mode",
+						t->tgname, rel, other, get_rel_name(where)),
+				 errdetail("Both would apply the same change to the inverted indexes."),
+				 errhint("ALTER TABLE %s ENABLE TRIGGER %s: in replica mode, %s applies the changes.",
+						 adjlist_qualified_name(where), other, t->tgname)));
+}
+
+/*
  * Is this one of the triggers adjlist installs (install_triggers(), or
  * those of 0.1 and 0.2 before the update), in the form it installs it, or
  * the one a table's owner may add for logical replication?  Another
@@ -1074,9 +1235,9 @@ transition_names(const Trigger *t, const char *oldname, const char *newname)
  * replica and fires row triggers only, never statement triggers (and the
  * statement triggers are ENABLE ORIGIN anyway), so it is the only way the
  * subscriber's own index can follow replicated rows.  Enabled REPLICA, it
- * fires exactly where adjlist's statement triggers do not; enabled
- * otherwise, or next to a statement trigger someone enabled ALWAYS, it
- * would apply a change twice: refused, with the fix in the hint.
+ * fires exactly where adjlist's statement triggers do not; in any other
+ * form (check_replica_trigger()) it would miss changes or apply one twice:
+ * refused, with the fix in the hint.
  */
 static void
 check_trigger(TriggerData *td)
@@ -1107,27 +1268,8 @@ check_trigger(TriggerData *td)
 		ok = row && TRIGGER_FIRED_BEFORE(ev) && TRIGGER_FIRED_BY_INSERT(ev);
 	else if (strcmp(name, "adjlist_sync_replica") == 0)
 	{
-		const char *other;
-		Oid			where;
-
-		ok = row && TRIGGER_FIRED_AFTER(ev);
-		if (ok && t->tgenabled != TRIGGER_FIRES_ON_REPLICA)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("trigger \"%s\" on table \"%s\" must fire in replica mode only",
-							name, RelationGetRelationName(td->tg_relation)),
-					 errdetail("adjlist's own triggers follow the changes made outside replica mode; this trigger would apply them a second time."),
-					 errhint("ALTER TABLE %s ENABLE REPLICA TRIGGER %s.",
-							 adjlist_qualified_name(RelationGetRelid(td->tg_relation)), name)));
-		if (ok && (other = sync_fires_always(td->tg_relation, &where)) != NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("trigger \"%s\" on table \"%s\" and trigger \"%s\" on table \"%s\" both fire in replica mode",
-							name, RelationGetRelationName(td->tg_relation),
-							other, get_rel_name(where)),
-					 errdetail("Both would apply the same change to the inverted indexes."),
-					 errhint("ALTER TABLE %s ENABLE TRIGGER %s: in replica mode, %s applies the changes.",
-							 adjlist_qualified_name(where), other, name)));
+		check_replica_trigger(td);
+		ok = true;
 	}
 	else
 		ok = false;
@@ -1288,6 +1430,7 @@ adjlist_index_guard(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	Oid			relid;
 	Oid			base;
+	const char *basename;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -1299,13 +1442,22 @@ adjlist_index_guard(PG_FUNCTION_ARGS)
 	base = registry_base_of_index(relid);
 	if (!OidIsValid(base))
 		return PointerGetDatum(NULL);	/* not registered (yet): not an index */
+	basename = get_rel_name(base);
+	/* (a registration left behind by DDL made with the event triggers off) */
+	if (basename == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" is registered as an inverted index of a table that no longer exists",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("Its registration in adjlist_inverted_indexes names table OID %u.", base),
+				 errhint("Drop the table, which removes the registration too.")));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("table \"%s\" is kept by adjlist from table \"%s\"",
-					RelationGetRelationName(td->tg_relation), get_rel_name(base)),
+					RelationGetRelationName(td->tg_relation), basename),
 			 errdetail("Its rows are derived from the rows of \"%s\"; a direct write would put it out of step.",
-					   get_rel_name(base)),
+					   basename),
 			 errhint("Write to table \"%s\"; rebuild_inverted_index() repairs an index. A data-only restore may skip this table: the base table's rows are indexed as they are restored.",
-					 get_rel_name(base))));
+					 basename)));
 	return PointerGetDatum(NULL);
 }

@@ -190,8 +190,8 @@ for my $forgery (
 		run_case("forged ($forgery): $call", 'postgres', 'postgres',
 			"BEGIN;\nALTER EVENT TRIGGER adjlist_ddl_start DISABLE;\n"
 			  . "ALTER EVENT TRIGGER adjlist_ddl_end DISABLE;\n$forgery;\n"
-			  . "ALTER EVENT TRIGGER adjlist_ddl_start ENABLE;\n"
-			  . "ALTER EVENT TRIGGER adjlist_ddl_end ENABLE;\n"
+			  . "ALTER EVENT TRIGGER adjlist_ddl_start ENABLE ALWAYS;\n"
+			  . "ALTER EVENT TRIGGER adjlist_ddl_end ENABLE ALWAYS;\n"
 			  . "SET ROLE sec_writer;\n$call;\nROLLBACK;");
 	}
 }
