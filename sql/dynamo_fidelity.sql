@@ -298,8 +298,8 @@ SELECT pg_temp.err($$SELECT * FROM export_dynamodb('sess_tz')$$) AS data_names_e
 -- ======================================================================
 -- 7. Arguments DynamoDB refuses: a query without its partition value, a
 --    sort value without a condition or a second one where only between
---    takes it, a batch_get key over its role's limit, and numbers of
---    DynamoDB JSON that are JSON numbers instead of strings
+--    takes it, and numbers of DynamoDB JSON that are JSON numbers instead
+--    of strings (keys over their role's limit: section 8)
 -- ======================================================================
 CREATE TABLE val (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
 INSERT INTO val VALUES ('A', 'S#1', NULL), ('A', 'S#2', NULL), ('A', 'T#1', NULL);
@@ -312,14 +312,124 @@ SELECT pg_temp.err($$SELECT * FROM query('val', 'A', NULL, 'S#2')$$) AS value_wi
 	   pg_temp.err($$SELECT * FROM query('val', 'A', '=', 'S#1', 'S#2')$$) AS eq_two_values,
 	   pg_temp.err($$SELECT query_count('val', 'A', 'begins_with', 'S#', 'T#')$$) AS begins_two_values;
 SELECT count(*) AS between_two_values FROM query('val', 'A', 'between', 'S#1', 'S#2');
-SELECT pg_temp.err($$SELECT * FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('x', 1025))))$$)
-	AS long_sort_key;
-SELECT pg_temp.err($$SELECT * FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', repeat('x', 2049), 'sk', 'S#1')))$$)
-	AS long_partition_key;
-SELECT count(*) AS longest_sort_key FROM batch_get('val', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('x', 1024))));
 SELECT pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"n":{"N":1}}}')$$) AS n_number,
 	   pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"ns":{"NS":[2]}}}')$$) AS ns_number,
 	   pg_temp.err($$SELECT import_dynamodb('val', '{"Item":{"pk":{"S":"A"},"sk":{"S":"B"},"n":{"N":true}}}')$$) AS n_bool;
+
+-- ======================================================================
+-- 8. Reads by key check DynamoDB's key limits where adjlist keeps them (a
+--    table with an inverted index, and the index's table): a sort-key
+--    condition's value, a between bound, a begins_with prefix and a start
+--    key's sort key over 1024 bytes are refused by query(), query_count(),
+--    query_count_page() and explain_query() as by batch_get(), with the
+--    error a write of the key gets.  On a table with no inverted index,
+--    which plain SQL fills unchecked, every read takes any key the table
+--    can hold, batch_get() as query().
+-- ======================================================================
+CREATE TABLE lim (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('lim');
+INSERT INTO lim VALUES ('P', 'A', NULL), ('P', repeat('x', 1024), NULL);
+-- (the table, the partition, the value, and the key columns' names)
+CREATE FUNCTION pg_temp.reads(regclass, text, text, text DEFAULT 'pk', text DEFAULT 'sk')
+RETURNS TABLE (call text, result text)
+LANGUAGE sql AS $$
+	SELECT c, pg_temp.err(format(s, $1, $2, $3, $4, $5)) FROM (VALUES
+		('query =', $q$SELECT count(*) FROM query(%L, %L, '=', %L)$q$),
+		('query <', $q$SELECT count(*) FROM query(%L, %L, '<', %L)$q$),
+		('query <=', $q$SELECT count(*) FROM query(%L, %L, '<=', %L)$q$),
+		('query >', $q$SELECT count(*) FROM query(%L, %L, '>', %L)$q$),
+		('query >=', $q$SELECT count(*) FROM query(%L, %L, '>=', %L)$q$),
+		('between, high', $q$SELECT count(*) FROM query(%L, %L, 'between', 'A', %L)$q$),
+		('begins_with', $q$SELECT count(*) FROM query(%L, %L, 'begins_with', %L)$q$),
+		('query_count', $q$SELECT query_count(%L, %L, '>=', %L)$q$),
+		('query_count_page', $q$SELECT count(*) FROM query_count_page(%L, %L, '<=', %L)$q$),
+		('explain_query', $q$SELECT count(*) FROM explain_query(%L, %L, '=', %L)$q$),
+		('start key', $q$SELECT count(*) FROM query(%1$L, %2$L, exclusive_start_key => jsonb_build_object(%4$L, %2$L, %5$L, %3$L))$q$),
+		('count page start key', $q$SELECT count(*) FROM query_count_page(%1$L, %2$L, lim => 1, exclusive_start_key => jsonb_build_object(%4$L, %2$L, %5$L, %3$L))$q$)
+	) calls(c, s)
+$$;
+-- 1025 bytes: every read refuses it, as batch_get does
+SELECT call, split_part(result, E'\n  context', 1) AS result FROM pg_temp.reads('lim', 'P', repeat('x', 1025));
+SELECT pg_temp.err($$SELECT * FROM batch_get('lim', jsonb_build_array(jsonb_build_object('pk', 'P', 'sk', repeat('x', 1025))))$$)
+	AS batch_get;
+-- the between bound that is too long may be the low one; a prefix counts its bytes (é is two)
+SELECT pg_temp.err($$SELECT count(*) FROM query('lim', 'P', 'between', repeat('x', 1025), repeat('y', 1025))$$) AS low_bound,
+	   pg_temp.err($$SELECT count(*) FROM query('lim', 'P', 'begins_with', repeat('é', 513))$$) AS prefix_bytes;
+-- 1024 bytes is the limit itself: every read takes it
+SELECT call, result FROM pg_temp.reads('lim', 'P', repeat('x', 1024));
+SELECT count(*) AS batch_get FROM batch_get('lim', jsonb_build_array(jsonb_build_object('pk', 'P', 'sk', repeat('x', 1024))));
+-- the index's table: its sort key is the base table's partition key
+INSERT INTO lim VALUES (repeat('p', 1024), 'B', NULL);
+SELECT call, split_part(result, E'\n  context', 1) AS result FROM pg_temp.reads('lim_inverted', 'B', repeat('p', 1025), 'sk', 'pk')
+WHERE call IN ('query =', 'begins_with', 'start key');
+SELECT call, result FROM pg_temp.reads('lim_inverted', 'B', repeat('p', 1024), 'sk', 'pk')
+WHERE call IN ('query =', 'begins_with', 'start key');
+-- a table with no inverted index holds what plain SQL wrote: batch_get and
+-- query read it alike, and a page ends and goes on at such a row
+CREATE TABLE nolim (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO nolim VALUES ('A', repeat('s', 1500), NULL), ('A', repeat('t', 1500), NULL);
+SELECT call, result FROM pg_temp.reads('nolim', 'A', repeat('s', 1500));
+SELECT count(*) AS batch_get FROM batch_get('nolim', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('s', 1500))));
+SELECT c.count, octet_length(c.last_evaluated_key->>'sk') AS lek_bytes,
+	   (SELECT count FROM query_count_page('nolim', 'A', lim => 1, exclusive_start_key => c.last_evaluated_key)) AS next_page
+FROM query_count_page('nolim', 'A', lim => 1) c;
+-- what adjlist writes into it is still checked; once it has an index its reads are too
+SELECT pg_temp.err(format($$SELECT import_dynamodb('nolim', %L)$$,
+	'{"Item":{"pk":{"S":"A"},"sk":{"S":"' || repeat('u', 1500) || '"}}}')) AS import;
+DELETE FROM nolim;
+SELECT create_inverted_index('nolim');
+SELECT pg_temp.err($$SELECT count(*) FROM query('nolim', 'A', '=', repeat('s', 1500))$$) AS after_index,
+	   pg_temp.err($$SELECT * FROM batch_get('nolim', jsonb_build_array(jsonb_build_object('pk', 'A', 'sk', repeat('s', 1500))))$$)
+	AS batch_get_after_index;
+SELECT drop_inverted_index('nolim_inverted');
+SELECT count(*) AS after_drop FROM query('nolim', 'A', '=', repeat('s', 1500));
+
+-- ======================================================================
+-- 9. A TTL number into a time column (timestamptz, timestamp, date) is
+--    converted exactly (numeric arithmetic to the microsecond, not
+--    float8), so every instant timestamptz holds exports back as the same
+--    number; a number DynamoDB takes that the type cannot hold is refused,
+--    naming the line, with a numeric column as the way out
+-- ======================================================================
+CREATE TABLE ttlx (pk adjkey, sk adjkey, data jsonb, exp timestamptz, PRIMARY KEY (pk, sk));
+SELECT set_ttl('ttlx', 'exp');
+SELECT create_inverted_index('ttlx');
+SELECT import_dynamodb('ttlx', $$
+{"Item":{"pk":{"S":"U"},"sk":{"S":"1-year-9999"},"exp":{"N":"253402300799.999999"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"2-last"},"exp":{"N":"9224318015999.999999"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"3-micro"},"exp":{"N":"4102444800.000001"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"4-first"},"exp":{"N":"-210866803200"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"5-before-1970"},"exp":{"N":"-1.5"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"6-rounded"},"exp":{"N":"4102444800.0000005"}}}
+{"Item":{"pk":{"S":"U"},"sk":{"S":"7-exponent"},"exp":{"N":"4.1024448E+9"}}}
+$$);
+SET timezone = 'UTC';
+SELECT sk, exp FROM ttlx ORDER BY sk;
+RESET timezone;
+SELECT * FROM export_dynamodb('ttlx');
+-- out of timestamptz's range, either end: refused, naming the line; nothing of the call kept
+SELECT pg_temp.err($$SELECT import_dynamodb('ttlx', E'{"Item":{"pk":{"S":"U"},"sk":{"S":"8"}}}\n{"Item":{"pk":{"S":"U"},"sk":{"S":"9"},"exp":{"N":"1E+20"}}}')$$) AS far_future;
+SELECT pg_temp.err($$SELECT import_dynamodb('ttlx', '{"Item":{"pk":{"S":"U"},"sk":{"S":"9"},"exp":{"N":"9224318016000"}}}')$$) AS past_the_end,
+	   pg_temp.err($$SELECT import_dynamodb('ttlx', '{"Item":{"pk":{"S":"U"},"sk":{"S":"9"},"exp":{"N":"-210866803200.000001"}}}')$$) AS before_the_start;
+SELECT count(*) AS items FROM ttlx;
+-- a timestamp column: the session's local time, and the same limits (in
+-- Tokyo the last UTC instant is past timestamp's end); a date: the day
+CREATE TABLE ttlts (pk adjkey, sk adjkey, exp timestamp, PRIMARY KEY (pk, sk));
+CREATE TABLE ttld (pk adjkey, sk adjkey, exp date, PRIMARY KEY (pk, sk));
+SELECT set_ttl('ttlts', 'exp'), set_ttl('ttld', 'exp');
+SET timezone = 'Asia/Tokyo';
+SELECT import_dynamodb(t, '{"Item":{"pk":{"S":"U"},"sk":{"S":"1"},"exp":{"N":"253402300799.999999"}}}')
+FROM (VALUES ('ttlts'::regclass), ('ttld')) v(t);
+SELECT pg_temp.err($$SELECT import_dynamodb('ttlts', '{"Item":{"pk":{"S":"U"},"sk":{"S":"2"},"exp":{"N":"9224318015999.999999"}}}')$$) AS timestamp_end,
+	   pg_temp.err($$SELECT import_dynamodb('ttld', '{"Item":{"pk":{"S":"U"},"sk":{"S":"2"},"exp":{"N":"1E+20"}}}')$$) AS date_far;
+SELECT (SELECT exp::text FROM ttlts) AS ts, (SELECT exp::text FROM ttld) AS day;
+SELECT * FROM export_dynamodb('ttlts');
+RESET timezone;
+-- a numeric column keeps the number DynamoDB took, whatever it is
+CREATE TABLE ttln (pk adjkey, sk adjkey, exp numeric, PRIMARY KEY (pk, sk));
+SELECT set_ttl('ttln', 'exp');
+SELECT import_dynamodb('ttln', '{"Item":{"pk":{"S":"U"},"sk":{"S":"1"},"exp":{"N":"1E+20"}}}');
+SELECT * FROM export_dynamodb('ttln');
 
 RESET search_path;
 SET client_min_messages = warning;

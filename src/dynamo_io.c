@@ -12,7 +12,10 @@
  * another), but for the TTL attribute of a table with an expiry column
  * (set_ttl): named as the column, a number (N, epoch seconds) goes into
  * the column and comes back from it, as DynamoDB's TTL reads it (another
- * type is an ordinary attribute, as DynamoDB's TTL ignores it).  Import
+ * type is an ordinary attribute, as DynamoDB's TTL ignores it), exactly:
+ * a time column gets the instant in numeric arithmetic, to the
+ * microsecond, and gives it back the same way, so a TTL that a time type
+ * cannot hold is refused (22008) rather than stored as another.  Import
  * turns each typed value into plain JSON:
  * S and B (base64 text) into strings, N into a number that keeps its digits
  * (jsonb numbers are numeric: "1.50" stays 1.50), BOOL and NULL into true,
@@ -53,6 +56,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
+#include "utils/timestamp.h"
+#include "utils/date.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -425,16 +430,7 @@ import_key(Oid relid, const char *attr, int role, const char *s, int len)
 	const char *utf8 = pg_server_to_any(s, len, PG_UTF8);
 	int			ulen = utf8 == s ? len : (int) strlen(utf8);
 
-	if (role == 0 && ulen > ADJKEY_MAX_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 errmsg("partition key of table \"%s\" is too long", get_rel_name(relid)),
-				 errdetail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of %d bytes (attribute \"%s\" has %d bytes).",
-						   ADJKEY_MAX_BYTES, attr, ulen),
-				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
-						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
-	if (role == 1)
-		check_base_sort_key_len(relid, attr, ulen);
+	check_key_size(relid, false, role, attr, ulen);
 	return adjkey_from_server(s, len, NULL);
 }
 
@@ -454,29 +450,82 @@ typedef struct ImportTtl
 } ImportTtl;
 
 /*
+ * A TTL number the expiry column's time type cannot hold.  The import's
+ * error context names the line.
+ */
+static void
+ttl_out_of_range(Numeric n, const ImportTtl *ttl)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("the TTL attribute \"%s\" is out of range for type %s",
+					ttl->name, format_type_be(ttl->type)),
+			 errdetail("The item's TTL, %s epoch seconds, is a number DynamoDB takes (the item never expires), but the expiry column \"%s\" holds instants from 4714 BC to 294276 AD only.",
+					   DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(n))),
+					   ttl->name),
+			 errhint("Make the expiry column a numeric of epoch seconds to keep every TTL DynamoDB takes.")));
+}
+
+/*
+ * Epoch seconds as a timestamptz, exactly: numeric arithmetic to the
+ * microsecond (rounded there, as timestamptz's input rounds), never
+ * through float8, whose 53 bits cannot tell 253402300799.999999 from
+ * 253402300800.  A number outside what timestamptz holds (4714 BC to 294276
+ * AD), which DynamoDB takes as a TTL (the item never expires), is refused:
+ * stored any other way it would not export back as the same number.
+ */
+static TimestampTz
+ttl_instant(Numeric n, const ImportTtl *ttl)
+{
+	Datum		us = DirectFunctionCall2(numeric_round,
+										 DirectFunctionCall2(numeric_mul, NumericGetDatum(n),
+															 NumericGetDatum(int64_to_numeric(USECS_PER_SEC))),
+										 Int32GetDatum(0));
+	Datum		ts = DirectFunctionCall2(numeric_sub, us,
+										 NumericGetDatum(int64_to_numeric((POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) *
+																		  USECS_PER_DAY)));
+
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, ts,
+										  NumericGetDatum(int64_to_numeric(MIN_TIMESTAMP)))) < 0 ||
+		DatumGetInt32(DirectFunctionCall2(numeric_cmp, ts,
+										  NumericGetDatum(int64_to_numeric(END_TIMESTAMP)))) >= 0)
+		ttl_out_of_range(n, ttl);
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, ts));
+}
+
+/*
  * Epoch seconds as a value of the expiry column's type: a time (timestamp
  * in the session's time zone, date: the day), or the number read by the
  * type's input (an integer column refuses a fraction).
  */
 static Datum
-ttl_value(Numeric n, Oid type)
+ttl_value(Numeric n, const ImportTtl *ttl)
 {
 	Oid			input;
 	Oid			ioparam;
 	char	   *s;
 
-	if (type == TIMESTAMPTZOID || type == TIMESTAMPOID || type == DATEOID)
+	if (ttl->type == TIMESTAMPTZOID || ttl->type == TIMESTAMPOID || ttl->type == DATEOID)
 	{
-		Datum		ts = DirectFunctionCall1(float8_timestamptz,
-											 DirectFunctionCall1(numeric_float8, NumericGetDatum(n)));
+		TimestampTz ts = ttl_instant(n, ttl);
+		Timestamp	local = 0;
+		struct pg_tm tm;
+		fsec_t		fsec;
+		int			tz;
 
-		if (type == TIMESTAMPOID)
-			return DirectFunctionCall1(timestamptz_timestamp, ts);
-		return type == DATEOID ? DirectFunctionCall1(timestamptz_date, ts) : ts;
+		if (ttl->type == TIMESTAMPTZOID)
+			return TimestampTzGetDatum(ts);
+		/* the session's local time of it (timestamptz_timestamp, without its error) */
+		if (timestamp2tm(ts, &tz, &tm, &fsec, NULL, NULL) != 0 ||
+			tm2timestamp(&tm, fsec, NULL, &local) != 0)
+			ttl_out_of_range(n, ttl);
+		if (ttl->type == TIMESTAMPOID)
+			return TimestampGetDatum(local);
+		return DirectFunctionCall1(timestamp_date, TimestampGetDatum(local));
 	}
 	s = DatumGetCString(DirectFunctionCall1(numeric_out,
 											DirectFunctionCall1(numeric_trim_scale, NumericGetDatum(n))));
-	getTypeInputInfo(type, &input, &ioparam);
+	getTypeInputInfo(ttl->type, &input, &ioparam);
 	return OidInputFunctionCall(input, s, ioparam, -1);
 }
 
@@ -490,7 +539,7 @@ import_ttl(ImportTtl *ttl, const JsonbValue *v)
 	if (strcmp(typed_member(v, &val), "N") != 0)
 		return false;
 	number_value(&val, &num);
-	ttl->value = ttl_value(num.val.numeric, ttl->type);
+	ttl->value = ttl_value(num.val.numeric, ttl);
 	ttl->isnull = false;
 	return true;
 }
@@ -873,12 +922,24 @@ adjlist_export_dynamodb(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the table must not be null")));
 	relid = PG_GETARG_OID(0);
-	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
+	adjlist_item_table(relid, keycols, &payload, &is_index, NULL, &live);
 	ttlname = adjlist_item_ttl(relid, &ttltype);
-	/* the expiry as epoch seconds, DynamoDB's TTL format, without trailing zeros */
+	/*
+	 * The expiry as epoch seconds, DynamoDB's TTL format, without trailing
+	 * zeros, exactly: whole seconds plus the microseconds.  (EXTRACT(epoch)
+	 * alone rounds to 16 digits in the last 30 years of timestamptz's range,
+	 * whose microseconds from 1970 overflow an int64.)
+	 */
 	if (ttlname != NULL && (ttltype == TIMESTAMPTZOID || ttltype == TIMESTAMPOID || ttltype == DATEOID))
-		ttlsql = psprintf("pg_catalog.trim_scale(EXTRACT(epoch FROM t.%s::pg_catalog.timestamptz))",
-						  quote_identifier(ttlname));
+	{
+		char	   *utc = psprintf("(t.%s::pg_catalog.timestamptz AT TIME ZONE 'UTC')",
+								   quote_identifier(ttlname));
+
+		ttlsql = psprintf("pg_catalog.trim_scale(EXTRACT(epoch FROM pg_catalog.date_trunc('second', %s)) "
+						  "OPERATOR(pg_catalog.+) ((EXTRACT(microseconds FROM %s) "
+						  "OPERATOR(pg_catalog.%%) 1000000) OPERATOR(pg_catalog./) 1000000))",
+						  utc, utc);
+	}
 	else if (ttlname != NULL)
 		ttlsql = psprintf("pg_catalog.trim_scale(t.%s::pg_catalog.numeric)", quote_identifier(ttlname));
 	sql = psprintf("SELECT t.%s, t.%s, %s%s, %s FROM %s t WHERE %s "

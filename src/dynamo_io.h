@@ -43,11 +43,12 @@ extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Dat
 /*
  * graph_dynamo_query.c: the item key of a table (two adjkey key columns,
  * partition then sort), its payload column (quoted; NULL: none), and whether
- * it is a registered index table; an error when its key is not two
+ * it is a registered index table; whether adjlist keeps its keys within
+ * DynamoDB's limits (*limited, unless NULL); an error when its key is not two
  * columns or the caller may read nothing of it.
  */
 extern void adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index,
-							   char **live);
+							   bool *limited, char **live);
 /* and its expiry column (set_ttl) and the column's type, or NULL: none */
 extern char *adjlist_item_ttl(Oid relid, Oid *type);
 

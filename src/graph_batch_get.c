@@ -72,13 +72,15 @@ key_member_role(const char *name, int len, char **keycols, bool aliases)
 /*
  * The keys of a batch get, in request order: each element an object of
  * the two key columns (or "pk" and "sk" where the table's are named
- * otherwise), strings, nothing else.  A key longer than DynamoDB allows
- * for its role is refused as a write of it is (22001, DynamoDB's
- * ValidationException): a partition key by adjkey's own limit, a sort key
- * by check_base_sort_key_len().
+ * otherwise), strings, nothing else.  On a table whose keys adjlist keeps
+ * within DynamoDB's limits (limited: it has an inverted index), a key
+ * longer than its role allows cannot exist and is refused as a write of
+ * it is (22001, DynamoDB's ValidationException): a partition key by
+ * adjkey's own limit, a sort key by check_key_size(), as query() does.
+ * Elsewhere any key the table can hold is read.
  */
 static BatchKey *
-batch_keys(Oid relid, Jsonb *keys, int nkeys, char **keycols)
+batch_keys(Oid relid, bool limited, Jsonb *keys, int nkeys, char **keycols)
 {
 	bool		aliases = key_member_role("pk", 2, keycols, false) < 0 &&
 		key_member_role("sk", 2, keycols, false) < 0;
@@ -132,7 +134,8 @@ batch_keys(Oid relid, Jsonb *keys, int nkeys, char **keycols)
 					req[n].pk = k;
 				else
 				{
-					check_base_sort_key_len(relid, keycols[1], ADJKEY_LEN(k));
+					if (limited)
+						check_key_size(relid, false, KEY_ROLE_SORT, keycols[1], ADJKEY_LEN(k));
 					req[n].sk = k;
 				}
 			}
@@ -234,6 +237,7 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 	char	   *keycols[2];
 	char	   *payload;
 	bool		is_index;
+	bool		limited;
 	char	   *live;
 	int			nkeys;
 	BatchKey   *req;
@@ -257,14 +261,14 @@ adjlist_batch_get(PG_FUNCTION_ARGS)
 						psprintf("too many keys: %d", nkeys)),
 				 errdetail("A batch get reads 1 to %d items, as DynamoDB's BatchGetItem does (ValidationException).",
 						   BATCH_GET_MAX)));
-	adjlist_item_table(relid, keycols, &payload, &is_index, &live);
+	adjlist_item_table(relid, keycols, &payload, &is_index, &limited, &live);
 	if (is_index)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is an inverted index", get_rel_name(relid)),
 				 errdetail("Items are read by key from their table, as DynamoDB's BatchGetItem reads a table and not an index."),
 				 errhint("Read the index with query().")));
-	req = batch_keys(relid, keys, nkeys, keycols);
+	req = batch_keys(relid, limited, keys, nkeys, keycols);
 	batch_keys_unique(req, nkeys);
 	batch_read(relid, keycols, payload, live, req, nkeys, rsinfo);
 	return (Datum) 0;

@@ -57,6 +57,7 @@
 #include "catalog.h"
 #include "dynamo_io.h"
 #include "graph.h"
+#include "index_rule.h"
 #include "plan_cache.h"
 #include "query_table.h"
 #include "registry.h"
@@ -217,6 +218,24 @@ graph_invalid_start_key(const char *detail)
 			 errhint("Pass the key of the last row of the previous page of the same query.")));
 }
 
+/*
+ * A sort-key value of a read (a condition's value, a begins_with prefix,
+ * the start key's sort key), len bytes of UTF-8.  DynamoDB refuses a key
+ * condition value or a start key longer than its key can be
+ * (ValidationException); so does a read here where adjlist keeps the
+ * table's keys within those limits (q->limited: an inverted index's table,
+ * or a table with one), with the error a write of the key gets, the one
+ * batch_get gives.  On a table with no inverted index, whose rows plain SQL
+ * writes unchecked, any key it can hold is read (and a start key taken from
+ * its rows stays usable).
+ */
+static void
+check_read_sort_key(const QueryTable *q, int len)
+{
+	if (q->limited)
+		check_key_size(q->relid, q->is_index, KEY_ROLE_SORT, q->cols[1], len);
+}
+
 /* Does a sort key satisfy the query's condition? */
 static bool
 satisfies(const QueryArgs *a, struct varlena *k)
@@ -310,6 +329,7 @@ check_start_key(QueryTable *q, QueryArgs *a)
 		{
 			struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
 
+			check_read_sort_key(q, ADJKEY_LEN(k));
 			if (!satisfies(a, k))
 				graph_invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
 		}
@@ -344,7 +364,7 @@ key_arg(FunctionCallInfo fcinfo, int n)
 }
 
 static void
-read_args(FunctionCallInfo fcinfo, QueryArgs *a, bool with_page)
+read_args(FunctionCallInfo fcinfo, const QueryTable *q, QueryArgs *a, bool with_page)
 {
 	memset(a, 0, sizeof(*a));
 	a->partition = PG_GETARG_ADJKEY_PP(1);
@@ -368,9 +388,13 @@ read_args(FunctionCallInfo fcinfo, QueryArgs *a, bool with_page)
 	{
 		a->prefix_text = PG_GETARG_TEXT_PP(3);
 		a->prefix = adjkey_text_to_utf8(a->prefix_text, &a->prefixlen);
+		check_read_sort_key(q, a->prefixlen);
 	}
 	else if (a->op != SORT_NONE)
+	{
 		a->v1 = key_arg(fcinfo, 3);
+		check_read_sort_key(q, ADJKEY_LEN(a->v1));
+	}
 	if (a->op == SORT_BETWEEN)
 	{
 		if (PG_ARGISNULL(4))
@@ -378,6 +402,7 @@ read_args(FunctionCallInfo fcinfo, QueryArgs *a, bool with_page)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("between needs two values")));
 		a->v2 = key_arg(fcinfo, 4);
+		check_read_sort_key(q, ADJKEY_LEN(a->v2));
 		if (adjkey_cmp_bytes(ADJKEY_DATA(a->v1), ADJKEY_LEN(a->v1),
 							 ADJKEY_DATA(a->v2), ADJKEY_LEN(a->v2)) > 0)
 			ereport(ERROR,
@@ -635,7 +660,7 @@ adjlist_query(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);	/* not built from pg_proc per call */
 	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, true);
+	read_args(fcinfo, q, &a, true);
 	if (a.esk != NULL)
 		check_start_key(q, &a);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -669,7 +694,7 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, true);
+	read_args(fcinfo, q, &a, true);
 	if (a.esk != NULL)
 		check_start_key(q, &a);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -807,7 +832,7 @@ adjlist_query_count(PG_FUNCTION_ARGS)
 
 	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, PG_NARGS() > 5);
+	read_args(fcinfo, q, &a, PG_NARGS() > 5);
 	PG_RETURN_INT64(count_items(q, &a, &lek, &lek_null));
 }
 
@@ -834,7 +859,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
-	read_args(fcinfo, &a, true);
+	read_args(fcinfo, q, &a, true);
 	values[0] = Int64GetDatum(count_items(q, &a, &values[1], &nulls[1]));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
@@ -853,7 +878,8 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
  * table at all.
  */
 void
-adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, char **live)
+adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, bool *limited,
+				   char **live)
 {
 	QueryTable *q = query_table_get(relid);
 	TableOptions *o = table_options(relid);
@@ -869,6 +895,8 @@ adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, ch
 	keycols[1] = pstrdup(q->cols[1]);
 	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
+	if (limited != NULL)
+		*limited = q->limited;
 	*live = pstrdup(q->live ? q->live : "true");
 }
 

@@ -59,26 +59,39 @@
 #define KEY_DESC_CHARS 40
 
 /*
- * DynamoDB's limit for sort keys, on a base table (its sort key column):
- * its own wording in the detail, as DynamoDB's ValidationException says it.
+ * DynamoDB's limits on the keys of relid (an inverted index's table when
+ * of_index), one per role: the one definition of the check and its error,
+ * with DynamoDB's own wording in the detail, as its ValidationException
+ * says it.  Writers, import_dynamodb and the reads by key (batch_get,
+ * query) all call it.
  */
 void
-check_base_sort_key(Oid relid, const char *column, Datum key)
+check_key_size(Oid relid, bool of_index, int role, const char *column, int len)
 {
-	check_base_sort_key_len(relid, column, ADJKEY_LEN(DatumGetAdjkeyPP(key)));
+	int			limit = role == KEY_ROLE_PARTITION ? ADJKEY_MAX_BYTES : ADJKEY_MAX_SORT_BYTES;
+
+	if (len <= limit)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
+			 of_index ?
+			 errmsg("%s key of inverted index \"%s\" is too long",
+					role == KEY_ROLE_PARTITION ? "partition" : "sort", get_rel_name(relid)) :
+			 errmsg("%s key of table \"%s\" is too long",
+					role == KEY_ROLE_PARTITION ? "partition" : "sort", get_rel_name(relid)),
+			 role == KEY_ROLE_PARTITION ?
+			 errdetail("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of %d bytes (column \"%s\" has %d bytes).",
+					   limit, column, len) :
+			 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
+					   limit, column, len),
+			 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
+					 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
 }
 
 void
-check_base_sort_key_len(Oid relid, const char *column, int len)
+check_base_sort_key(Oid relid, const char *column, Datum key)
 {
-	if (len > ADJKEY_MAX_SORT_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 errmsg("sort key of table \"%s\" is too long", get_rel_name(relid)),
-				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
-						   ADJKEY_MAX_SORT_BYTES, column, len),
-				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
-						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
+	check_key_size(relid, false, KEY_ROLE_SORT, column, ADJKEY_LEN(DatumGetAdjkeyPP(key)));
 }
 
 /*
@@ -88,18 +101,8 @@ check_base_sort_key_len(Oid relid, const char *column, int len)
 static void
 check_sort_key(const IndexDef *ix, Datum key, const char *column, bool of_index)
 {
-	struct varlena *k = DatumGetAdjkeyPP(key);
-
-	if (!of_index)
-		check_base_sort_key(ix->baserel, column, key);
-	else if (ADJKEY_LEN(k) > ADJKEY_MAX_SORT_BYTES)
-		ereport(ERROR,
-				(errcode(ERRCODE_STRING_DATA_RIGHT_TRUNCATION),
-				 errmsg("sort key of inverted index \"%s\" is too long", get_rel_name(ix->indexrel)),
-				 errdetail("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes (column \"%s\" has %d bytes).",
-						   ADJKEY_MAX_SORT_BYTES, column, ADJKEY_LEN(k)),
-				 errhint("DynamoDB allows sort keys of up to %d bytes, and partition keys of up to %d.",
-						 ADJKEY_MAX_SORT_BYTES, ADJKEY_MAX_BYTES)));
+	check_key_size(of_index ? ix->indexrel : ix->baserel, of_index, KEY_ROLE_SORT, column,
+				   ADJKEY_LEN(DatumGetAdjkeyPP(key)));
 }
 
 /* Where the base table's sort key stands among the registered columns, or -1. */

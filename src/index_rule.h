@@ -39,14 +39,19 @@ extern bool index_row(const IndexDef *ix, Datum *base, bool *basenull,
 					  Datum *row, bool *rownull, Datum *logical);
 
 /*
- * DynamoDB's limit on the sort key of a base table (its column "column"):
- * an error (22001) with DynamoDB's wording when key has more than
- * ADJKEY_MAX_SORT_BYTES.  Partition keys need no check: adjkey's own
- * limit, ADJKEY_MAX_BYTES, is DynamoDB's.
+ * DynamoDB's limits on the keys of a table: an error (22001) with
+ * DynamoDB's wording when a key of role KEY_ROLE_PARTITION has more than
+ * ADJKEY_MAX_BYTES of UTF-8, or one of KEY_ROLE_SORT more than
+ * ADJKEY_MAX_SORT_BYTES.  relid is the table (an inverted index's when
+ * of_index), column the key column (or the attribute) named in the detail.
+ * A partition key needs the check only where it is not an adjkey yet:
+ * adjkey's own limit, ADJKEY_MAX_BYTES, is DynamoDB's.
  */
+#define KEY_ROLE_PARTITION	0
+#define KEY_ROLE_SORT		1
+extern void check_key_size(Oid relid, bool of_index, int role, const char *column, int len);
+/* the sort key limit on a base table's column "column" */
 extern void check_base_sort_key(Oid relid, const char *column, Datum key);
-/* the same for a key of len bytes of UTF-8 */
-extern void check_base_sort_key_len(Oid relid, const char *column, int len);
 
 /*
  * The same for a new base row of ix's table (base values as index_row()

@@ -6,8 +6,9 @@
  *	  statements query() runs on it, cached per session.
  *
  * What a call needs of its table (key columns and types, the ordering
- * operators of each, write shards and readiness of an index table, the
- * time-to-live condition) comes from the catalogs, the registry and the
+ * operators of each, write shards and readiness of an index table, whether
+ * adjlist keeps its keys within DynamoDB's limits, the time-to-live
+ * condition) comes from the catalogs, the registry and the
  * table options; graph_dynamo_query.c turns it into SQL once per shape of
  * call, and the text is remembered here with the table.  The plan of that
  * text is saved by plan_cache.c, prepared as the role that runs it.
@@ -240,6 +241,7 @@ query_table_build(Oid relid, bool *ready)
 	}
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;
+	q->limited = ix != NULL || registry_lookup_unchecked(relid)->nindexes > 0;
 	q->index_xmin = ix ? ix->xmin : InvalidTransactionId;
 	*ready = ix == NULL || ix->ready;
 

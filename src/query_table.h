@@ -32,6 +32,9 @@ typedef struct QueryTable
 	char	  **type_sql;		/* the type, qualified, for a cast */
 	int			shards;			/* write shards of a registered index table */
 	bool		is_index;		/* a registered index table */
+	bool		limited;		/* keys kept within DynamoDB's limits: an
+								 * index table, or a table with an index
+								 * (or a partition of one) */
 	TransactionId index_xmin;	/* then its registry row's xmin */
 	Oid			optrel;			/* the table whose options apply (the base) */
 	char	   *live;			/* the items that have not expired, as SQL
