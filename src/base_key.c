@@ -133,7 +133,8 @@ find_key(Oid relid, char *const *cols, int n, List *without, bool *deferrable, b
 		ReleaseSysCache(tp);
 	}
 	list_free(indexes);
-	table_close(rel, AccessShareLock);
+	/* (locked to the end of the transaction, as any read) */
+	table_close(rel, NoLock);
 	*deferrable = *deferred = false;
 	if (OidIsValid(found))
 		index_deferrability(found, immediate, deferrable, deferred);

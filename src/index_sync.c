@@ -1128,7 +1128,7 @@ replica_trigger_home(Relation rel, const Trigger *t)
 				home = RelationGetRelid(a);
 				clone = td->triggers[i].tgisclone;
 			}
-		table_close(a, AccessShareLock);
+		table_close(a, NoLock);
 		if (!clone)
 			break;
 	}
@@ -1185,7 +1185,7 @@ sync_check_replica_trigger(Oid relid)
 		if ((fault = replica_trigger_fault(t)) != NULL)
 			refuse_replica_form(rel, t, fault, true);
 	}
-	table_close(rel, AccessShareLock);
+	table_close(rel, NoLock);
 }
 
 /*
