@@ -227,6 +227,19 @@ base_key_check_schema(Oid nsp)
 	}
 }
 
+/* After ALTER TABLE of relid: if it is a base table, it still has the keys. */
+void
+base_key_check_base(Oid relid)
+{
+	TableIndexes *ti = registry_lookup_unchecked(relid);
+
+	if (ti->baserel != relid || unique_elsewhere(relid))
+		return;
+	for (int i = 0; i < ti->nindexes; i++)
+		if (ti->indexes[i].nbasekey > 0)
+			check_index(&ti->indexes[i]);
+}
+
 /*
  * Before DROP INDEX (also CONCURRENTLY, which commits before sql_drop):
  * base, whose indexes dropping lists, keeps a unique key on the base key

@@ -23,6 +23,9 @@ extern void base_key_require(Oid base, char *const *cols, int n, bool *deferrabl
 /* Before DROP INDEX of the indexes in dropping, of table base. */
 extern void base_key_check_drop(Oid base, List *dropping);
 
+/* After ALTER TABLE of relid: refuse if, a base table, it lost its key. */
+extern void base_key_check_base(Oid relid);
+
 /* After an index of schema nsp was dropped: refuse if a base lost its key. */
 extern void base_key_check_schema(Oid nsp);
 

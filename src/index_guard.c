@@ -1185,19 +1185,39 @@ drop_table_if_exists(Oid relid)
 }
 
 /*
- * Indexes dropped (DROP INDEX, ALTER TABLE ... DROP CONSTRAINT, a cascade):
- * every base table in their schemas (an index is in its table's schema)
- * must keep a unique key on its base key (base_key.c).  At sql_drop the
- * whole statement is done, so a key dropped and added in one ALTER TABLE
- * passes.
+ * Indexes dropped (ALTER TABLE ... DROP CONSTRAINT, a cascade): the base
+ * tables that may have lost them must keep a unique key on their base key
+ * (base_key.c).  At sql_drop the whole statement is done, so a key dropped
+ * and added in one ALTER TABLE passes.  Which tables: the one ALTER TABLE
+ * names (it drops only its own constraints and indexes); none for DROP
+ * TABLE, whose indexes are the dropped tables' own, nor for DROP INDEX,
+ * checked before it started (start_drop_index); for any other statement
+ * (a DROP ... CASCADE of a type, an operator class, a role's objects) every
+ * base table in the schemas of the dropped indexes (an index is in its
+ * table's schema).  So a table whose key was missing before (an index made
+ * by an older version) does not make unrelated DDL fail.
  */
 static void
-check_dropped_keys(void)
+check_dropped_keys(EventTriggerData *ev)
 {
 	List	   *schemas = NIL;
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;
 
+	if (IsA(ev->parsetree, DropStmt) &&
+		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||
+		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_FOREIGN_TABLE ||
+		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_INDEX))
+		return;
+	if (IsA(ev->parsetree, AlterTableStmt))
+	{
+		Oid			relid = RangeVarGetRelid(((AlterTableStmt *) ev->parsetree)->relation,
+											 NoLock, true);
+
+		if (OidIsValid(relid))
+			base_key_check_base(relid);
+		return;
+	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute("SELECT DISTINCT n.oid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
@@ -1223,13 +1243,13 @@ check_dropped_keys(void)
 Datum
 adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 {
+	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_sql_drop");
 	Oid		   *dropped;
 	int			ndropped;
 	List	   *bases = NIL;
 	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;
 
-	(void) event_data(fcinfo, "adjlist_on_sql_drop");
 	if (!extension_ready())
 		PG_RETURN_VOID();
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -1293,6 +1313,6 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 	foreach(lc, bases)
 		install_triggers(lfirst_oid(lc));
-	check_dropped_keys();
+	check_dropped_keys(ev);
 	PG_RETURN_VOID();
 }
