@@ -502,7 +502,8 @@ DROP TABLE dt.r2;
 RESET session_replication_role;
 SELECT indexrel, counterrel IS NOT NULL AS counted FROM adjlist_inverted_indexes
 WHERE baserel = 'dt.r'::regclass ORDER BY 1::text;
-SELECT tgname FROM pg_trigger WHERE tgrelid = 'dt.r_m'::regclass ORDER BY 1;
+-- (adjlist_sync_route left out: MERGE needs it on PostgreSQL 16 and later, compat.h)
+SELECT tgname FROM pg_trigger WHERE tgrelid = 'dt.r_m'::regclass AND tgname <> 'adjlist_sync_route' ORDER BY 1;
 INSERT INTO dt.r VALUES ('N#1', 'F#1', NULL);
 SELECT dt.problems('dt.r_inverted') AS problems, degree('dt.r', 'F#1', '', 'in') AS in_f1,
 	   dt.dangling() AS dangling;
