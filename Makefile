@@ -20,6 +20,7 @@ OBJS = \
 	src/writer_info.o \
 	src/index_write.o \
 	src/index_sync.o \
+	src/index_sync_check.o \
 	src/index_admin.o \
 	src/index_create.o \
 	src/index_build.o \

@@ -42,12 +42,6 @@ extern bool admin_triggers_in_place(Oid baserel);
  */
 extern void drop_index(Oid indexrel);
 
-/*
- * Refuse an adjlist_sync_replica trigger of relid that is not in the form
- * the README gives (index_sync.c).
- */
-extern void sync_check_replica_trigger(Oid relid);
-
 /* Remove adjlist's triggers from a table (and its partitions). */
 extern void remove_triggers(Oid relid);
 

@@ -59,7 +59,7 @@
  *	  for every role: writes made behind a disabled trigger would never
  *	  reach the index.  ENABLE [ALWAYS] TRIGGER stays allowed, and so does
  *	  anything done to adjlist_sync_replica, the row trigger a table's owner
- *	  adds on a logical replication subscriber (index_sync.c), which is the
+ *	  adds on a logical replication subscriber (index_sync_check.c), which is the
  *	  owner's.  One exception: DISABLE TRIGGER ALL by a superuser, which is
  *	  how pg_dump and pg_restore --data-only --disable-triggers load a
  *	  table's rows as dumped; a superuser bypasses the triggers with
@@ -111,6 +111,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "index_admin.h"
+#include "index_sync_check.h"
 #include "index_persistence.h"
 #include "index_predicate.h"
 #include "index_write.h"
@@ -528,7 +529,7 @@ trigger_guarded(Oid relid)
  * The name of a trigger of relid that adjlist installed (its function is
  * adjlist_sync_trigger() or adjlist_index_guard()), named name, or any with
  * name NULL; NULL if there is none.  adjlist_sync_replica is the table
- * owner's (index_sync.c), not adjlist's: what the owner does to it is the
+ * owner's (index_sync_check.c), not adjlist's: what the owner does to it is the
  * owner's business.
  */
 static char *
@@ -1106,7 +1107,7 @@ end_alter_table(AlterTableStmt *stmt)
 
 /*
  * CREATE TRIGGER adjlist_sync_replica on an indexed table: its form is
- * checked (index_sync.c).  No other trigger on adjlist_sync_trigger() can
+ * checked (index_sync_check.c).  No other trigger on adjlist_sync_trigger() can
  * be renamed to it: ALTER TRIGGER ... RENAME of one is refused at the start.
  */
 static void

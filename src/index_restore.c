@@ -17,7 +17,7 @@
  *	- A data-only restore into a database whose schema (with its triggers)
  *	  is already there: a base table copied after its registry row is
  *	  indexed by its triggers, and the guard of the index and counter
- *	  tables refuses their dumped copies (index_sync.c), harmlessly.  A
+ *	  tables refuses their dumped copies (index_sync_check.c), harmlessly.  A
  *	  base table copied before its registry row has triggers that find no
  *	  index yet and leave its rows alone; when the registry row arrives,
  *	  adjlist_registry_restored() rebuilds the index and its counters from

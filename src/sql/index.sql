@@ -25,7 +25,7 @@ CREATE OR REPLACE FUNCTION write_shard_keys(partition_key adjkey, shards integer
 COMMENT ON FUNCTION write_shard_keys(adjkey, integer) IS
 	'every stored partition key of a logical partition: partition_key#0 .. #shards-1, or {partition_key}';
 
--- The C triggers (index_sync.c).
+-- The C triggers (index_sync.c; the guard of index tables, index_sync_check.c).
 CREATE OR REPLACE FUNCTION adjlist_sync_trigger() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'adjlist_sync_trigger'
 	LANGUAGE C;

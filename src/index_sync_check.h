@@ -1,0 +1,23 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_sync_check.h
+ *	  Checks of the triggers that keep inverted indexes (index_sync_check.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_INDEX_SYNC_CHECK_H
+#define ADJLIST_INDEX_SYNC_CHECK_H
+
+#include "commands/trigger.h"
+#include "utils/relcache.h"
+
+/* Refuse a trigger calling adjlist_sync_trigger() that adjlist did not install. */
+extern void sync_check_trigger(TriggerData *td);
+
+/* Refuse a write to a table with sync triggers but no registered index. */
+extern void sync_refuse_unregistered(Relation rel);
+
+/* Refuse CREATE TRIGGER adjlist_sync_replica in a form that misses changes. */
+extern void sync_check_replica_trigger(Oid relid);
+
+#endif							/* ADJLIST_INDEX_SYNC_CHECK_H */
