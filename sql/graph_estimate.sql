@@ -116,6 +116,25 @@ GRANT EXECUTE ON FUNCTION planned_rows(text) TO regress_est_other;
 SET ROLE regress_est_other;
 SELECT planned_rows($$SELECT * FROM neighbors('est.g', 'USER#1', 'FOLLOWS')$$) AS not_readable;
 RESET ROLE;
+-- nor under row-level security: the statistics describe hidden rows, and
+-- an edge filter matched against them would tell whether a guessed value
+-- is common among them (core's planner uses none there either)
+CREATE TABLE hidden (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO hidden SELECT 'USER#me', 'F#' || i, '{"k": 1}' FROM generate_series(1, 100) i;
+INSERT INTO hidden SELECT 'USER#hidden', 'SECRET#' || i, '{"ssn": "123-45-6789"}' FROM generate_series(1, 3000) i;
+ANALYZE hidden;
+GRANT SELECT ON hidden TO regress_est_other;
+ALTER TABLE hidden ENABLE ROW LEVEL SECURITY;
+CREATE POLICY mine ON hidden FOR SELECT TO regress_est_other USING (pk = 'USER#me');
+-- the owner (no policy applies): the estimates follow the statistics
+SELECT planned_rows($$SELECT * FROM neighbors('est.hidden', 'USER#hidden', '', edge_filter => '{"ssn": "123-45-6789"}')$$) > 100 AS owner_common,
+	   planned_rows($$SELECT * FROM neighbors('est.hidden', 'USER#hidden', '', edge_filter => '{"ssn": "000-00-0000"}')$$) < 10 AS owner_rare;
+SET ROLE regress_est_other;
+SELECT planned_rows($$SELECT * FROM neighbors('est.hidden', 'USER#me', '', edge_filter => '{"ssn": "123-45-6789"}')$$) AS rls_guess,
+	   planned_rows($$SELECT * FROM neighbors('est.hidden', 'USER#me', '', edge_filter => '{"ssn": "000-00-0000"}')$$) AS rls_other,
+	   planned_rows($$SELECT * FROM neighbors('est.hidden', 'USER#hidden', '')$$) AS rls_hidden_node;
+RESET ROLE;
+DROP TABLE hidden;
 -- an empty, never analyzed table: the default
 CREATE TABLE empty (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
 SELECT planned_rows($$SELECT * FROM neighbors('empty', 'USER#1', 'FOLLOWS')$$) AS empty_table;

@@ -45,6 +45,7 @@
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/syscache.h"
 
 #include "adjlist.h"
@@ -294,6 +295,15 @@ graph_of(PlannerInfo *root, List *args, Graph *g)
 		get_rel_relkind(g->relid) != RELKIND_PARTITIONED_TABLE)
 		return false;
 	if (pg_class_aclcheck(g->relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		return false;
+
+	/*
+	 * Under row-level security the statistics describe rows the caller may
+	 * not see, and an edge filter is matched against them with jsonb
+	 * operators that are not leakproof: as core's planner under RLS, no
+	 * statistics then, the default estimate.
+	 */
+	if (check_enable_rls(g->relid, InvalidOid, true) == RLS_ENABLED)
 		return false;
 	rel = try_table_open(g->relid, AccessShareLock);
 	if (rel == NULL)

@@ -339,11 +339,16 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 		elog(ERROR, "SPI_connect failed");
 
 	/*
-	 * As the owner; search_path pinned only where a name could be looked
-	 * up: SQL, a predicate, code of the index or counter table, counters
-	 * written through SQL (recheck_removed() pins it before its SQL).
+	 * As the owner.  search_path pinned whenever the caller is another
+	 * role: writing a row may run code that looks names up where
+	 * writer_info.c sees none (a range type's subtype_diff in a GiST index
+	 * of the index table, a type's comparison function), and none of the
+	 * caller's objects may run with the owner's rights.  For the owner
+	 * itself, only where adjlist's own work looks a name up: SQL, a
+	 * predicate, code of the index or counter table, counters written
+	 * through SQL (recheck_removed() pins it before its SQL).
 	 */
-	if (st->spi || pin_path)
+	if (st->spi || pin_path || GetUserId() != ti->owner)
 		adjlist_become(ti->owner, &st->role);
 	else
 		adjlist_become_role(ti->owner, &st->role);
