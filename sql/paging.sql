@@ -31,6 +31,11 @@ CREATE TABLE "PgCols" ("PK" adjkey, "SK" adjkey, data jsonb, secret boolean DEFA
 					   PRIMARY KEY ("PK", "SK"));
 INSERT INTO "PgCols" SELECT * FROM pg_plain;
 SELECT create_inverted_index('"PgCols"', partition_key => 'SK', sort_key => 'PK');
+-- and by names other than pk and sk in any case
+CREATE TABLE pg_named (source adjkey, edge adjkey, data jsonb, secret boolean DEFAULT false,
+					   PRIMARY KEY (source, edge));
+INSERT INTO pg_named SELECT * FROM pg_plain;
+SELECT create_inverted_index('pg_named', partition_key => 'edge', sort_key => 'source');
 
 -- Every page of a node's out- or in-edges, read with the cursor built from
 -- the previous page's last row (or with after): "page:neighbor" in order.
@@ -97,6 +102,56 @@ SELECT neighbor FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
 	exclusive_start_key => (SELECT jsonb_build_object('pk', pk, 'sk', sk) FROM pg_plain t
 							WHERE pk = 'USER#bob' AND sk = 'FOLLOWS#USER#u10'));
 
+-- the functions' rows name the key pk and sk whatever the table calls
+-- its key columns: their key ({"pk": pk, "sk": sk}) is the cursor of any
+-- table, as batch_get() takes it; so is one of the table's own names (in
+-- any case), or a mix of the two
+SELECT neighbor, pk, sk FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => (SELECT jsonb_build_object('pk', pk, 'sk', sk)
+							FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 3) OFFSET 2));
+SELECT neighbor FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"source": "USER#bob", "edge": "FOLLOWS#USER#u03"}');
+SELECT neighbor FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"Source": "USER#bob", "SK": "FOLLOWS#USER#u03"}');
+SELECT neighbor FROM neighbors_keys('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}');
+SELECT neighbor FROM reverse_neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"pk": "USER#u03", "sk": "FOLLOWS#USER#bob"}');
+SELECT neighbor FROM reverse_neighbors_nodes('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"pk": "USER#u03", "sk": "FOLLOWS#USER#bob"}');
+-- and on "PgCols" ("PK", "SK"), pk and sk are its columns in another case
+SELECT neighbor FROM neighbors('"PgCols"', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}');
+SELECT neighbor FROM reverse_neighbors('"PgCols"', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => '{"pk": "USER#u03", "sk": "FOLLOWS#USER#bob"}');
+-- query() takes the same names; its rows' key names the table's columns
+SELECT sort_key, key FROM query('pg_named', 'USER#bob', 'begins_with', 'FOLLOWS#', lim => 1,
+	exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}');
+SELECT * FROM query_count_page('pg_named', 'USER#bob', lim => 2,
+	exclusive_start_key => '{"PK": "USER#bob", "edge": "FOLLOWS#USER#u03"}');
+SELECT sort_key, key FROM query('pg_named', 'USER#bob', lim => 1, backward => true,
+	exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}');
+SELECT count(*) FROM query('pg_named', 'USER#bob', 'between', 'FOLLOWS#', 'FOLLOWS#USER#u06',
+	exclusive_start_key => '{"Source": "USER#bob", "SK": "FOLLOWS#USER#u03"}');
+SELECT query_count('pg_named', 'USER#bob', exclusive_start_key => '{"sk": "FOLLOWS#USER#u10"}');
+SELECT sort_key, key FROM query('pg_named_inverted', 'FOLLOWS#USER#bob', lim => 1,
+	exclusive_start_key => '{"edge": "FOLLOWS#USER#bob", "source": "USER#u03"}');
+-- and with a key column after the two (typed): {"pk", "sk", "v"}
+CREATE TABLE pg_wide (source adjkey, edge adjkey, v int, PRIMARY KEY (source, edge, v));
+INSERT INTO pg_wide VALUES ('A', 'B', 1), ('A', 'B', 2), ('A', 'C', 1);
+SELECT key FROM query('pg_wide', 'A', lim => 1, exclusive_start_key => '{"pk": "A", "sk": "B", "v": 1}');
+SELECT key FROM query('pg_wide', 'A', exclusive_start_key => '{"pk": "A", "sk": "B", "V": 2}');
+SELECT key FROM query('pg_wide', 'A', backward => true, exclusive_start_key => '{"sk": "C", "v": 1}');
+DROP TABLE pg_wide;
+-- with sk_is_target, the edge prefix alone is an edge (its sort key is
+-- the neighbor): a start key of it is valid
+INSERT INTO pg_plain VALUES ('USER#dan', 'FOLLOWS#', NULL), ('USER#dan', 'FOLLOWS#USER#bob', NULL);
+SELECT neighbor FROM neighbors('pg_plain', 'USER#dan', 'FOLLOWS#', sk_is_target => true);
+SELECT neighbor FROM neighbors('pg_plain', 'USER#dan', 'FOLLOWS#', sk_is_target => true,
+	exclusive_start_key => '{"pk": "USER#dan", "sk": "FOLLOWS#"}');
+SELECT neighbor FROM neighbors('pg_plain', 'USER#dan', 'FOLLOWS#', sk_is_target => true, after => 'FOLLOWS#');
+DELETE FROM pg_plain WHERE pk = 'USER#dan';
+
 -- page by page, 5 at a time, forward and backward
 SELECT * FROM pages('pg_plain', 'USER#bob', false, false, 5, false);
 SELECT * FROM pages('pg_plain', 'USER#bob', true, true, 5, false);
@@ -107,11 +162,12 @@ SELECT t, rev, back, size,
 	   array_agg(split_part(p, ':', 2)) = whole(t, 'USER#bob', rev, back) AS whole,
 	   array_agg(p) = (SELECT array_agg(q) FROM pages(t, 'USER#bob', rev, back, size, true) q) AS same_as_after,
 	   count(*) AS n, max(split_part(p, ':', 1)::int) AS pages
-FROM (VALUES ('pg_plain'::regclass, 'pk', 'sk'), ('pg_sharded', 'pk', 'sk'), ('"PgCols"', 'PK', 'SK')) v(t, pkn, skn),
+FROM (VALUES ('pg_plain'::regclass, 'pk', 'sk'), ('pg_sharded', 'pk', 'sk'), ('"PgCols"', 'PK', 'SK'),
+			 ('pg_named', 'source', 'edge'), ('pg_named', 'pk', 'sk')) v(t, pkn, skn),
 	 (VALUES (false), (true)) r(rev), (VALUES (false), (true)) b(back), (VALUES (1::bigint), (5), (12), (100)) s(size),
 	 LATERAL pages(t, 'USER#bob', rev, back, size, false, pkn, skn) p
-GROUP BY t, rev, back, size
-ORDER BY t::text COLLATE "C", rev, back, size;
+GROUP BY t, pkn, rev, back, size
+ORDER BY t::text COLLATE "C", pkn COLLATE "C", rev, back, size;
 -- carol (one edge each way) and a node without edges
 SELECT * FROM pages('pg_sharded', 'USER#carol', false, false, 1, false);
 SELECT * FROM pages('pg_sharded', 'USER#carol', true, false, 1, false);
@@ -169,6 +225,21 @@ SELECT err(q) FROM (VALUES
 	-- outside the edge prefix
 	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
 		exclusive_start_key => '{"pk": "USER#bob", "sk": "PROFILE"}')$$),
+	-- the edge prefix alone, which is no edge
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#"}')$$),
+	-- too long to name a neighbor with the target prefix
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, target_prefix => 'PERSON#LONG#',
+		exclusive_start_key => jsonb_build_object('pk', 'USER#bob', 'sk', 'FOLLOWS#' || repeat('x', 2040)))$$),
+	-- after is checked as the start key is: the same errors
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'PROFILE')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'AAA')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'FOLLOWS#')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'LIKES#POST#777')$$),
+	($$SELECT * FROM neighbors_keys('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'PROFILE')$$),
+	($$SELECT * FROM neighbors_nodes('pg_plain', 'USER#bob', 'FOLLOWS#', 2, after => 'FOLLOWS#')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, target_prefix => 'PERSON#LONG#',
+		after => ('FOLLOWS#' || repeat('x', 2040))::adjkey)$$),
 	-- null members
 	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
 		exclusive_start_key => '{"pk": "USER#bob", "sk": null}')$$),
@@ -187,11 +258,22 @@ SELECT err(q) FROM (VALUES
 		exclusive_start_key => '{"sk": "FOLLOWS#USER#bob"}')$$),
 	($$SELECT * FROM reverse_neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
 		exclusive_start_key => '{"pk": "USER#u01"}')$$),
-	-- the key columns' names, not pk and sk, on "PgCols"
-	($$SELECT * FROM neighbors('"PgCols"', 'USER#bob', 'FOLLOWS#', 2,
-		exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}')$$),
-	($$SELECT * FROM reverse_neighbors('"PgCols"', 'USER#bob', 'FOLLOWS#', 2,
-		exclusive_start_key => '{"pk": "USER#u01", "sk": "FOLLOWS#USER#bob"}')$$),
+	-- a key column named twice (its name and pk or sk, or in two cases)
+	($$SELECT * FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#bob", "source": "USER#bob", "sk": "FOLLOWS#USER#u03"}')$$),
+	($$SELECT * FROM reverse_neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#u01", "sk": "FOLLOWS#USER#bob", "EDGE": "FOLLOWS#USER#bob"}')$$),
+	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#bob", "PK": "USER#bob", "sk": "FOLLOWS#USER#u03"}')$$),
+	($$SELECT * FROM query('pg_named', 'USER#bob',
+		exclusive_start_key => '{"Sk": "FOLLOWS#USER#u03", "edge": "FOLLOWS#USER#u03"}')$$),
+	-- missing: the error names the table's column
+	($$SELECT * FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
+		exclusive_start_key => '{"pk": "USER#bob"}')$$),
+	-- on the index table, whose key columns are named sk and pk, these
+	-- are its columns: the partition (sk) must be the one queried
+	($$SELECT * FROM query('pg_plain_inverted', 'FOLLOWS#USER#bob',
+		exclusive_start_key => '{"pk": "FOLLOWS#USER#bob", "sk": "USER#u03"}')$$),
 	-- not an object
 	($$SELECT * FROM neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, exclusive_start_key => '["USER#bob"]')$$),
 	($$SELECT * FROM reverse_neighbors('pg_plain', 'USER#bob', 'FOLLOWS#', 2, exclusive_start_key => '"USER#u01"')$$),
@@ -217,7 +299,7 @@ SELECT err(q) FROM (VALUES
 -- the same start key with only the key columns is valid
 SELECT count(*) FROM query('pg_plain', 'USER#bob', exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u01"}');
 
-DROP TABLE pg_plain, pg_sharded, "PgCols";
+DROP TABLE pg_plain, pg_sharded, "PgCols", pg_named;
 DROP FUNCTION pages, whole, err;
 DROP OWNED BY regress_paging_reader;
 DROP ROLE regress_paging_reader;

@@ -178,9 +178,12 @@ extern bool graph_data_contains(Datum data, bool isnull, Jsonb *filter,
 extern const char *graph_scan_partition(const GraphScan *req, int *len);
 
 /* graph_dynamo_query.c: exclusive start keys, the cursor of paged calls */
+extern int	graph_key_member_role(const char *name, int len, const char *const *keycols,
+								  int ncols);
 extern void graph_start_key_check_object(Jsonb *esk);
 extern void graph_start_key_check_members(Jsonb *esk, const char *const *names, int n);
-extern char *graph_start_key_member(Jsonb *esk, const char *name, bool required);
+extern char *graph_start_key_member(Jsonb *esk, const char *const *names, int n, int i,
+									bool required);
 /* raises 22023: "the provided starting key is invalid" (does not return) */
 extern void graph_invalid_start_key(const char *detail);
 

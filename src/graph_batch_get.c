@@ -20,6 +20,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "graph.h"
 #include "index_rule.h"
 #include "plan_cache.h"
 
@@ -50,29 +51,10 @@ batch_key_cmp(const void *x, const void *y)
 }
 
 /*
- * Which key role (0 partition, 1 sort) a member of a key object names, or
- * -1: the table's key column names in any case, and "pk" and "sk" (any
- * case) for tables whose key columns are named otherwise.
- */
-static int
-key_member_role(const char *name, int len, char **keycols, bool aliases)
-{
-	static const char *const alias[2] = {"pk", "sk"};
-
-	for (int i = 0; i < 2; i++)
-	{
-		if (len == (int) strlen(keycols[i]) && pg_strncasecmp(name, keycols[i], len) == 0)
-			return i;
-		if (aliases && len == 2 && pg_strncasecmp(name, alias[i], 2) == 0)
-			return i;
-	}
-	return -1;
-}
-
-/*
  * The keys of a batch get, in request order: each element an object of
- * the two key columns (or "pk" and "sk" where the table's are named
- * otherwise), strings, nothing else.  On a table whose keys adjlist keeps
+ * the two key columns (in any case, or "pk" and "sk" where the table's are
+ * named otherwise: graph_key_member_role(), as start keys are read),
+ * strings, nothing else.  On a table whose keys adjlist keeps
  * within DynamoDB's limits (limited: it has an inverted index), a key
  * longer than its role allows cannot exist and is refused as a write of
  * it is (22001, DynamoDB's ValidationException): a partition key by
@@ -82,8 +64,6 @@ key_member_role(const char *name, int len, char **keycols, bool aliases)
 static BatchKey *
 batch_keys(Oid relid, bool limited, Jsonb *keys, int nkeys, char **keycols)
 {
-	bool		aliases = key_member_role("pk", 2, keycols, false) < 0 &&
-		key_member_role("sk", 2, keycols, false) < 0;
 	BatchKey   *req = palloc0(sizeof(BatchKey) * nkeys);
 	JsonbIterator *it = JsonbIteratorInit(&keys->root);
 	JsonbValue	v;
@@ -108,7 +88,8 @@ batch_keys(Oid relid, bool limited, Jsonb *keys, int nkeys, char **keycols)
 		{
 			if (mtok == WJB_KEY)
 			{
-				role = key_member_role(m.val.string.val, m.val.string.len, keycols, aliases);
+				role = graph_key_member_role(m.val.string.val, m.val.string.len,
+											 (const char *const *) keycols, 2);
 				if (role < 0)
 					ereport(ERROR,
 							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

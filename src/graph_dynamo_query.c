@@ -133,11 +133,46 @@ graph_start_key_check_object(Jsonb *esk)
 		graph_invalid_start_key("The exclusive start key must be a JSON object of key columns.");
 }
 
+static bool
+name_matches(const char *name, int len, const char *s, bool anycase)
+{
+	return len == (int) strlen(s) &&
+		(anycase ? pg_strncasecmp(name, s, len) == 0 : memcmp(name, s, len) == 0);
+}
+
 /*
- * A key's members are key columns, names[0..n): a member of another name
- * does not match the key (DynamoDB: "The provided key element does not
- * match the schema").  Checked after the key columns were read, so that a
- * key column missing is what an error names first.
+ * Which key column, keycols[0..ncols), a member of a key object (a start
+ * key, a key of batch_get) names, or -1 when none: a key column's name as
+ * it is, else in any ASCII case; and "pk" and "sk" in any case, the names
+ * of the graph functions' output columns and of put_edge's parameters, for
+ * the first two where no key column is named either.  So the key of a row
+ * of neighbors() ({"pk": pk, "sk": sk}) is a key of any table.
+ */
+int
+graph_key_member_role(const char *name, int len, const char *const *keycols, int ncols)
+{
+	static const char *const alias[2] = {"pk", "sk"};
+	bool		aliases = true;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < ncols; i++)
+			if (name_matches(name, len, keycols[i], pass == 1))
+				return i;
+	for (int i = 0; i < ncols; i++)
+		if (name_matches(alias[0], 2, keycols[i], true) ||
+			name_matches(alias[1], 2, keycols[i], true))
+			aliases = false;
+	for (int i = 0; aliases && i < Min(ncols, 2); i++)
+		if (name_matches(name, len, alias[i], true))
+			return i;
+	return -1;
+}
+
+/*
+ * A key's members are key columns, names[0..n), each once: a member of
+ * another name does not match the key (DynamoDB: "The provided key element
+ * does not match the schema").  Checked after the key columns were read,
+ * so that a key column missing is what an error names first.
  */
 void
 graph_start_key_check_members(Jsonb *esk, const char *const *names, int n)
@@ -145,66 +180,79 @@ graph_start_key_check_members(Jsonb *esk, const char *const *names, int n)
 	JsonbIterator *it;
 	JsonbValue	v;
 	JsonbIteratorToken tok;
+	bool	   *seen = palloc0(sizeof(bool) * n);
 
 	it = JsonbIteratorInit(&esk->root);
 	while ((tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
 	{
-		bool		known = false;
+		int			role;
 
 		if (tok != WJB_KEY)
 			continue;
-		for (int i = 0; i < n && !known; i++)
-			known = strlen(names[i]) == (size_t) v.val.string.len &&
-				memcmp(names[i], v.val.string.val, v.val.string.len) == 0;
-		if (!known)
+		role = graph_key_member_role(v.val.string.val, v.val.string.len, names, n);
+		if (role < 0)
 			graph_invalid_start_key(psprintf("\"%s\" is not a key column: the key element does not match the schema.",
 											 pnstrdup(v.val.string.val, v.val.string.len)));
+		if (seen[role])
+			graph_invalid_start_key(psprintf("Key column \"%s\" is given twice.", names[role]));
+		seen[role] = true;
 	}
+	pfree(seen);
 }
 
 /*
- * The value of key column name in an exclusive start key.  Absent: NULL,
- * or an error when the column is required; null: an invalid start key.
+ * The value of key column i of names[0..n) in an exclusive start key (the
+ * first member that names it: graph_key_member_role).  Absent: NULL, or an
+ * error when the column is required; null: an invalid start key.
  */
 static JsonbValue *
-start_key_value(Jsonb *esk, const char *name, bool required)
+start_key_value(Jsonb *esk, const char *const *names, int n, int i, bool required)
 {
-	JsonbValue	k;
-	JsonbValue *v;
+	JsonbIterator *it = JsonbIteratorInit(&esk->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		match = false;
+	JsonbValue *found = NULL;
 
-	k.type = jbvString;
-	k.val.string.val = (char *) name;
-	k.val.string.len = strlen(name);
-	v = findJsonbValueFromContainer(&esk->root, JB_FOBJECT, &k);
-	if (v == NULL)
+	while (found == NULL && (tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		if (tok == WJB_KEY)
+			match = graph_key_member_role(v.val.string.val, v.val.string.len, names, n) == i;
+		else if (tok == WJB_VALUE && match)
+		{
+			found = palloc(sizeof(JsonbValue));
+			*found = v;
+		}
+	}
+	if (found == NULL)
 	{
 		if (required)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("exclusive_start_key lacks the key column \"%s\"", name),
+					 errmsg("exclusive_start_key lacks the key column \"%s\"", names[i]),
 					 errhint("Pass the key of the last row of the previous page.")));
 		return NULL;
 	}
-	if (v->type == jbvNull)
-		graph_invalid_start_key(psprintf("Key column \"%s\" is null.", name));
-	return v;
+	if (found->type == jbvNull)
+		graph_invalid_start_key(psprintf("Key column \"%s\" is null.", names[i]));
+	return found;
 }
 
 /*
- * The value of adjkey column name in an exclusive start key, a JSON
- * string.  Absent: NULL, or an error when the column is required; null or
- * another JSON type: an invalid start key.
+ * The value of adjkey column i of names[0..n) in an exclusive start key, a
+ * JSON string.  Absent: NULL, or an error when the column is required; null
+ * or another JSON type: an invalid start key.
  */
 char *
-graph_start_key_member(Jsonb *esk, const char *name, bool required)
+graph_start_key_member(Jsonb *esk, const char *const *names, int n, int i, bool required)
 {
-	JsonbValue *v = start_key_value(esk, name, required);
+	JsonbValue *v = start_key_value(esk, names, n, i, required);
 
 	if (v == NULL)
 		return NULL;
 	if (v->type != jbvString)
 		graph_invalid_start_key(psprintf("Key column \"%s\" is not a string (keys are strings): "
-										 "the key element does not match the schema.", name));
+										 "the key element does not match the schema.", names[i]));
 	return pnstrdup(v->val.string.val, v->val.string.len);
 }
 
@@ -275,9 +323,9 @@ satisfies(const QueryArgs *a, struct varlena *k)
  * middle of the statement.
  */
 static void
-check_typed_member(Jsonb *esk, const char *name, Oid type)
+check_typed_member(Jsonb *esk, const char *const *names, int n, int i, Oid type)
 {
-	JsonbValue *v = start_key_value(esk, name, true);
+	JsonbValue *v = start_key_value(esk, names, n, i, true);
 	char	   *str;
 	Oid			input;
 	Oid			ioparam;
@@ -294,14 +342,60 @@ check_typed_member(Jsonb *esk, const char *name, Oid type)
 	(void) OidInputFunctionCall(input, str, ioparam, -1);
 }
 
+/*
+ * The start key with its members named as the key columns, names[0..n),
+ * which the statement reads them by ("->>"): the key itself when they are
+ * (the usual case), else a copy with "pk", "sk" or a name in another case
+ * renamed.  Its members are key columns, each once (checked).
+ */
+static Jsonb *
+start_key_canonical(Jsonb *esk, const char *const *names, int n)
+{
+	JsonbParseState *state = NULL;
+	JsonbIterator *it = JsonbIteratorInit(&esk->root);
+	JsonbValue	v;
+	JsonbIteratorToken tok;
+	bool		exact = true;
+
+	while (exact && (tok = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (tok == WJB_KEY)
+		{
+			int			i = graph_key_member_role(v.val.string.val, v.val.string.len, names, n);
+
+			exact = i >= 0 && (int) strlen(names[i]) == v.val.string.len &&
+				memcmp(names[i], v.val.string.val, v.val.string.len) == 0;
+		}
+	if (exact)
+		return esk;
+	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
+	for (int i = 0; i < n; i++)
+	{
+		JsonbValue *m = start_key_value(esk, names, n, i, false);
+
+		if (m == NULL)
+			continue;
+		v.type = jbvString;
+		v.val.string.val = (char *) names[i];
+		v.val.string.len = strlen(names[i]);
+		pushJsonbValue(&state, WJB_KEY, &v);
+		pushJsonbValue(&state, WJB_VALUE, m);
+	}
+	return JsonbValueToJsonb(pushJsonbValue(&state, WJB_END_OBJECT, NULL));
+}
+
+/*
+ * Check a call's start key (see the file's header) and name its members
+ * as the key columns.
+ */
 static void
 check_start_key(QueryTable *q, QueryArgs *a)
 {
+	const char *const *names = (const char *const *) q->cols;
 	char	   *v;
 
 	graph_start_key_check_object(a->esk);
 	/* the partition, when given, must be the one queried */
-	v = graph_start_key_member(a->esk, q->cols[0], false);
+	v = graph_start_key_member(a->esk, names, q->ncols, 0, false);
 	if (v != NULL)
 	{
 		struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
@@ -321,10 +415,10 @@ check_start_key(QueryTable *q, QueryArgs *a)
 		 */
 		if (q->types[i] != adjlist_catalog()->keytype)
 		{
-			check_typed_member(a->esk, q->cols[i], q->types[i]);
+			check_typed_member(a->esk, names, q->ncols, i, q->types[i]);
 			continue;
 		}
-		v = graph_start_key_member(a->esk, q->cols[i], true);
+		v = graph_start_key_member(a->esk, names, q->ncols, i, true);
 		if (i == 1)
 		{
 			struct varlena *k = adjkey_from_server(v, strlen(v), NULL);
@@ -334,7 +428,8 @@ check_start_key(QueryTable *q, QueryArgs *a)
 				graph_invalid_start_key("Its sort key does not satisfy the query's sort-key condition.");
 		}
 	}
-	graph_start_key_check_members(a->esk, (const char *const *) q->cols, q->ncols);
+	graph_start_key_check_members(a->esk, names, q->ncols);
+	a->esk = start_key_canonical(a->esk, names, q->ncols);
 }
 
 /*

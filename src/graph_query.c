@@ -24,11 +24,12 @@
  * contains it count, tested by the scan before the limit counts an edge.
  *
  * Pagination is keyset pagination: exclusive_start_key is the key of the
- * previous page's last row, {"<pk column>": pk, "<sk column>": sk} of the
- * base-table edge, as query() takes it (DynamoDB's ExclusiveStartKey); the
- * scan resumes after its sk (out-edges) or its source pk (in-edges),
- * exclusive, so pages are stable, gap-free and duplicate-free under
- * concurrent inserts.  "after", that sk or pk alone, is its alias.
+ * previous page's last row, {"pk": pk, "sk": sk} of the base-table edge
+ * (or its key columns' own names), as query() takes it (DynamoDB's
+ * ExclusiveStartKey); the scan resumes after its sk (out-edges) or its
+ * source pk (in-edges), exclusive, so pages are stable, gap-free and
+ * duplicate-free under concurrent inserts.  "after", that sk or pk alone,
+ * is its alias, checked as the start key is.
  *
  *-------------------------------------------------------------------------
  */
@@ -155,12 +156,50 @@ emit_edge(void *arg, const GraphEdge *edge)
 }
 
 /*
- * The exclusive start key of neighbors() or reverse_neighbors(): the key of
- * a row the same call returned, {"<pk column>": pk, "<sk column>": sk} of
- * the base-table edge.  Forward, pk must be the node and sk an edge of the
- * call (it has the edge prefix): the scan resumes after sk.  In reverse, sk
- * must be the key of the edges to the node: the scan resumes after pk, the
- * source.  Anything else is DynamoDB's "provided starting key is invalid".
+ * Could the call have returned the edge (pk, sk)?  A start key is the key
+ * of a row the same call returned: anything else is DynamoDB's "provided
+ * starting key is invalid".  Forward, pk is the node and sk an edge of the
+ * call: it has the edge prefix and names a neighbor (graph_row_is_edge: not
+ * the prefix alone); the scan resumes after sk.  In reverse, sk is the key
+ * of the edges to the node; the scan resumes after pk, the source.  after,
+ * the alias, gives only the key the scan resumes after (pk NULL forward,
+ * sk NULL in reverse) and is checked as that part of a start key is.
+ */
+static void
+neighbors_check_start(const GraphScan *req, struct varlena *pk, struct varlena *sk)
+{
+	const EdgeConvention *conv = req->conv;
+	int			partlen;
+	const char *part;
+
+	if (!req->reverse)
+	{
+		if (pk != NULL &&
+			adjkey_cmp_bytes(ADJKEY_DATA(pk), ADJKEY_LEN(pk), req->node, req->nodelen) != 0)
+			graph_invalid_start_key("It belongs to another partition than the node's.");
+		if (ADJKEY_LEN(sk) < conv->eplen ||
+			memcmp(ADJKEY_DATA(sk), conv->edge_prefix, conv->eplen) != 0)
+			graph_invalid_start_key("Its sort key does not have the edge prefix.");
+		if (!graph_row_is_edge(conv, false, ADJKEY_LEN(sk)))
+			graph_invalid_start_key(ADJKEY_LEN(sk) == conv->eplen ?
+									"Its sort key is the edge prefix itself, which is no edge." :
+									"Its sort key is no edge: the target prefix and the rest would be longer than a key can be.");
+		return;
+	}
+	if (sk == NULL)
+		return;
+	part = graph_scan_partition(req, &partlen);
+	if (part == NULL ||
+		adjkey_cmp_bytes(ADJKEY_DATA(sk), ADJKEY_LEN(sk), part, partlen) != 0)
+		graph_invalid_start_key("Its sort key is not that of an edge to the node.");
+}
+
+/*
+ * The key the scan of neighbors() or reverse_neighbors() resumes after,
+ * from its exclusive start key: {"<pk column>": pk, "<sk column>": sk} of
+ * the base-table edge, the row's pk and sk ("pk" and "sk" name the key
+ * columns of a table whose own are named otherwise, as in batch_get:
+ * graph_key_member_role), checked by neighbors_check_start().
  */
 static struct varlena *
 neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
@@ -174,32 +213,13 @@ neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
 	names[0] = get_attname(g->baserel, g->base_pk, false);
 	names[1] = get_attname(g->baserel, g->base_sk, false);
 	graph_start_key_check_object(esk);
-	pkv = graph_start_key_member(esk, names[0], true);
-	skv = graph_start_key_member(esk, names[1], true);
+	pkv = graph_start_key_member(esk, names, 2, 0, true);
+	skv = graph_start_key_member(esk, names, 2, 1, true);
 	graph_start_key_check_members(esk, names, 2);
 	pk = adjkey_from_server(pkv, strlen(pkv), NULL);
 	sk = adjkey_from_server(skv, strlen(skv), NULL);
-	if (!req->reverse)
-	{
-		const EdgeConvention *conv = req->conv;
-
-		if (adjkey_cmp_bytes(ADJKEY_DATA(pk), ADJKEY_LEN(pk), req->node, req->nodelen) != 0)
-			graph_invalid_start_key("It belongs to another partition than the node's.");
-		if (ADJKEY_LEN(sk) < conv->eplen ||
-			memcmp(ADJKEY_DATA(sk), conv->edge_prefix, conv->eplen) != 0)
-			graph_invalid_start_key("Its sort key does not have the edge prefix.");
-		return sk;
-	}
-	else
-	{
-		int			partlen;
-		const char *part = graph_scan_partition(req, &partlen);
-
-		if (part == NULL ||
-			adjkey_cmp_bytes(ADJKEY_DATA(sk), ADJKEY_LEN(sk), part, partlen) != 0)
-			graph_invalid_start_key("Its sort key is not that of an edge to the node.");
-		return pk;
-	}
+	neighbors_check_start(req, pk, sk);
+	return req->reverse ? pk : sk;
 }
 
 /*
@@ -270,6 +290,8 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 						 : "neighbors() with an edge_filter");
 	if (has_esk)
 		after = neighbors_start_key(call->g, &call->req, PG_GETARG_JSONB_P(9));
+	else if (after != NULL)
+		neighbors_check_start(&call->req, reverse ? after : NULL, reverse ? NULL : after);
 	/* (the start key may be in SPI's memory, gone with the connection) */
 	if (after != NULL)
 	{

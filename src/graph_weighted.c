@@ -256,13 +256,16 @@ check_meeting(Dijkstra *d, GNode *node)
  * ----------------------------------------------------------------------
  */
 
-/* "(pk 'USER#alice', sk 'ROAD#PLACE#Bree')", for error details */
+/*
+ * An edge's keys for error details, quoted as the error message style guide
+ * quotes values: pk "USER#alice", sk "ROAD#PLACE#Bree".
+ */
 static char *
 edge_name(const GraphEdge *edge)
 {
 	int			len;
 
-	return psprintf("pk '%s', sk '%s'",
+	return psprintf("pk \"%s\", sk \"%s\"",
 					adjkey_to_server(adjkey_from_utf8(edge->pk, edge->pklen), &len),
 					adjkey_to_server(adjkey_from_utf8(edge->sk, edge->sklen), &len));
 }
