@@ -97,7 +97,7 @@ FROM unnest(ARRAY['g', 'gp', 'gs']) t,
 	 unnest(ARRAY['*', 'neighbor, sk', 'neighbor', 'count(*)']) cols,
 	 (VALUES ('USER#0', 'FOLLOWS#'), ('USER#0', 'FRIEND'), ('USER#0001', 'FOLLOWS#'), ('NOBODY', 'FOLLOWS#')) n(node, prefix),
 	 unnest(ARRAY['', ', lim => 1', ', lim => 64', ', lim => 65', ', lim => 600',
-				  ', backward => true, lim => 100', ', after => ''USER#0350''',
+				  ', backward => true, lim => 100', ', after => ''USER#0350''', ', after => ''FOLLOWS#USER#0350''',
 				  ', edge_filter => ''{"w": 1}''', ', edge_filter => ''{"w": 1}'', lim => 300',
 				  ', exclusive_start_key => ''{"pk": "USER#0", "sk": "FOLLOWS#USER#0100"}''',
 				  ', exclusive_start_key => ''{"pk": "USER#0100", "sk": "FOLLOWS#USER#0"}''']) args
