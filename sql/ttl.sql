@@ -86,6 +86,11 @@ RESET ROLE;
 -- DDL that would lose an option's column is refused while it is set
 ALTER TABLE sessions RENAME COLUMN expires TO expiry;
 ALTER TABLE sessions ALTER COLUMN expires TYPE text;
+-- (the hint names the table as a literal that works whatever its name)
+CREATE TABLE "Ttl ""Odd""" (pk adjkey, sk adjkey, exp timestamptz, PRIMARY KEY (pk, sk));
+SELECT set_ttl('"Ttl ""Odd"""', 'exp');
+ALTER TABLE "Ttl ""Odd""" DROP COLUMN exp;
+DROP TABLE "Ttl ""Odd""";
 SELECT set_ttl('sessions', NULL);
 SELECT * FROM adjlist_table_options WHERE tbl::text LIKE 'ttl.%' ORDER BY 1;
 

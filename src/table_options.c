@@ -203,8 +203,8 @@ table_options_check(Oid relid)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("column \"%s\" of table \"%s\" is its expiry column", e->ttl,
 						get_rel_name(relid)),
-				 errhint("Turn time to live off first: SELECT set_ttl('%s', NULL).",
-						 get_rel_name(relid))));
+				 errhint("Turn time to live off first: SELECT set_ttl(%s, NULL).",
+						 quote_literal_cstr(adjlist_qualified_name(relid)))));
 }
 
 /* ----------------------------------------------------------------------
