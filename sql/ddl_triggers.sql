@@ -466,6 +466,19 @@ DROP INDEX dt.other_ab;
 DROP TABLE dt.other;
 ALTER TABLE dt.legacy ADD PRIMARY KEY (pk, sk);
 SELECT rebuild_inverted_index('dt.legacy_inverted');
+-- a cascade that takes the base key's index with it (DROP OPERATOR CLASS
+-- ... CASCADE of the operator class it uses) is refused: dropping the
+-- index locked its table, and a table so locked is checked (the others
+-- of the schema are not, nor waited for)
+CREATE OPERATOR CLASS dt.int4_key_ops FOR TYPE int USING btree AS
+	OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+	FUNCTION 1 btint4cmp(int, int);
+CREATE TABLE dt.ck (id int, pk adjkey, sk adjkey);
+CREATE UNIQUE INDEX ck_key ON dt.ck (id dt.int4_key_ops);
+SELECT create_inverted_index('dt.ck', base_key => ARRAY['id']);
+DROP OPERATOR CLASS dt.int4_key_ops USING btree CASCADE;
+SELECT drop_inverted_index('dt.ck_inverted');
+DROP OPERATOR CLASS dt.int4_key_ops USING btree CASCADE;
 
 --
 -- 7. session_replication_role = replica (what a logical replication apply

@@ -49,6 +49,7 @@
 #include "utils/syscache.h"
 
 #include "base_key.h"
+#include "compat.h"
 #include "index_admin.h"
 #include "registry.h"
 
@@ -206,6 +207,14 @@ check_index(const IndexDef *ix)
 /*
  * After DDL that dropped an index in schema nsp: every base table of that
  * schema with an inverted index still has the unique key its indexes need.
+ *
+ * Only the base tables this transaction holds in ACCESS EXCLUSIVE mode:
+ * dropping a table's index (index_drop()) or the constraint that owns it
+ * (RemoveConstraintById()) takes that lock on the table first, whatever
+ * statement cascades to it, so a table not so locked has lost no index.
+ * Opening the others (find_key()) would make a DROP ... CASCADE or DROP
+ * OWNED of one role wait behind a lock that another role holds on a table
+ * the statement never touches, as core's own drop never does.
  */
 void
 base_key_check_schema(Oid nsp)
@@ -219,7 +228,9 @@ base_key_check_schema(Oid nsp)
 	{
 		IndexDef   *ix;
 
-		if (get_rel_namespace(bases[i]) != nsp || unique_elsewhere(bases[i]))
+		if (get_rel_namespace(bases[i]) != nsp ||
+			!adjlist_rel_locked_by_me(bases[i], AccessExclusiveLock) ||
+			unique_elsewhere(bases[i]))
 			continue;
 		ix = registry_index(indexes[i], false);
 		if (ix != NULL && ix->baserel == bases[i] && ix->nbasekey > 0)

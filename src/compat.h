@@ -98,6 +98,37 @@ adjlist_rel_ownercheck(Oid relid, Oid roleid)
 #endif
 }
 
+/* Ownership checks became generic in 16: a schema's. */
+#include "catalog/pg_namespace.h"
+static inline bool
+adjlist_namespace_ownercheck(Oid nspid, Oid roleid)
+{
+#if PG_VERSION_NUM >= 160000
+	return object_ownercheck(NamespaceRelationId, nspid, roleid);
+#else
+	return pg_namespace_ownercheck(nspid, roleid);
+#endif
+}
+
+/*
+ * Does this backend hold a lock of mode lockmode (exactly) on relation
+ * relid of this database?  LockHeldByMe() gained "orstronger" in 17.
+ */
+#include "miscadmin.h"
+#include "storage/lock.h"
+static inline bool
+adjlist_rel_locked_by_me(Oid relid, LOCKMODE lockmode)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+#if PG_VERSION_NUM >= 170000
+	return LockHeldByMe(&tag, lockmode, false);
+#else
+	return LockHeldByMe(&tag, lockmode);
+#endif
+}
+
 /* Privilege checks on functions became generic in 16. */
 #include "catalog/pg_proc.h"
 static inline AclResult

@@ -15,7 +15,8 @@
  *	  transactions between which the index could not be exact: refused,
  *	  before it starts.
  *	- DROP TABLE of a partition: its rows leave the index first (the
- *	  partition and its parent are locked as DROP would lock them).
+ *	  partition and its parent are locked as DROP would lock them, once
+ *	  the role is known to be allowed to drop it).
  *	- DROP TABLE of a base table: its index and counter tables go with it.
  *	  DROP TABLE of an index table: the index is unregistered and the base
  *	  table's triggers re-made for the indexes it has left.  Nothing blocks
@@ -833,7 +834,15 @@ start_alter_table(AlterTableStmt *stmt)
 	}
 }
 
-/* DROP TABLE of a partition: its rows leave the index before it goes. */
+/*
+ * DROP TABLE of a partition: its rows leave the index before it goes.
+ * Only for a role that may drop it, the owner of the partition or of its
+ * schema (or a superuser), as DROP TABLE checks before it locks anything
+ * (RangeVarCallbackForDropRelation()): any other is refused by DROP TABLE
+ * itself, at once, and must not first queue an ACCESS EXCLUSIVE lock on
+ * the table and its parents, which would stall every reader of the table
+ * behind a statement that is bound to fail.
+ */
 static void
 start_drop(DropStmt *stmt)
 {
@@ -845,10 +854,15 @@ start_drop(DropStmt *stmt)
 	{
 		RangeVar   *rv = makeRangeVarFromNameList((List *) lfirst(lc));
 		Oid			relid = rangevar_oid(rv);
-		Oid			base = base_of(relid);
+		Oid			base;
 		List	   *ancestors;
 		ListCell   *a;
 
+		if (!OidIsValid(relid) ||
+			(!adjlist_rel_ownercheck(relid, GetUserId()) &&
+			 !adjlist_namespace_ownercheck(get_rel_namespace(relid), GetUserId())))
+			continue;
+		base = base_of(relid);
 		if (!OidIsValid(base) || base == relid)
 			continue;
 		/* lock as DROP will: the parents, then the partition */
@@ -1196,7 +1210,10 @@ drop_table_if_exists(Oid relid)
  * (a DROP ... CASCADE of a type, an operator class, a role's objects) every
  * base table in the schemas of the dropped indexes (an index is in its
  * table's schema).  So a table whose key was missing before (an index made
- * by an older version) does not make unrelated DDL fail.
+ * by an older version) does not make unrelated DDL fail; and of those only
+ * the ones this transaction holds in ACCESS EXCLUSIVE mode, as dropping a
+ * table's index locks it (base_key_check_schema()), so that it never waits
+ * for a lock that another role holds on a table it does not touch.
  */
 static void
 check_dropped_keys(EventTriggerData *ev)

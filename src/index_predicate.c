@@ -44,6 +44,7 @@
 #include "catalog/dependency.h"
 #include "catalog/partition.h"
 #include "catalog/pg_attribute.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
@@ -197,17 +198,73 @@ path_restore(int nest)
 }
 
 /*
+ * A deparse context for the columns of baserel that does not open it.
+ * deparse_context_for() opens the table (AccessShareLock) to read its
+ * column names, and index_predicate_refresh() deparses every predicate of
+ * the database after any role's RENAME: a lock on it would make that DDL
+ * wait behind any session holding a lock on any base table, whoever owns
+ * it (LOCK TABLE ... IN ACCESS EXCLUSIVE MODE in an open transaction).
+ * The text needs only the column names, read here from the catalog as of
+ * now: an RTE that is no relation (ruleutils then names its columns from
+ * eref, as for a VALUES list; a predicate has no other Var), the dropped
+ * columns unnamed as ruleutils names them.  NIL if baserel is gone.
+ */
+static List *
+deparse_context_unlocked(Oid baserel)
+{
+	HeapTuple	reltup = SearchSysCache1(RELOID, ObjectIdGetDatum(baserel));
+	char	   *relname;
+	AttrNumber	natts;
+	List	   *colnames = NIL;
+	RangeTblEntry *rte;
+	PlannedStmt *pstmt;
+
+	if (!HeapTupleIsValid(reltup))
+		return NIL;
+	relname = pstrdup(NameStr(((Form_pg_class) GETSTRUCT(reltup))->relname));
+	natts = ((Form_pg_class) GETSTRUCT(reltup))->relnatts;
+	ReleaseSysCache(reltup);
+	for (AttrNumber a = 1; a <= natts; a++)
+	{
+		HeapTuple	tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(baserel), Int16GetDatum(a));
+		char	   *name = "";
+
+		if (HeapTupleIsValid(tp))
+		{
+			Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(tp);
+
+			if (!att->attisdropped)
+				name = pstrdup(NameStr(att->attname));
+			ReleaseSysCache(tp);
+		}
+		colnames = lappend(colnames, makeString(name));
+	}
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_VALUES;
+	rte->alias = makeAlias(relname, colnames);
+	rte->eref = rte->alias;
+	rte->inFromCl = true;
+	pstmt = makeNode(PlannedStmt);
+	pstmt->rtable = list_make1(rte);
+	return deparse_context_for_plan_tree(pstmt, list_make1(relname));
+}
+
+/*
  * The text of a bound predicate over baserel: every object not in
- * pg_catalog written with its schema, as pg_get_expr() writes it.
+ * pg_catalog written with its schema, as pg_get_expr() writes it.  NULL
+ * if baserel is gone.
  */
 static char *
 deparse_bound(Node *expr, Oid baserel)
 {
-	int			nest = path_pin("pg_catalog, pg_temp");
+	List	   *context = deparse_context_unlocked(baserel);
+	int			nest;
 	char	   *text;
 
-	text = deparse_expression(expr, deparse_context_for(get_rel_name(baserel), baserel),
-							  false, false);
+	if (context == NIL)
+		return NULL;
+	nest = path_pin("pg_catalog, pg_temp");
+	text = deparse_expression(expr, context, false, false);
 	path_restore(nest);
 	return text;
 }
@@ -313,6 +370,19 @@ index_predicate_depend(Oid indexrel, Oid counterrel, const char *bound)
 	}
 }
 
+/*
+ * Any role's ALTER ... RENAME or SET SCHEMA of anything runs this, over
+ * every registration of the database: it must neither lock nor fail on
+ * tables that DDL does not touch.  So it deparses without opening the base
+ * tables (deparse_context_unlocked()), reading only the catalogs, which
+ * the renaming statement has already changed.  Every predicate is
+ * deparsed again rather than the ones the renamed object appears in: a
+ * rename can change the text through objects that pg_depend does not
+ * record the predicate using (the type of a cast, a schema), and a text
+ * left stale would name, in a dump, whatever takes the old name.  Only a
+ * text that changed is written, which is the registry row of an index
+ * whose predicate names what was renamed.
+ */
 void
 index_predicate_refresh(void)
 {
@@ -332,7 +402,7 @@ index_predicate_refresh(void)
 			index_predicate_columns_changed(ix->baserel, ix->predicate_expr))
 			continue;
 		text = index_predicate_text(ix->baserel, ix->predicate_expr);
-		if (ix->predicate == NULL || strcmp(text, ix->predicate) != 0)
+		if (text != NULL && (ix->predicate == NULL || strcmp(text, ix->predicate) != 0))
 			registry_set_predicate_text(ix->indexrel, text);
 	}
 }

@@ -42,7 +42,10 @@ extern void index_predicate_depend(Oid indexrel, Oid counterrel, const char *bou
  */
 extern void index_predicate_bind_missing(Oid baserel);
 
-/* A bound predicate deparsed now, as the registry's predicate column has it. */
+/*
+ * A bound predicate deparsed now, as the registry's predicate column has
+ * it (NULL if baserel is gone).  Takes no lock on baserel.
+ */
 extern char *index_predicate_text(Oid baserel, const char *bound);
 
 /* Has a column a bound predicate reads been dropped or changed its type? */
@@ -50,7 +53,8 @@ extern bool index_predicate_columns_changed(Oid baserel, const char *bound);
 
 /*
  * After DDL that renames or moves objects: write the registry's text of
- * each bound predicate that no longer deparses to it.
+ * each bound predicate that no longer deparses to it.  Locks no base
+ * table: any role's RENAME runs it.
  */
 extern void index_predicate_refresh(void);
 
