@@ -21,6 +21,7 @@ OBJS = \
 	src/index_write.o \
 	src/index_sync.o \
 	src/index_sync_check.o \
+	src/sync_guard.o \
 	src/index_admin.o \
 	src/index_create.o \
 	src/index_build.o \

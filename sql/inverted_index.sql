@@ -210,6 +210,48 @@ UPDATE parted SET pk = 'USER#x' || pk WHERE sk = 'FOLLOWS#USER#3';	-- crosses pa
 SELECT count(*) FROM parted WHERE pk ^@ 'USER#x';
 DELETE FROM parted WHERE sk = 'FOLLOWS#USER#4';
 SELECT pg_temp.drift('parted_inverted');
+-- MERGE: PostgreSQL passes the rows a MERGE moves to another partition to
+-- no statement trigger, so a MERGE whose UPDATE could move one (it assigns
+-- a partition key column, or a partition has a BEFORE UPDATE row trigger)
+-- is refused before it runs (0A000); a MERGE that cannot move rows works
+MERGE INTO parted p USING (VALUES ('USER#1'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN UPDATE SET pk = 'USER#m1';
+\echo :LAST_ERROR_SQLSTATE
+MERGE INTO parted p USING (VALUES ('USER#1'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN UPDATE SET pk = v.pk, data = '{"m": 1}';	-- the same value: refused too
+MERGE INTO parted p
+USING (VALUES ('USER#1'::adjkey, 'FOLLOWS#USER#1'::adjkey), ('USER#2', 'FOLLOWS#USER#2'),
+			  ('USER#m2', 'FOLLOWS#USER#2')) v(pk, sk) ON p.pk = v.pk
+WHEN MATCHED AND p.pk = 'USER#2' THEN DELETE
+WHEN MATCHED THEN UPDATE SET sk = 'FOLLOWS#USER#9', data = '{"merged": true}'
+WHEN NOT MATCHED THEN INSERT VALUES (v.pk, v.sk, NULL);
+SELECT pk, sk, data FROM parted WHERE pk IN ('USER#1', 'USER#2', 'USER#m2') ORDER BY 1;
+SELECT pg_temp.drift('parted_inverted');
+CREATE FUNCTION parted_touch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$;
+CREATE TRIGGER touch BEFORE UPDATE ON parted_1 FOR EACH ROW EXECUTE FUNCTION parted_touch();
+MERGE INTO parted p USING (VALUES ('USER#13'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN UPDATE SET data = '{"m": 2}';
+MERGE INTO parted p USING (VALUES ('USER#14'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN UPDATE SET data = '{"m": 2}';	-- only parted_0 is updated: fine
+MERGE INTO parted p USING (VALUES ('USER#1'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN DELETE;	-- no UPDATE action: fine
+EXPLAIN (COSTS OFF) MERGE INTO parted p USING (VALUES ('USER#1'::adjkey)) v(pk) ON p.pk = v.pk
+WHEN MATCHED THEN UPDATE SET pk = 'USER#m1';	-- runs nothing: fine
+DROP TRIGGER touch ON parted_1;
+DROP FUNCTION parted_touch();
+-- a plain UPDATE that moves rows is followed; MERGE in a function is refused
+UPDATE parted SET pk = CASE pk WHEN 'USER#13' THEN 'USER#m13'::adjkey ELSE 'USER#m14' END
+WHERE pk IN ('USER#13', 'USER#14');
+SELECT tableoid::regclass, pk, sk FROM parted WHERE pk ^@ 'USER#m1' ORDER BY 2;
+SELECT sk, pk FROM parted_inverted WHERE pk ^@ 'USER#m1' OR pk IN ('USER#13', 'USER#14') ORDER BY 2;
+CREATE FUNCTION parted_merge() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	MERGE INTO parted p USING (VALUES ('USER#m13'::adjkey)) v(pk) ON p.pk = v.pk
+	WHEN MATCHED THEN UPDATE SET pk = 'USER#13';
+END$$;
+SELECT parted_merge();
+DROP FUNCTION parted_merge();
+SELECT pg_temp.drift('parted_inverted');
 BEGIN;
 TRUNCATE parted;
 SELECT count(*) FROM parted_inverted;
@@ -232,6 +274,18 @@ SELECT problem, key FROM verify_inverted_index('gp_inverted');
 INSERT INTO gp VALUES ('G#1', 'FOLLOWS#USER#z'), ('G#2', 'X');
 TRUNCATE gp1, gp2;
 SELECT count(*) AS index_rows FROM gp_inverted;
+SELECT problem, key FROM verify_inverted_index('gp_inverted');
+-- MERGE into gp may not assign sk either: gp2 below is partitioned by it;
+-- nor into gp2 (a partitioned partition); pk of a leaf, which cannot move
+-- its rows, is fine
+INSERT INTO gp VALUES ('G#1', 'FOLLOWS#USER#z');
+MERGE INTO gp USING (VALUES ('G#1'::adjkey)) v(pk) ON gp.pk = v.pk
+WHEN MATCHED THEN UPDATE SET sk = 'X';
+MERGE INTO gp2 USING (VALUES ('G#1'::adjkey)) v(pk) ON gp2.pk = v.pk
+WHEN MATCHED THEN UPDATE SET sk = 'X';
+MERGE INTO gp2d USING (VALUES ('G#1'::adjkey)) v(pk) ON gp2d.pk = v.pk
+WHEN MATCHED THEN UPDATE SET pk = 'G#9';
+SELECT pk, sk FROM gp_inverted ORDER BY 1, 2;
 SELECT problem, key FROM verify_inverted_index('gp_inverted');
 DROP TABLE gp;
 
@@ -505,6 +559,32 @@ INSERT INTO orphan VALUES ('USER#e', 'FOLLOWS#USER#b');
 SELECT edge_count('orphan_inverted', 'USER#b', 'FOLLOWS', 'in') AS b_in;
 INSERT INTO orphan_inverted VALUES ('FOLLOWS#USER#x', 'USER#junk');
 DROP TABLE orphan, saved_registration;
+
+-- two indexes whose registrations are both missing (pg_dump -t of a table
+-- and its two index tables): registering one again is not enough, a write
+-- is refused while the other index table (found by its comment) is not
+-- registered, naming it; registering it too lets writes through
+CREATE TABLE twice (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('twice');
+SELECT create_inverted_index('twice', index_name => 'twice_second');
+INSERT INTO twice VALUES ('USER#a', 'FOLLOWS#USER#b');
+DELETE FROM adjlist_inverted_indexes WHERE baserel = 'twice'::regclass;
+\c
+INSERT INTO twice VALUES ('USER#c', 'FOLLOWS#USER#b');
+SELECT create_inverted_index('twice', index_name => 'twice_inverted', existing => true);
+INSERT INTO twice VALUES ('USER#c', 'FOLLOWS#USER#b');
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY terse
+TRUNCATE twice;
+\set VERBOSITY default
+SELECT (SELECT count(*) FROM twice) AS base_rows, (SELECT count(*) FROM twice_inverted) AS index_rows,
+	   (SELECT count(*) FROM twice_second) AS second_rows;
+SELECT create_inverted_index('twice', index_name => 'twice_second', existing => true);
+INSERT INTO twice VALUES ('USER#c', 'FOLLOWS#USER#b');
+SELECT (SELECT count(*) FROM verify_inverted_index('twice_inverted')) AS drift,
+	   (SELECT count(*) FROM verify_inverted_index('twice_second')) AS drift_second,
+	   (SELECT count(*) FROM twice_second) AS second_rows;
+DROP TABLE twice;
 
 -- The index table of a new index that projects columns is written in key
 -- order (clustered on its primary key, as CREATE INDEX sorts): a node's

@@ -21,6 +21,7 @@
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
  *	index_sync_check.c	which triggers may, and the index tables' guard
+ *	sync_guard.c		statements whose rows no trigger sees: refused
  *	index_admin.c		an index's triggers, partitions' rows, drop
  *	index_create.c		create_inverted_index() in one transaction
  *	index_build.c		create_inverted_index(..., concurrently => true)
@@ -63,7 +64,7 @@
  *	3. the registry of inverted indexes: registry.h
  *	4. index rules and the one writer: index_rule.h, index_predicate.h,
  *	   index_write.h, writer_info.h
- *	5. what keeps indexes exact: index_sync.c (index_sync_check.h), index_admin.h (index_admin.c,
+ *	5. what keeps indexes exact: index_sync.c, sync_guard.c (index_sync_check.h), index_admin.h (index_admin.c,
  *	   index_create.c, index_build.c), index_check.h, index_guard.c,
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
  *	   dynamo_io.h
@@ -88,6 +89,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "graph.h"
+#include "index_sync_check.h"
 #include "registry.h"
 #include "table_options.h"
 
@@ -117,6 +119,7 @@ _PG_init(void)
 							PGC_USERSET, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 	graph_neighbor_scan_init();
+	sync_guard_init();
 	MarkGUCPrefixReserved("adjlist");
 
 	adjlist_catalog_init();

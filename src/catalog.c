@@ -46,6 +46,7 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "graph.h"
+#include "index_sync_check.h"
 #include "index_write.h"
 #include "query_table.h"
 #include "registry.h"
@@ -85,6 +86,7 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	graph_meta_relcache_invalidate(relid);
 	query_table_relcache_invalidate(relid);
 	index_write_relcache_invalidate(relid);
+	sync_check_relcache_invalidate(relid);
 }
 
 /* A change of a function: the originals of twins are looked up again. */

@@ -25,11 +25,12 @@
  * FOR EACH ROW, ENABLE REPLICA) and enables the TRUNCATE triggers ALWAYS;
  * sync_check_trigger() accepts that trigger only in that form.
  *
- * A trigger that finds no registered index for its table refuses the
- * write (55000, sync_refuse_unregistered()): the triggers and the index table
- * came back from a dump without the registry's row, which pg_dump -t and
- * -n leave out (the extension's configuration comes with the whole
- * database only), and the index would silently miss every later write.
+ * A trigger that finds no registered index for its table, or an index
+ * table of it that is not registered, refuses the write (55000,
+ * sync_refuse_unregistered()): the triggers and the index table came back
+ * from a dump without the registry's row, which pg_dump -t and -n leave
+ * out (the extension's configuration comes with the whole database only),
+ * and the index would silently miss every later write.
  * Two exceptions.  adjlist's own statements, which may run between a
  * registration and its triggers.  And a session restoring a dump (one with
  * the settings every pg_dump script and pg_restore make, below): the
@@ -42,18 +43,25 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_description.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -376,64 +384,130 @@ restoring_dump(void)
 }
 
 /*
- * The unregistered index table of base, if one is found: the comment that
- * create_inverted_index() gives an index table names its base table
- * (index_create.c), and pg_dump -t and -n keep it.
+ * Bases whose commented index tables were all found registered (below),
+ * since the last relcache invalidation of any table: a table created or
+ * altered anywhere (a restored index table, its triggers, a registration,
+ * which invalidates its base) has them looked up again.  A plain COMMENT
+ * sends no invalidation; pg_dump restores an index table's triggers after
+ * its comment, and those do.
+ */
+static List *complete_bases = NIL;
+static uint64 complete_generation = 0;
+
+void
+sync_check_relcache_invalidate(Oid relid)
+{
+	complete_generation++;
+	list_free(complete_bases);
+	complete_bases = NIL;
+}
+
+/*
+ * The first unregistered index table of base that is found: the comment
+ * that create_inverted_index() gives an index table names its base table
+ * (index_create.c), and pg_dump -t and -n keep it.  A table registered as
+ * an index of any table does not count (a base renamed and its name
+ * reused).  pg_description is read with the catalog snapshot, as the
+ * registry is: an index dropped since a REPEATABLE READ transaction's
+ * snapshot was taken is gone.  An answer of none is cached
+ * (complete_bases).
  */
 static Oid
 unregistered_index_of(Oid base)
 {
-	Oid			argtypes[1] = {TEXTOID};
-	Datum		args[1];
+	char	   *prefix;
+	size_t		len;
+	Relation	rel;
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
 	Oid			found = InvalidOid;
-	bool		isnull;
+	uint64		generation = complete_generation;
 
-	args[0] = CStringGetTextDatum(psprintf("adjlist inverted index of %s (",
-										   adjlist_qualified_name(base)));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT d.objoid FROM pg_catalog.pg_description d "
-							  "WHERE d.classoid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
-							  "AND d.objsubid OPERATOR(pg_catalog.=) 0 "
-							  "AND pg_catalog.starts_with(d.description, $1) "
-							  "ORDER BY d.objoid LIMIT 1",
-							  1, argtypes, args, NULL, true, 1) == SPI_OK_SELECT &&
-		SPI_processed == 1)
-		found = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-											   1, &isnull));
-	SPI_finish();
+	if (list_member_oid(complete_bases, base))
+		return InvalidOid;
+	prefix = psprintf("adjlist inverted index of %s (", adjlist_qualified_name(base));
+	len = strlen(prefix);
+	rel = table_open(DescriptionRelationId, AccessShareLock);
+	ScanKeyInit(&key[0], Anum_pg_description_classoid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(RelationRelationId));
+	ScanKeyInit(&key[1], Anum_pg_description_objsubid, BTEqualStrategyNumber,
+				F_INT4EQ, Int32GetDatum(0));
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 2, key);
+	while (!OidIsValid(found) && HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_description d = (Form_pg_description) GETSTRUCT(tup);
+		bool		isnull;
+		Datum		v = heap_getattr(tup, Anum_pg_description_description,
+									 RelationGetDescr(rel), &isnull);
+		char	   *desc;
+
+		if (isnull)
+			continue;
+		desc = TextDatumGetCString(v);
+		if (strncmp(desc, prefix, len) == 0 &&
+			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(d->objoid)) &&
+			!OidIsValid(registry_base_of_index(d->objoid)))
+			found = d->objoid;
+		pfree(desc);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(found) && generation == complete_generation)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		complete_bases = lappend_oid(complete_bases, base);
+		MemoryContextSwitchTo(old);
+	}
 	return found;
 }
 
 /*
- * A write to a table with adjlist's sync triggers and no registered index
- * (see the header): refused, unless adjlist itself or a restore writes.
+ * A write to a table with adjlist's sync triggers and no registered index,
+ * or with an index table of its own that is not registered (see the
+ * header): refused, unless adjlist itself or a restore writes.  An index
+ * table is found by its comment: pg_dump -t of a table and two of its
+ * indexes, then only one registered again with existing => true, must not
+ * let writes through that the other would silently miss.
  */
 void
 sync_refuse_unregistered(Relation rel)
 {
 	Oid			relid = RelationGetRelid(rel);
-	Oid			base = relid;
+	Oid			base;
 	Oid			idx;
+	const char *idxname;
+	bool		registered;
 
-	if (index_writes_allowed() || restoring_dump() || OidIsValid(registry_base_of(relid)))
+	if (index_writes_allowed() || restoring_dump())
 		return;
-	if (rel->rd_rel->relispartition)
-		base = llast_oid(get_partition_ancestors(relid));
+	base = registry_base_of(relid);
+	registered = OidIsValid(base);
+	if (!registered)
+		base = rel->rd_rel->relispartition ?
+			llast_oid(get_partition_ancestors(relid)) : relid;
 	idx = unregistered_index_of(base);
+	idxname = OidIsValid(idx) ? get_rel_name(idx) : NULL;
+	if (idxname == NULL && registered)
+		return;					/* (or dropped since it was found) */
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 OidIsValid(idx) ?
+			 idxname != NULL ?
 			 errmsg("inverted index \"%s\" of table \"%s\" is not registered",
-					get_rel_name(idx), get_rel_name(base)) :
+					idxname, get_rel_name(base)) :
 			 errmsg("table \"%s\" has adjlist's triggers but no registered inverted index",
 					get_rel_name(base)),
 			 errdetail("A write to \"%s\" would not reach the index. Its registration is a row of adjlist_inverted_indexes, which pg_dump -t and -n leave out.",
 					   RelationGetRelationName(rel)),
-			 OidIsValid(idx) ?
+			 idxname != NULL && registered ?
+			 errhint("Register the index again with create_inverted_index(%s, index_name => %s, existing => true, ...) and the options it was made with, or drop the index table; see \"Dump and restore\" in the README.",
+					 quote_literal_cstr(adjlist_qualified_name(base)),
+					 quote_literal_cstr(idxname)) :
+			 idxname != NULL ?
 			 errhint("Register the index again with create_inverted_index(%s, index_name => %s, existing => true, ...) and the options it was made with, or drop the index table and the adjlist_sync_* triggers of \"%s\"; see \"Dump and restore\" in the README.",
 					 quote_literal_cstr(adjlist_qualified_name(base)),
-					 quote_literal_cstr(get_rel_name(idx)), get_rel_name(base)) :
+					 quote_literal_cstr(idxname), get_rel_name(base)) :
 			 errhint("Create the index with create_inverted_index(%s, ...), or drop the adjlist_sync_* triggers of \"%s\"; see \"Dump and restore\" in the README.",
 					 quote_literal_cstr(adjlist_qualified_name(base)), get_rel_name(base))));
 }

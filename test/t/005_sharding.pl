@@ -215,6 +215,44 @@ is($coord->safe_psql('postgres', q{SELECT rebuild_inverted_index('hot_inverted')
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM verify_inverted_index('hot_inverted')}),
 	'0', 'the write-sharded index is exact again');
 
+# TRUNCATE of a foreign table fires no trigger (foreign tables can have no
+# TRUNCATE trigger): naming a foreign partition of the base table or of the
+# index table, or a foreign base table, is refused (sync_guard.c) in a
+# session that has loaded adjlist; a session that has not loaded it is not
+# checked, unless session_preload_libraries names adjlist
+$shards[0]->safe_psql('postgres',
+	q{CREATE TABLE lone_part (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk))});
+$coord->safe_psql('postgres', q{
+	CREATE FOREIGN TABLE lone (pk adjkey NOT NULL, sk adjkey NOT NULL)
+		SERVER shard0 OPTIONS (table_name 'lone_part');
+	SELECT create_inverted_index('lone', base_key => '{pk,sk}');
+	INSERT INTO lone VALUES ('USER#1', 'FOLLOWS#USER#2');
+});
+for my $t (
+	[ 'edges_0', qr/0A000: cannot truncate foreign table "edges_0", a partition of "edges", which has an inverted index/ ],
+	[ 'edges_inverted_1', qr/0A000: cannot truncate foreign table "edges_inverted_1", a partition of inverted index "edges_inverted"/ ],
+	[ 'lone', qr/0A000: cannot truncate foreign table "lone", which has an inverted index/ ])
+{
+	my ($ret, $out, $err) = $coord->psql('postgres',
+		"\\set VERBOSITY verbose\nSELECT 'USER#1'::adjkey IS NOT NULL;\nTRUNCATE $t->[0];");
+	like($err, $t->[1], "TRUNCATE $t->[0] is refused");
+	like($err, qr/HINT:  (Delete the rows with DELETE|Only adjlist writes an index table)/, 'with a hint');
+}
+is($coord->safe_psql('postgres', q{
+	SELECT (SELECT count(*) FROM verify_inverted_index('edges_inverted'))
+		 + (SELECT count(*) FROM verify_inverted_index('lone_inverted'))}),
+	'0', 'the indexes are untouched');
+$coord->safe_psql('postgres', q{ALTER DATABASE postgres SET session_preload_libraries = 'adjlist'});
+my ($ret, $out, $err) = $coord->psql('postgres', 'TRUNCATE lone');
+like($err, qr/cannot truncate foreign table "lone"/,
+	'with session_preload_libraries, a session\'s first statement is checked too');
+$coord->safe_psql('postgres', q{
+	ALTER DATABASE postgres RESET session_preload_libraries;
+	DELETE FROM lone;
+	SELECT drop_inverted_index('lone_inverted');
+	DROP FOREIGN TABLE lone;
+});
+
 # a shard lost in the middle of a transaction: the client gets an error;
 # without two-phase commit the other shard may have committed its part,
 # and verify/repair mends what is left
