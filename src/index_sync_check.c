@@ -440,16 +440,18 @@ unregistered_index_of(Oid base)
 		bool		isnull;
 		Datum		v = heap_getattr(tup, Anum_pg_description_description,
 									 RelationGetDescr(rel), &isnull);
-		char	   *desc;
+		text	   *desc;
 
 		if (isnull)
 			continue;
-		desc = TextDatumGetCString(v);
-		if (strncmp(desc, prefix, len) == 0 &&
+		/* (most comments are short and stored inline: no copy) */
+		desc = DatumGetTextPP(v);
+		if (VARSIZE_ANY_EXHDR(desc) >= len && memcmp(VARDATA_ANY(desc), prefix, len) == 0 &&
 			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(d->objoid)) &&
 			!OidIsValid(registry_base_of_index(d->objoid)))
 			found = d->objoid;
-		pfree(desc);
+		if ((Pointer) desc != DatumGetPointer(v))
+			pfree(desc);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
