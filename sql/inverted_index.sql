@@ -586,6 +586,32 @@ SELECT (SELECT count(*) FROM verify_inverted_index('twice_inverted')) AS drift,
 	   (SELECT count(*) FROM twice_second) AS second_rows;
 DROP TABLE twice;
 
+-- the comments that name an index table's base follow renames of the
+-- base (and of its schema): after a rename, the lost registration of the
+-- second index still refuses writes, and a new table that takes the old
+-- name is not taken for its base
+CREATE TABLE renamed (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('renamed');
+SELECT create_inverted_index('renamed', index_name => 'renamed_second');
+ALTER TABLE renamed RENAME TO renamed_now;
+SELECT obj_description('renamed_second'::regclass, 'pg_class') AS comment;
+DELETE FROM adjlist_inverted_indexes WHERE baserel = 'renamed_now'::regclass;
+\c
+SELECT create_inverted_index('renamed_now', index_name => 'renamed_inverted', existing => true);
+\set VERBOSITY terse
+INSERT INTO renamed_now VALUES ('USER#c', 'FOLLOWS#USER#b');
+\set VERBOSITY default
+CREATE TABLE renamed (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('renamed', index_name => 'renamed_new');
+INSERT INTO renamed VALUES ('USER#x', 'FOLLOWS#USER#y');
+SELECT create_inverted_index('renamed_now', index_name => 'renamed_second', existing => true);
+INSERT INTO renamed_now VALUES ('USER#c', 'FOLLOWS#USER#b');
+-- a comment someone else wrote is theirs: left as it is
+COMMENT ON TABLE renamed_new IS 'my own words';
+ALTER TABLE renamed RENAME TO renamed_too;
+SELECT obj_description('renamed_new'::regclass, 'pg_class') AS comment;
+DROP TABLE renamed_now, renamed_too;
+
 -- The index table of a new index that projects columns is written in key
 -- order (clustered on its primary key, as CREATE INDEX sorts): a node's
 -- in-edges with their data are on a few pages, whatever order the base

@@ -111,6 +111,17 @@ SELECT neighbor, pk, sk FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
 							FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 3) OFFSET 2));
 SELECT neighbor FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
 	exclusive_start_key => '{"source": "USER#bob", "edge": "FOLLOWS#USER#u03"}');
+-- a table keyed (node, sk): "sk" is its own column and "pk" still names
+-- the first, so the rows' key is its cursor too (neighbors and query())
+CREATE TABLE pg_half (node adjkey, sk adjkey, data jsonb, PRIMARY KEY (node, sk));
+INSERT INTO pg_half SELECT pk, sk, data FROM pg_plain WHERE pk = 'USER#bob' AND sk ^@ 'FOLLOWS#';
+SELECT create_inverted_index('pg_half', partition_key => 'sk', sort_key => 'node');
+SELECT neighbor FROM neighbors('pg_half', 'USER#bob', 'FOLLOWS#', 2,
+	exclusive_start_key => (SELECT jsonb_build_object('pk', pk, 'sk', sk)
+							FROM neighbors('pg_half', 'USER#bob', 'FOLLOWS#', 3) OFFSET 2));
+SELECT key FROM query('pg_half', 'USER#bob', 'begins_with', 'FOLLOWS#', lim => 2,
+	exclusive_start_key => '{"pk": "USER#bob", "sk": "FOLLOWS#USER#u03"}');
+DROP TABLE pg_half;
 SELECT neighbor FROM neighbors('pg_named', 'USER#bob', 'FOLLOWS#', 2,
 	exclusive_start_key => '{"Source": "USER#bob", "SK": "FOLLOWS#USER#u03"}');
 SELECT neighbor FROM neighbors_keys('pg_named', 'USER#bob', 'FOLLOWS#', 2,

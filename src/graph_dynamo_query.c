@@ -143,26 +143,23 @@ name_matches(const char *name, int len, const char *s, bool anycase)
 /*
  * Which key column, keycols[0..ncols), a member of a key object (a start
  * key, a key of batch_get) names, or -1 when none: a key column's name as
- * it is, else in any ASCII case; and "pk" and "sk" in any case, the names
+ * it is, else in any ASCII case; else "pk" or "sk" in any case, the names
  * of the graph functions' output columns and of put_edge's parameters, for
- * the first two where no key column is named either.  So the key of a row
- * of neighbors() ({"pk": pk, "sk": sk}) is a key of any table.
+ * the first or the second key column.  So the key of a row of neighbors()
+ * ({"pk": pk, "sk": sk}) is a key of any table, one keyed (node, sk) too;
+ * only a table with a key column named "pk" or "sk" in the other place
+ * (keyed (sk, pk)) reads those names as its own columns.
  */
 int
 graph_key_member_role(const char *name, int len, const char *const *keycols, int ncols)
 {
 	static const char *const alias[2] = {"pk", "sk"};
-	bool		aliases = true;
 
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < ncols; i++)
 			if (name_matches(name, len, keycols[i], pass == 1))
 				return i;
-	for (int i = 0; i < ncols; i++)
-		if (name_matches(alias[0], 2, keycols[i], true) ||
-			name_matches(alias[1], 2, keycols[i], true))
-			aliases = false;
-	for (int i = 0; aliases && i < Min(ncols, 2); i++)
+	for (int i = 0; i < Min(ncols, 2); i++)
 		if (name_matches(name, len, alias[i], true))
 			return i;
 	return -1;

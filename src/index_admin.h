@@ -54,6 +54,11 @@ extern void index_member_rows(Oid baserel, Oid member, bool add);
 /* CREATE INDEX and REPLICA IDENTITY of a counter table (qcnt: its qualified name). */
 extern char *counters_index_sql(const char *qcnt);
 
+/* The comment of an index table; comments brought up to date after renames. */
+extern char *index_comment_prefix(Oid base);
+extern char *index_comment_text(Oid base, const char *pkcol, const char *skcol);
+extern void index_comments_refresh(void);
+
 /* Refuse a base table or an index table adjlist cannot keep exact. */
 extern void check_indexable_table(Oid relid, const char *role);
 

@@ -40,6 +40,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "commands/comment.h"
 #include "commands/progress.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -506,15 +507,78 @@ create_index_table(CreatePlan *p, bool withkey)
 	if (change_owner)
 		admin_exec(psprintf("ALTER TABLE %s OWNER TO %s", qidx, owner), SPI_OK_UTILITY);
 	admin_exec(psprintf("COMMENT ON TABLE %s IS %s", qidx,
-					  quote_literal_cstr(psprintf("adjlist inverted index of %s (partition key %s, sort key %s)",
-												  adjlist_qualified_name(p->base),
-												  p->cols[0], p->cols[1]))),
+					  quote_literal_cstr(index_comment_text(p->base, p->cols[0], p->cols[1]))),
 			 SPI_OK_UTILITY);
 	CommandCounterIncrement();
 	idx = get_relname_relid(p->index_name, get_rel_namespace(p->base));
 	if (!OidIsValid(idx))
 		elog(ERROR, "index table \"%s\" was not created", p->index_name);
 	return idx;
+}
+
+/*
+ * The comment of an index table, which names its base table: pg_dump -t
+ * and -n keep it where they leave the registry's row out, and a trigger
+ * finds by it the index tables of a base that are not registered
+ * (index_sync_check.c).  So it follows renames of the base and of its
+ * schema (index_comments_refresh()).
+ */
+#define INDEX_COMMENT "adjlist inverted index of "
+#define COUNTER_COMMENT "adjlist degree counters of "
+
+/* What every comment of an index table of base begins with. */
+char *
+index_comment_prefix(Oid base)
+{
+	return psprintf(INDEX_COMMENT "%s (", adjlist_qualified_name(base));
+}
+
+char *
+index_comment_text(Oid base, const char *pkcol, const char *skcol)
+{
+	return psprintf(INDEX_COMMENT "%s (partition key %s, sort key %s)",
+					adjlist_qualified_name(base), pkcol, skcol);
+}
+
+/* Set a table's comment to text if adjlist wrote it (its prefix) and it differs. */
+static void
+refresh_comment(Oid relid, const char *prefix, const char *text)
+{
+	char	   *old = GetComment(relid, RelationRelationId, 0);
+
+	if (old != NULL && strncmp(old, prefix, strlen(prefix)) == 0 && strcmp(old, text) != 0)
+		CreateComments(relid, RelationRelationId, 0, text);
+}
+
+/*
+ * After DDL that renames or moves a table or a schema (index_guard.c): the
+ * comments adjlist gave index and counter tables name their base table and
+ * index table anew.  A comment someone else wrote is left alone.  Only
+ * catalogs are read and written: no table is locked.
+ */
+void
+index_comments_refresh(void)
+{
+	Oid		   *indexes;
+	Oid		   *bases;
+	Oid		   *counters;
+	int			n = registry_all(&indexes, &bases, &counters);
+
+	for (int i = 0; i < n; i++)
+	{
+		IndexDef   *ix = registry_index(indexes[i], false);
+		char	   *idxname;
+
+		if (ix == NULL || get_rel_name(ix->baserel) == NULL ||
+			(idxname = get_rel_name(ix->indexrel)) == NULL)
+			continue;
+		refresh_comment(ix->indexrel, INDEX_COMMENT,
+						index_comment_text(ix->baserel, ix->colnames[0], ix->colnames[1]));
+		if (OidIsValid(ix->counterrel) && get_rel_name(ix->counterrel) != NULL)
+			refresh_comment(ix->counterrel, COUNTER_COMMENT,
+							psprintf(COUNTER_COMMENT "%s", adjlist_qualified_name(ix->indexrel)));
+	}
+	CommandCounterIncrement();
 }
 
 /*
@@ -555,7 +619,7 @@ create_counter_table(CreatePlan *p)
 						  quote_identifier(GetUserNameFromId(p->base_owner, false))),
 				 SPI_OK_UTILITY);
 	admin_exec(psprintf("COMMENT ON TABLE %s IS %s", qcnt,
-					  quote_literal_cstr(psprintf("adjlist degree counters of %s",
+					  quote_literal_cstr(psprintf(COUNTER_COMMENT "%s",
 												  quote_qualified_identifier(p->base_ns, p->index_name)))),
 			 SPI_OK_UTILITY);
 	CommandCounterIncrement();

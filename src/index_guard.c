@@ -1171,7 +1171,10 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 	}
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
+	{
 		index_predicate_refresh();
+		index_comments_refresh();
+	}
 	PG_RETURN_VOID();
 }
 

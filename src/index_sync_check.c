@@ -65,6 +65,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "index_admin.h"
 #include "index_sync_check.h"
 #include "index_write.h"
 #include "registry.h"
@@ -426,7 +427,7 @@ unregistered_index_of(Oid base)
 
 	if (list_member_oid(complete_bases, base))
 		return InvalidOid;
-	prefix = psprintf("adjlist inverted index of %s (", adjlist_qualified_name(base));
+	prefix = index_comment_prefix(base);
 	len = strlen(prefix);
 	rel = table_open(DescriptionRelationId, AccessShareLock);
 	ScanKeyInit(&key[0], Anum_pg_description_classoid, BTEqualStrategyNumber,
