@@ -131,8 +131,8 @@ sync_fires_always(Relation rel, Oid *where)
 }
 
 /* Does rel have a trigger of that name? */
-static bool
-has_trigger(Relation rel, const char *name)
+bool
+rel_has_trigger(Relation rel, const char *name)
 {
 	TriggerDesc *td = rel->trigdesc;
 
@@ -338,7 +338,7 @@ sync_check_trigger(TriggerData *td)
 
 	if (strcmp(name, "adjlist_sync") == 0)
 		ok = row && TRIGGER_FIRED_AFTER(ev) &&
-			(adjlist_catalog()->legacy || !has_trigger(td->tg_relation, "adjlist_sync_ins"));
+			(adjlist_catalog()->legacy || !rel_has_trigger(td->tg_relation, "adjlist_sync_ins"));
 	else if (strcmp(name, "adjlist_sync_ins") == 0 || strcmp(name, "adjlist_sync_insert") == 0)
 		ok = !row && TRIGGER_FIRED_AFTER(ev) && TRIGGER_FIRED_BY_INSERT(ev) &&
 			transition_names(t, NULL, "adjlist_new");

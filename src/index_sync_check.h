@@ -11,6 +11,9 @@
 #include "commands/trigger.h"
 #include "utils/relcache.h"
 
+/* Does rel have a trigger of that name? */
+extern bool rel_has_trigger(Relation rel, const char *name);
+
 /* Refuse a trigger calling adjlist_sync_trigger() that adjlist did not install. */
 extern void sync_check_trigger(TriggerData *td);
 

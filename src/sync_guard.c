@@ -77,18 +77,6 @@ static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorFinish_hook_type prev_executor_finish = NULL;
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
-/* Does rel have a trigger of that name? */
-static bool
-rel_has_trigger(Relation rel, const char *name)
-{
-	TriggerDesc *td = rel->trigdesc;
-
-	for (int i = 0; td != NULL && i < td->numtriggers; i++)
-		if (strcmp(td->triggers[i].tgname, name) == 0)
-			return true;
-	return false;
-}
-
 /* The first enabled BEFORE UPDATE row trigger of rel, or NULL. */
 static const char *
 before_update_row_trigger(Relation rel)
