@@ -38,6 +38,7 @@ OBJS = \
 	src/write_api_index.o \
 	src/write_api_put.o \
 	src/write_api_cond.o \
+	src/write_api_owner.o \
 	src/write_shard.o \
 	src/graph_meta.o \
 	src/graph_reader.o \

@@ -394,10 +394,22 @@ adjlist_unbecome(const AdjlistRoleSwitch *save)
 bool
 adjlist_is_citus_table(Oid relid)
 {
+	return adjlist_citus_placement_group(relid, NULL, NULL);
+}
+
+/*
+ * The row of relid in pg_dist_partition: whether there is one, and its
+ * partmethod ('h' hash, 'n' reference or Citus-local, 'a' append, 'r'
+ * range) and colocationid, read by their names (either may be NULL).
+ */
+bool
+adjlist_citus_placement_group(Oid relid, char *method, uint32 *colocationid)
+{
 	Oid			dist = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
+	HeapTuple	tup;
 	bool		found;
 
 	if (!OidIsValid(dist))
@@ -406,7 +418,27 @@ adjlist_is_citus_table(Oid relid)
 	/* logicalrelid is the first column */
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(relid));
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 1, &key);
-	found = HeapTupleIsValid(systable_getnext(scan));
+	tup = systable_getnext(scan);
+	found = HeapTupleIsValid(tup);
+	if (found && (method != NULL || colocationid != NULL))
+	{
+		TupleDesc	desc = RelationGetDescr(rel);
+
+		for (int i = 0; i < desc->natts; i++)
+		{
+			const char *name = NameStr(TupleDescAttr(desc, i)->attname);
+			bool		isnull;
+			Datum		v;
+
+			if (strcmp(name, "partmethod") != 0 && strcmp(name, "colocationid") != 0)
+				continue;
+			v = heap_getattr(tup, i + 1, desc, &isnull);
+			if (name[0] == 'p' && method != NULL)
+				*method = isnull ? '\0' : DatumGetChar(v);
+			else if (name[0] == 'c' && colocationid != NULL)
+				*colocationid = isnull ? 0 : DatumGetUInt32(v);
+		}
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return found;

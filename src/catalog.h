@@ -128,6 +128,12 @@ typedef enum AdjlistStorage
 extern AdjlistStorage adjlist_storage(Oid relid);
 extern bool adjlist_is_citus_table(Oid relid);
 
+/*
+ * Citus's row of relid (pg_dist_partition): false when Citus does not
+ * know the table; else its partmethod and colocationid, unless NULL.
+ */
+extern bool adjlist_citus_placement_group(Oid relid, char *method, uint32 *colocationid);
+
 /* Refuse relid if Citus moved its registered storage into a shard (55000). */
 extern void adjlist_citus_moved_check(Oid relid);
 /* The same, given a table named like a Citus shard of another. */

@@ -141,6 +141,39 @@ adjlist_proc_aclcheck(Oid procid, Oid roleid, AclMode mode)
 #endif
 }
 
+/*
+ * Check the privileges a query's range table entry asks for (of its
+ * relation, column privileges included) as roleid, as the executor checks
+ * them (42501 when one is missing), unless the entry names its own checking
+ * role (a view's).  From 16 on they are in the query's rteperminfos.
+ */
+#include "executor/executor.h"
+#include "nodes/parsenodes.h"
+#if PG_VERSION_NUM >= 160000
+#include "parser/parse_relation.h"
+#endif
+static inline void
+adjlist_check_rte_as(Query *query, RangeTblEntry *rte, Oid roleid)
+{
+	RangeTblEntry *r = copyObject(rte);
+#if PG_VERSION_NUM >= 160000
+	RTEPermissionInfo *perm;
+
+	if (rte->perminfoindex == 0)
+		return;
+	perm = copyObject(getRTEPermissionInfo(query->rteperminfos, rte));
+	if (!OidIsValid(perm->checkAsUser))
+		perm->checkAsUser = roleid;
+	r->perminfoindex = 1;
+	(void) ExecCheckPermissions(list_make1(r), list_make1(perm), true);
+#else
+	(void) query;
+	if (!OidIsValid(r->checkAsUser))
+		r->checkAsUser = roleid;
+	(void) ExecCheckRTPerms(list_make1(r), true);
+#endif
+}
+
 /* ExecInsertIndexTuples() gained "onlySummarizing" in 16. */
 #if PG_VERSION_NUM >= 160000
 #define ADJLIST_INSERT_INDEX_TUPLES(rri, slot, estate, noDupErr, specConflict, arbiters) \

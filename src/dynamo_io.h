@@ -3,7 +3,8 @@
  * dynamo_io.h
  *	  DynamoDB JSON import and export (dynamo_io.c), and what it borrows
  *	  from the write API (write_api.c) and the Query reader
- *	  (graph_dynamo_query.c).
+ *	  (graph_dynamo_query.c); and the write API's sweep of expired items
+ *	  (DynamoDB's TTL) on Citus, for sweep_expired().
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +40,17 @@ extern const char *adjlist_api_ttl(ApiTable *t, Oid *type);
  * rows written.
  */
 extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
+
+/*
+ * sweep_expired() of a Citus table, or of a table that no trigger keeps
+ * (table_options.c): delete up to lim
+ * expired items with their index rows, each one only if it has still
+ * expired when it is deleted, and none that another transaction holds
+ * (SKIP LOCKED); returns how many.
+ */
+extern int64 adjlist_api_sweep(Oid relid, int32 lim);
+/* and whether a local table needs it: indexes that no trigger keeps */
+extern bool adjlist_api_unkept(Oid relid);
 
 /*
  * graph_dynamo_query.c: the item key of a table (two adjkey key columns,

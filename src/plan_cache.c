@@ -10,6 +10,11 @@
  * (SPI_keepplan).  Plans are prepared as the role that runs them, since
  * row-level security makes a plan depend on the role.
  *
+ * While the write API writes a table as its owner for another role, a
+ * check it sets (adjlist_plan_set_check()) runs before each plan: that
+ * role's privileges on the table (write_api_owner.c).  Set and put back
+ * around the write, on error too, so no abort leaves it set.
+ *
  * Bounded: past PLAN_CACHE_MAX plans the cache is emptied, but only when no
  * cached plan is running, so a nested call (a policy or a trigger calling
  * adjlist while adjlist runs a plan) never frees a plan in use.
@@ -44,6 +49,7 @@ typedef struct PlanEntry
 static HTAB *plan_cache = NULL;
 static MemoryContext plan_cxt = NULL;
 static int	plans_running = 0;
+static const AdjlistPlanCheck *plan_check = NULL;
 
 static uint32
 plankey_hash(const void *key, Size keysize)
@@ -125,12 +131,23 @@ adjlist_plan(const char *sql, int nargs, const Oid *argtypes)
 	return plan;
 }
 
+const AdjlistPlanCheck *
+adjlist_plan_set_check(const AdjlistPlanCheck *check)
+{
+	const AdjlistPlanCheck *old = plan_check;
+
+	plan_check = check;
+	return old;
+}
+
 int
 adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
 					 bool read_only, long count, int expected)
 {
 	int			ret;
 
+	if (plan_check != NULL)
+		plan_check->check(plan, plan_check->arg);
 	plans_running++;
 	PG_TRY();
 	{
@@ -151,6 +168,8 @@ adjlist_plan_execute_latest(SPIPlanPtr plan, Datum *values, const char *nulls, i
 {
 	int			ret;
 
+	if (plan_check != NULL)
+		plan_check->check(plan, plan_check->arg);
 	plans_running++;
 	PG_TRY();
 	{

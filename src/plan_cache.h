@@ -34,4 +34,20 @@ extern int	adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *null
 extern int	adjlist_plan_execute_latest(SPIPlanPtr plan, Datum *values, const char *nulls,
 										int expected);
 
+/*
+ * A check run on each plan before adjlist_plan_execute() or
+ * adjlist_plan_execute_latest() runs it, while one is set: the write API,
+ * writing a table as its owner for a role that does not own it, checks
+ * that role's privileges on the table in each statement
+ * (write_api_owner.c).  adjlist_plan_set_check() returns the check it
+ * replaces (NULL: none), which its caller sets again after, on error too.
+ */
+typedef struct AdjlistPlanCheck
+{
+	void		(*check) (SPIPlanPtr plan, void *arg);
+	void	   *arg;
+} AdjlistPlanCheck;
+
+extern const AdjlistPlanCheck *adjlist_plan_set_check(const AdjlistPlanCheck *check);
+
 #endif							/* ADJLIST_PLAN_CACHE_H */

@@ -54,6 +54,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "dynamo_io.h"
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
@@ -482,14 +483,15 @@ adjlist_set_ttl(PG_FUNCTION_ARGS)
 /*
  * sweep_expired(tbl regclass, lim integer DEFAULT 1000) RETURNS bigint:
  * delete up to lim expired items, as the caller, with their index rows
- * (the triggers', or the write API's on Citus); returns how many.  Rows
- * another transaction holds are left for the next call, so that a sweep
- * never waits for writers (and a scheduled sweep keeps going).
+ * (the triggers', or where none runs the write API's: adjlist_api_sweep());
+ * returns how many.  Rows another transaction holds are left for the next
+ * call, so that a sweep never waits for writers (and a scheduled sweep
+ * keeps going); on a Citus reference table, whose writes Citus
+ * serializes, it waits.
  */
 Datum
 adjlist_sweep_expired(PG_FUNCTION_ARGS)
 {
-	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			relid;
 	int32		lim;
 	TableOptions *o;
@@ -512,35 +514,23 @@ adjlist_sweep_expired(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("table \"%s\" has no expiry column", get_rel_name(relid)),
 				 errhint("Name one with set_ttl().")));
+	/*
+	 * No trigger keeps the indexes of a Citus table, nor of a local one whose
+	 * indexes are all in API mode in a database with Citus: the write API
+	 * deletes
+	 */
+	if (adjlist_is_citus_table(relid) || adjlist_api_unkept(relid))
+		PG_RETURN_INT64(adjlist_api_sweep(relid, lim));
 	qrel = adjlist_qualified_name(relid);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	if (adjlist_is_citus_table(relid))
-	{
-		/* no trigger keeps the indexes there: the write API deletes */
-		TableIndexes *ti = registry_lookup(relid);
-		const char *pk = ti->nindexes > 0 ? ti->indexes[0].base_key[0] : "pk";
-		const char *sk = ti->nindexes > 0 ? ti->indexes[0].base_key[1] : "sk";
-
-		if (SPI_execute(psprintf("SELECT pg_catalog.count(*) FILTER (WHERE %s.delete_edge(%u::pg_catalog.oid::pg_catalog.regclass, x.p, x.s)) "
-								 "FROM (SELECT %s AS p, %s AS s FROM %s WHERE NOT %s LIMIT %d) x",
-								 cat->nspname, relid, quote_identifier(pk), quote_identifier(sk),
-								 qrel, table_options_live_sql(o, NULL), lim),
-						false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "sweep failed");
-		n = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1,
-										&(bool){false}));
-	}
-	else
-	{
-		if (SPI_execute(psprintf("DELETE FROM %1$s t WHERE (t.tableoid, t.ctid) OPERATOR(pg_catalog.=) ANY "
-								 "(SELECT x.tableoid, x.ctid FROM %1$s x WHERE NOT %2$s "
-								 "LIMIT %3$d FOR UPDATE SKIP LOCKED)",
-								 qrel, table_options_live_sql(o, "x"), lim),
-						false, 0) != SPI_OK_DELETE)
-			elog(ERROR, "sweep failed");
-		n = (int64) SPI_processed;
-	}
+	if (SPI_execute(psprintf("DELETE FROM %1$s t WHERE (t.tableoid, t.ctid) OPERATOR(pg_catalog.=) ANY "
+							 "(SELECT x.tableoid, x.ctid FROM %1$s x WHERE NOT %2$s "
+							 "LIMIT %3$d FOR UPDATE SKIP LOCKED)",
+							 qrel, table_options_live_sql(o, "x"), lim),
+					false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "sweep failed");
+	n = (int64) SPI_processed;
 	SPI_finish();
 	PG_RETURN_INT64(n);
 }

@@ -55,14 +55,20 @@
  * The base table is written as the caller, with the caller's privileges
  * and row-level security; the index rows, computed from what the base write
  * returned (index_rule.c), are written as the index's owner
- * (index_write.c), as the triggers do.  import_dynamodb (dynamo_io.c)
- * writes through put_rows() as well.
+ * (index_write.c), as the triggers do.  Where Citus would refuse those two
+ * roles' writes in one transaction (the index tables share the base
+ * table's placements), a role that does not own the table writes it
+ * wholly as the owner, its privileges checked and row-level security
+ * refused (write_api_owner.c).  import_dynamodb (dynamo_io.c) writes
+ * through put_rows() as well, and sweep_expired() of a Citus table
+ * (table_options.c) through delete_rows().
  *
- * Files: write_api.c (this one) holds the entry points and delete_node;
+ * Files: write_api.c (this one) holds the entry points, delete_node and
+ * the sweep of a Citus table;
  * write_api_table.c the table's shape, write_api_index.c the index rows
  * from returned base rows, write_api_put.c the statements of a put and a
- * delete, write_api_cond.c the conditional writes; write_api_int.h what
- * they share.
+ * delete, write_api_cond.c the conditional writes, write_api_owner.c a
+ * write as the owner; write_api_int.h what they share.
  *
  *-------------------------------------------------------------------------
  */
@@ -122,15 +128,31 @@ one_elem_array(Datum d, Oid type, bool isnull)
 	return PointerGetDatum(construct_md_array(&d, &isnull, 1, dims, lbs, type, len, byval, align));
 }
 
-/* Run body(arg) connected to SPI.  Every entry point goes through here. */
+/*
+ * Run body(arg), a write of t, connected to SPI; as t's owner where a role
+ * that does not own t writes it and Citus would refuse two roles' writes
+ * (write_api_owner.c).  Every entry point goes through here.
+ */
 int64
-in_write_api(int64 (*body) (void *), void *arg)
+in_write_api(ApiTable *t, int64 (*body) (void *), void *arg)
 {
 	int64		result;
+	ApiOwnerMode m;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	result = body(arg);
+	api_owner_begin(t, &m);
+	PG_TRY();
+	{
+		result = body(arg);
+	}
+	PG_CATCH();
+	{
+		api_owner_abandon(&m);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	api_owner_end(&m);
 	SPI_finish();
 	return result;
 }
@@ -199,7 +221,7 @@ adjlist_put_edge(PG_FUNCTION_ARGS)
 		a.datas = one_elem_array(PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3), JSONBOID,
 								 PG_ARGISNULL(3));
 		a.ttls = (Datum) 0;
-		(void) in_write_api(put_body, &a);
+		(void) in_write_api(t, put_body, &a);
 	}
 	PG_RETURN_VOID();
 }
@@ -391,7 +413,7 @@ adjlist_put_edges(PG_FUNCTION_ARGS)
 		a.sks = makeArrayResult(sks, CurrentMemoryContext);
 		a.datas = makeArrayResult(datas, CurrentMemoryContext);
 		a.ttls = (Datum) 0;
-		(void) in_write_api(put_body, &a);
+		(void) in_write_api(t, put_body, &a);
 	}
 	PG_RETURN_INT64(n);
 }
@@ -419,7 +441,7 @@ adjlist_delete_edge(PG_FUNCTION_ARGS)
 		a.nargs = 2;
 		a.types = types;
 		a.values = values;
-		n = in_write_api(delete_body, &a);
+		n = in_write_api(t, delete_body, &a);
 	}
 	PG_RETURN_BOOL(n > 0);
 }
@@ -435,7 +457,7 @@ adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 	a.sks = sks;
 	a.datas = datas;
 	a.ttls = ttls;
-	return in_write_api(put_body, &a);
+	return in_write_api(t, put_body, &a);
 }
 
 typedef struct NodeArgs
@@ -522,6 +544,78 @@ node_body(void *arg)
 	return n;
 }
 
+typedef struct SweepArgs
+{
+	ApiTable   *t;
+	const char *expired;		/* the item has expired, over b */
+	int32		lim;
+} SweepArgs;
+
+/*
+ * Up to lim expired items, read without a lock (a query over every shard);
+ * then each one locked unless another transaction holds it (FOR UPDATE
+ * SKIP LOCKED, on its shard) and deleted only if it has still expired,
+ * with its index rows: a put that renewed it meanwhile is not undone.
+ */
+static int64
+sweep_body(void *arg)
+{
+	SweepArgs  *a = (SweepArgs *) arg;
+	ApiTable   *t = a->t;
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Oid			types[2] = {cat->keytype, cat->keytype};
+	char	   *key = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
+							   t->pk, cat->nspname, t->sk, cat->nspname);
+	char	   *cond = psprintf("%s AND %s", key, a->expired);
+	SPIPlanPtr	lock;
+	SPITupleTable *found;
+	uint64		nfound;
+	int64		n = 0;
+
+	adjlist_plan_execute(adjlist_plan(psprintf("SELECT b.%s, b.%s FROM %s b WHERE %s LIMIT %d",
+											   t->pk, t->sk, t->qname, a->expired, a->lim),
+									  0, NULL),
+						 NULL, NULL, false, 0, SPI_OK_SELECT);
+	found = SPI_tuptable;
+	nfound = SPI_processed;
+	lock = adjlist_plan(psprintf("SELECT 1 FROM %s b WHERE %s FOR UPDATE OF b SKIP LOCKED",
+								 t->qname, cond), 2, types);
+	for (uint64 r = 0; r < nfound; r++)
+	{
+		Datum		values[2];
+		bool		isnull;
+		bool		locked;
+
+		CHECK_FOR_INTERRUPTS();
+		values[0] = SPI_getbinval(found->vals[r], found->tupdesc, 1, &isnull);
+		values[1] = SPI_getbinval(found->vals[r], found->tupdesc, 2, &isnull);
+		adjlist_plan_execute(lock, values, NULL, false, 0, SPI_OK_SELECT);
+		locked = SPI_processed > 0;
+		SPI_freetuptable(SPI_tuptable);
+		if (locked)
+			n += delete_rows(t, cond, 2, types, values);
+	}
+	SPI_freetuptable(found);
+	return n;
+}
+
+/*
+ * sweep_expired() where no trigger keeps the indexes (a Citus table, or a
+ * local one whose indexes are all in API mode in a database with Citus):
+ * up to lim expired items deleted through the write API (sweep_body()),
+ * each one with a router statement on its shard.  Returns how many.
+ */
+int64
+adjlist_api_sweep(Oid relid, int32 lim)
+{
+	SweepArgs	a;
+
+	a.t = adjlist_api_table(relid);
+	a.expired = psprintf("NOT %s", table_options_live_sql(table_options(relid), "b"));
+	a.lim = lim;
+	return in_write_api(a.t, sweep_body, &a);
+}
+
 /*
  * delete_node(tbl regclass, node adjkey, edge_prefixes text[]) RETURNS
  * bigint: the node's item collection (pk = node) and, for each edge prefix,
@@ -559,5 +653,5 @@ adjlist_delete_node(PG_FUNCTION_ARGS)
 						get_rel_name(a.t->relid)),
 				 sparse ?
 				 errdetail("Its inverted indexes that flip it are sparse (created with a predicate): they do not hold every edge.") : 0));
-	PG_RETURN_INT64(in_write_api(node_body, &a));
+	PG_RETURN_INT64(in_write_api(a.t, node_body, &a));
 }

@@ -271,7 +271,7 @@ adjlist_put_edge_if_absent(PG_FUNCTION_ARGS)
 	CondArgs	a;
 
 	cond_args(fcinfo, &a, "a conditional put needs a table, a pk and an sk", true);
-	PG_RETURN_BOOL(in_write_api(put_absent_body, &a) > 0);
+	PG_RETURN_BOOL(in_write_api(a.t, put_absent_body, &a) > 0);
 }
 
 /*
@@ -286,7 +286,7 @@ adjlist_put_edge_if(PG_FUNCTION_ARGS)
 
 	cond_args(fcinfo, &a, "a conditional put needs a table, a pk and an sk", true);
 	a.expected = expected_arg(fcinfo, 4, a.t);
-	PG_RETURN_BOOL(in_write_api(put_if_body, &a) > 0);
+	PG_RETURN_BOOL(in_write_api(a.t, put_if_body, &a) > 0);
 }
 
 /*
@@ -301,5 +301,5 @@ adjlist_delete_edge_if(PG_FUNCTION_ARGS)
 
 	cond_args(fcinfo, &a, "a conditional delete needs a table, a pk and an sk", false);
 	a.expected = expected_arg(fcinfo, 3, a.t);
-	PG_RETURN_BOOL(in_write_api(delete_if_body, &a) > 0);
+	PG_RETURN_BOOL(in_write_api(a.t, delete_if_body, &a) > 0);
 }

@@ -4,7 +4,8 @@
  *	  What the files of the write API share (write_api.c, the entry points;
  *	  write_api_table.c, a table's shape; write_api_index.c, index rows from
  *	  returned base rows; write_api_put.c, the statements of a put and a
- *	  delete; write_api_cond.c, conditional writes).  Not for other modules:
+ *	  delete; write_api_cond.c, conditional writes; write_api_owner.c, a
+ *	  write as the owner where Citus placements are shared).  Not for other modules:
  *	  import_dynamodb goes through dynamo_io.h.
  *
  *-------------------------------------------------------------------------
@@ -15,7 +16,9 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 
+#include "catalog.h"
 #include "dynamo_io.h"
+#include "plan_cache.h"
 #include "registry.h"
 
 /*
@@ -60,6 +63,10 @@ struct ApiTable
 								 * writes the rows of its API-mode indexes */
 	bool		partitioned;	/* a partitioned table, which cannot return
 								 * a system column (xmax) */
+	bool		shared_placements;	/* a Citus table whose index or counter
+									 * tables are in its colocation group:
+									 * written as its owner by another role
+									 * (write_api_owner.c) */
 
 	/* Where no trigger runs: what a replacement does to the index rows */
 	char	   *breturning;		/* the returning list, "b.c, ..." */
@@ -70,6 +77,20 @@ struct ApiTable
 	int			nmoving;		/* index key columns a replacement can change */
 	int		   *moving;			/* their positions in cols */
 };
+
+/*
+ * A write done as the table's owner for a role that does not own it
+ * (write_api_owner.c)
+ */
+typedef struct ApiOwnerMode
+{
+	bool		active;
+	Oid			caller;
+	Oid			relid;
+	AdjlistRoleSwitch role;
+	AdjlistPlanCheck check;
+	const AdjlistPlanCheck *saved;
+} ApiOwnerMode;
 
 /* The index writers of one statement (write_api_index.c) */
 typedef struct ApiWriters ApiWriters;
@@ -93,9 +114,15 @@ extern void lock_keys(ApiTable *t, Datum pks, Datum sks);
 extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
 extern int64 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values);
 
+/* write_api_owner.c */
+extern bool api_placements_shared(ApiTable *t);
+extern void api_owner_begin(ApiTable *t, ApiOwnerMode *m);
+extern void api_owner_end(ApiOwnerMode *m);
+extern void api_owner_abandon(ApiOwnerMode *m);
+
 /* write_api.c */
 extern Datum one_elem_array(Datum d, Oid type, bool isnull);
-extern int64 in_write_api(int64 (*body) (void *), void *arg);
+extern int64 in_write_api(ApiTable *t, int64 (*body) (void *), void *arg);
 extern void require_args(FunctionCallInfo fcinfo, int n, const char *what);
 
 #endif							/* ADJLIST_WRITE_API_INT_H */

@@ -379,6 +379,7 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
 		t->attnos[k] = attnameAttNum(rel, t->cols[k], false);
 	if (t->no_triggers)
 		api_replacement_moves(t, rel);
+	t->shared_placements = api_placements_shared(t);
 	table_close(rel, NoLock);
 	return t;
 }
@@ -387,6 +388,34 @@ ApiTable *
 api_table(Oid relid)
 {
 	return api_table_ex(relid, true, false);
+}
+
+/* ----------------------------------------------------------------------
+ * For sweep_expired (table_options.c)
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * Does relid, a local table, have inverted indexes that no trigger keeps
+ * (all in API mode, in a database where Citus is installed), so that the
+ * write API must delete its rows?
+ */
+bool
+adjlist_api_unkept(Oid relid)
+{
+	TableIndexes *ti;
+	Relation	rel;
+	bool		unkept;
+
+	if (!admin_citus_installed())
+		return false;
+	ti = registry_lookup(relid);
+	if (ti->nindexes == 0 || ti->baserel != relid)
+		return false;
+	rel = table_open(relid, AccessShareLock);
+	unkept = !api_triggers_keep(rel);
+	table_close(rel, NoLock);
+	return unkept;
 }
 
 /* ----------------------------------------------------------------------

@@ -20,6 +20,21 @@
 #    reference table) is renamed to its shard, which adjlist's registry
 #    then names: the write API and the graph functions say so (55000),
 #    and the index can be dropped and created again.
+# 4. A role that does not own the table writes it (the stream again, as
+#    that role) where its index and counter tables share its shard
+#    placements: a reference table, and a distributed table with
+#    colocated index and counter tables.  Citus refuses two roles' writes
+#    to such placements in one transaction, so the write API writes them
+#    as the owner: the caller's privileges are checked (a role without
+#    INSERT, UPDATE or DELETE is refused, nothing written), and where
+#    row-level security applies to the caller the write is refused
+#    (0A000).
+# 5. sweep_expired while another session holds an expired item it just
+#    renewed: on a distributed table the sweep skips it without waiting;
+#    on a reference table it waits (Citus serializes the writes of a
+#    reference table); never does it delete the renewed item.  A granted
+#    role sweeps too.  And a local table that no trigger keeps (API-mode
+#    indexes in a database with Citus) is swept with its index rows.
 # Each table runs the same stream of calls, whose answers are checked, and
 # then verify_inverted_index (rows and counters) must return no row for
 # every index, and the in-degree counter must equal a recount.
@@ -117,7 +132,8 @@ sub check_exact
 }
 
 # The stream of calls, on nodes named after $p; each call's answer checked.
-# keys_only: no data (the table has no payload column).
+# keys_only: no data (the table has no payload column); role: made by that
+# role (SET ROLE).
 sub stream
 {
 	my ($t, $p, %o) = @_;
@@ -160,9 +176,10 @@ sub stream
 		[ "SELECT delete_edge_if('$t', 'N#${p}3', 'F#N#${p}0', '{\"status\": \"x\"}')", 'f' ],
 		[ "SELECT delete_edge_if('$t', 'N#${p}3', 'F#N#${p}0', '{\"status\": \"c\"}')", 't' ],
 	) unless $o{keys_only};
+	my $as = $o{role} ? "SET ROLE $o{role}; " : '';
 	for my $s (@steps)
 	{
-		my ($ret, $out, $err) = $c->coord_psql($s->[0]);
+		my ($ret, $out, $err) = $c->coord_psql($as . $s->[0]);
 		is($ret == 0 ? $out : "ERROR: $err", $s->[1], "$t: $s->[0]");
 	}
 	my $in0 = $o{keys_only} ? 6 : 5;    # N#p1, p2, p3, p6, p7, p8 (p3: delete_edge_if)
@@ -277,6 +294,127 @@ citus("SELECT drop_inverted_index('cl_flip')" . ';' . index_sql('cl')
 is(citus("SELECT string_agg(neighbor::text, ',' ORDER BY neighbor) FROM reverse_neighbors('cl', 'N#0', 'F#')"),
 	'N#1,N#2', 'cl: indexed again after drop_inverted_index and create_inverted_index');
 check_exact('cl', 'Citus local table', '0');
+
+# ---------------------------------------------------------------------
+# 4. A role that does not own the table, where its index and counter
+#    tables share its shard placements: a reference table (its index
+#    tables are reference tables), and a distributed table whose index
+#    and counter tables are colocated with it.  Citus refuses two roles'
+#    writes to such placements in one transaction, so the write API
+#    writes them as the owner, checking the caller's privileges, and
+#    refusing where row-level security applies to the caller.
+# ---------------------------------------------------------------------
+citus(q{
+	CREATE ROLE writer LOGIN;
+	CREATE ROLE reader LOGIN;
+	CREATE ROLE inserter LOGIN;
+} . create_table('rt') . q{
+	SELECT create_reference_table('rt');
+} . index_sql('rt', by_status => 1) . create_table('ct') . index_sql('ct', by_status => 1) . q{
+	SELECT create_distributed_table('ct', 'pk');
+	SELECT create_distributed_table('ct_flip', 'sk', colocate_with => 'ct');
+	SELECT create_distributed_table('ct_flip_degree', 'node', colocate_with => 'ct');
+	SELECT create_distributed_table('ct_by_status', 'status', colocate_with => 'ct');
+	SELECT create_distributed_table('ct_by_status_degree', 'node', colocate_with => 'ct');
+});
+for my $t ('rt', 'ct')
+{
+	is(citus("SELECT count(DISTINCT colocationid) FROM pg_dist_partition WHERE logicalrelid::text LIKE '${t}%'"),
+		'1', "$t: its index and counter tables are in its colocation group");
+	citus("GRANT SELECT, INSERT, UPDATE, DELETE ON $t TO writer;"
+		  . "GRANT SELECT ON $t TO reader;"
+		  . "GRANT SELECT, INSERT, UPDATE ON $t TO inserter");
+	stream($t, 'a', role => 'writer');
+	stream($t, 'b');
+	check_exact($t, 'written by a granted role', 'a0', 'b0', 'a5');
+	is(citus("SELECT string_agg(neighbor::text, ',' ORDER BY neighbor) FROM reverse_neighbors('$t', 'N#a0', 'F#')"),
+		'N#a1,N#a2,N#a6,N#a7,N#a8', "$t: reverse_neighbors reads what the granted role wrote");
+
+	# no privilege, no write: the caller's privileges are checked
+	my $rows = citus("SELECT count(*) FROM $t");
+	for my $call ([ 'reader', "SELECT put_edge('$t', 'N#r1', 'F#N#a0', NULL)" ],
+		[ 'reader', "SELECT put_edges('$t', '[{\"pk\": \"N#r1\", \"sk\": \"F#N#a0\"}]')" ],
+		[ 'reader', "SELECT delete_edge('$t', 'N#a1', 'F#N#a0')" ],
+		[ 'reader', "SELECT delete_node('$t', 'N#a0', ARRAY['F#'])" ],
+		[ 'reader', "SELECT put_edge_if('$t', 'N#a1', 'F#N#a0', '{}', '{}')" ],
+		[ 'inserter', "SELECT delete_edge('$t', 'N#a1', 'F#N#a0')" ],
+		[ 'inserter', "SELECT delete_edge_if('$t', 'N#a1', 'F#N#a0', '{}')" ])
+	{
+		my ($ret, $out, $err) = $c->coord_psql("SET ROLE $call->[0]; $call->[1]");
+		like($err, qr/permission denied for table $t/, "$t: $call->[0] may not: $call->[1]");
+	}
+	is(citus("SELECT count(*) FROM $t"), $rows, "$t: nothing written by the refused calls");
+	my ($ret, $out, $err) = $c->coord_psql(
+		"SET ROLE inserter; SELECT put_edge_if_absent('$t', 'N#i1', 'F#N#a0')");
+	is($out, 't', "$t: a role with INSERT (no DELETE) may put_edge_if_absent");
+
+	# row-level security cannot be honoured as the owner: refused, clearly
+	citus("ALTER TABLE $t ENABLE ROW LEVEL SECURITY; CREATE POLICY mine ON $t USING (pk ^@ 'N#a')");
+	($ret, $out, $err) = $c->coord_psql(
+		"SET ROLE writer; SELECT put_edge('$t', 'N#a9', 'F#N#a0', NULL)", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	like($err, qr/0A000: the write API cannot honour the row-level security of Citus table "$t" for role "writer"/,
+		"$t: row-level security applies to the caller: refused (0A000)");
+	($ret, $out, $err) = $c->coord_psql(
+		"SET ROLE writer; SET row_security = off; SELECT delete_edge('$t', 'N#a1', 'F#N#a0')");
+	like($err, qr/query would be affected by row-level security policy for table "$t"/,
+		"$t: with row_security off, as for the caller's own statement");
+	is(citus("SELECT put_edge('$t', 'N#o1', 'F#N#a0', NULL)"), '', "$t: its owner writes it still");
+	citus("DROP POLICY mine ON $t; ALTER TABLE $t DISABLE ROW LEVEL SECURITY");
+	check_exact($t, 'after the refused calls', 'a0');
+}
+
+# ---------------------------------------------------------------------
+# 5. sweep_expired on Citus, while another session renews an expired
+#    item and holds it: on a distributed table the sweep skips it without
+#    waiting; on a reference table (whose writes Citus serializes) it
+#    waits, and then does not delete it: renewed, it has not expired
+# ---------------------------------------------------------------------
+my %make = (
+	ht => "SELECT create_distributed_table('ht', 'pk');",
+	rx => "SELECT create_reference_table('rx');",
+	lx => '');    # local, indexed in API mode: no trigger keeps it either
+for my $t ('ht', 'rx', 'lx')
+{
+	citus("CREATE TABLE $t (pk adjkey, sk adjkey, data jsonb,
+		exp numeric GENERATED ALWAYS AS ((data->>'ttl')::numeric) STORED, PRIMARY KEY (pk, sk));"
+		  . $make{$t}
+		  . "SELECT set_ttl('$t', 'exp');
+		SELECT create_inverted_index('$t', mode => 'api', counters => 1);
+		GRANT SELECT, INSERT, UPDATE, DELETE ON $t TO writer;
+		SELECT put_edge('$t', 'N#1', 'F#N#0', '{\"ttl\": 1000}');
+		SELECT put_edge('$t', 'N#2', 'F#N#0', '{\"ttl\": 1000}');");
+	my $renew = $c->coordinator->background_psql('postgres', on_error_stop => 0);
+	$renew->query_safe("BEGIN; SELECT put_edge('$t', 'N#1', 'F#N#0', '{\"ttl\": 99999999999}')");
+	my $sweep = $c->coordinator->background_psql('postgres', on_error_stop => 0);
+	if ($t ne 'rx')
+	{
+		my ($out, $failed) = $sweep->query("SET statement_timeout = '20s'; SELECT sweep_expired('$t', 1000)");
+		is($failed ? "ERROR: $sweep->{stderr}" : $out, '1',
+			"$t: the sweep skips the item another session holds, without waiting, and deletes the other");
+		$renew->query_safe('COMMIT');
+	}
+	else
+	{
+		$sweep->query_until(qr/sweeping/, "\\echo sweeping\nSELECT sweep_expired('$t', 1000) AS n \\gset\n");
+		sleep 1;
+		$renew->query_safe('COMMIT');
+		is($sweep->query_safe('SELECT :n'), '1',
+			"$t: the sweep waited for the renewal and did not delete the renewed item");
+	}
+	$renew->quit;
+	$sweep->quit;
+	is(citus("SELECT string_agg(pk::text || ' ' || exp, ',' ORDER BY pk) FROM $t"), 'N#1 99999999999',
+		"$t: the renewed item is there, renewed");
+	is(citus("SELECT string_agg(neighbor::text, ',') FROM reverse_neighbors('$t', 'N#0', 'F#')"), 'N#1',
+		"$t: with its index row");
+	is(citus("SELECT sweep_expired('$t', 1000)"), '0', "$t: not expired, not swept");
+	citus("SELECT put_edge('$t', 'N#3', 'F#N#0', '{\"ttl\": 1000}')");
+	my ($ret, $out, $err) = $c->coord_psql("SET ROLE writer; SELECT sweep_expired('$t', 1000)");
+	is($ret == 0 ? $out : "ERROR: $err", '1', "$t: a granted role sweeps the expired item");
+	is(citus("SELECT count(*) FROM $t"), '1', "$t: and only that one");
+	is(citus("SELECT (SELECT count(*) FROM verify_inverted_index('${t}_inverted'))"), '0',
+		"$t: its index and counters exact after the sweeps");
+}
 
 $c->stop;
 done_testing();
