@@ -34,6 +34,7 @@
  *	write_api_index.c	index rows from the rows a write API statement returned
  *	write_api_put.c		the statements of a put and a delete, tracked puts
  *	write_api_cond.c	the conditional writes
+ *	write_api_owner.c	Citus tables sharing placements: a write as the owner
  *	dynamo_io.c			DynamoDB JSON import and export
  *	write_shard.c		write-sharded partition keys
  *	graph_meta.c		what a table's graph looks like to the readers
