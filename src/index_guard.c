@@ -920,6 +920,8 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
+	/* (after pg_upgrade, once: before a rename or drop of what they name) */
+	index_predicate_rebind_all();
 	if (IsA(ev->parsetree, AlterTableStmt))
 		start_alter_table((AlterTableStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt) &&

@@ -24,6 +24,21 @@
  * OIDs do not survive a restore), and the restore binds it again
  * (index_restore.c).
  *
+ * pg_upgrade is the other way OIDs go stale: it copies the bound table's
+ * file as it is, but re-creates functions and operators (a binary-upgrade
+ * dump) under new OIDs, and the pg_depend entries recorded here are not
+ * carried.  Relation and type OIDs are kept, so the registry itself is
+ * right; a bound expression would call whatever function now has the old
+ * OID.  So each bound expression says which cluster it was bound in (its
+ * system identifier, which a new cluster does not share), and one from
+ * another cluster is never evaluated: the registry's text is bound again
+ * (index_predicate_rebind()), in memory for the backend that reads it (a
+ * standby, a read-only transaction), and written back with its pg_depend
+ * entries where the transaction can write.  Any DDL that could rename or
+ * drop what a predicate names binds every such predicate first
+ * (index_predicate_rebind_all(), from the ddl_command_start trigger), so
+ * that the text still names what the old expression did.
+ *
  * Evaluation is always of the bound expression, in C, never of the text
  * parsed again: on slots (the triggers' transition tables, the write API),
  * its columns mapped by name to the relation at hand (a partition may
@@ -41,6 +56,7 @@
 #include "access/table.h"
 #include "access/tupdesc.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/dependency.h"
 #include "catalog/partition.h"
 #include "catalog/pg_attribute.h"
@@ -58,6 +74,7 @@
 #include "parser/parse_relation.h"
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -448,6 +465,109 @@ index_predicate_bind_missing(Oid baserel)
 		}
 	}
 	CommandCounterIncrement();
+}
+
+/*
+ * Write the predicate of ix, bound again in this cluster, and its
+ * pg_depend entries (none were carried), unless the transaction cannot
+ * write or another session is doing it (or has done it).  Sessions that bind the same
+ * index at once take turns on a lock of the index table that its writers
+ * and readers do not take, and the second finds the row written; one that
+ * cannot have the lock at once leaves the writing to a later one
+ * (index_predicate_rebind_all() waits for it).
+ */
+void
+index_predicate_persist(const IndexDef *ix)
+{
+	if (ix->predicate_expr == NULL || RecoveryInProgress() || XactReadOnly ||
+		IsInParallelMode() || get_rel_name(ix->indexrel) == NULL ||
+		!ConditionalLockRelationOid(ix->indexrel, ShareUpdateExclusiveLock))
+		return;
+	if (!registry_predicate_bound_elsewhere(ix->indexrel))
+		return;
+	registry_bind_predicate(ix->indexrel, ix->predicate_expr);
+	index_predicate_depend(ix->indexrel,
+						   get_rel_name(ix->counterrel) != NULL ? ix->counterrel : InvalidOid,
+						   ix->predicate_expr);
+	CommandCounterIncrement();
+}
+
+/*
+ * The predicate of ix bound from its text, which names every object
+ * outside pg_catalog with its schema: what a restore binds.  NULL when it
+ * cannot be bound now (a table is gone, or the text names what is not
+ * there: error class 42); the registry then reports the index as unbound.
+ */
+char *
+index_predicate_rebind(const IndexDef *ix)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	char	   *bound = NULL;
+	char	   *text;
+
+	if (ix->predicate == NULL || get_rel_name(ix->baserel) == NULL ||
+		get_rel_name(ix->indexrel) == NULL)
+		return NULL;
+	if (IsInParallelMode())		/* (no subtransactions there) */
+		return index_predicate_bind(ix->baserel, ix->predicate, &text);
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		bound = index_predicate_bind(ix->baserel, ix->predicate, &text);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
+			ReThrowError(edata);
+		FreeErrorData(edata);
+		bound = NULL;
+	}
+	PG_END_TRY();
+	return bound;
+}
+
+void
+index_predicate_rebind_all(void)
+{
+	static bool all_here = false;	/* none from another cluster is left */
+	Oid		   *indexes;
+	Oid		   *bases;
+	Oid		   *counters;
+	int			n;
+	bool		elsewhere = false;
+
+	if (all_here || RecoveryInProgress() || XactReadOnly)
+		return;
+	n = registry_all(&indexes, &bases, &counters);
+	for (int i = 0; i < n; i++)
+	{
+		IndexDef   *ix;
+
+		if (!registry_predicate_bound_elsewhere(indexes[i]) ||
+			get_rel_name(indexes[i]) == NULL)
+			continue;
+		elsewhere = true;
+		/* wait for a session writing it; then it is ours to write */
+		LockRelationOid(indexes[i], ShareUpdateExclusiveLock);
+		ix = registry_index(indexes[i], false);
+		if (ix != NULL)
+			index_predicate_persist(ix);
+	}
+	if (!elsewhere)
+		all_here = true;
 }
 
 /* Collect the names of the columns a raw expression refers to. */

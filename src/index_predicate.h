@@ -43,6 +43,23 @@ extern void index_predicate_depend(Oid indexrel, Oid counterrel, const char *bou
 extern void index_predicate_bind_missing(Oid baserel);
 
 /*
+ * After pg_upgrade (a bound predicate made in another cluster, whose OIDs
+ * it names): ix's predicate bound again from its text, in memory; NULL if
+ * it cannot be bound.  index_predicate_persist() writes ix's predicate so
+ * bound, and its pg_depend entries, when the transaction can write and no
+ * other session is writing it.
+ */
+extern char *index_predicate_rebind(const IndexDef *ix);
+extern void index_predicate_persist(const IndexDef *ix);
+
+/*
+ * Bind again and write back every predicate bound in another cluster,
+ * waiting for sessions doing the same: before DDL that could rename or
+ * drop what one names (a no-op once none is left).
+ */
+extern void index_predicate_rebind_all(void);
+
+/*
  * A bound predicate deparsed now, as the registry's predicate column has
  * it (NULL if baserel is gone).  Takes no lock on baserel.
  */

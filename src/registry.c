@@ -19,7 +19,11 @@
  * pg_dump carries) and bound, in adjlist_index_predicates (not dumped),
  * which this file writes and reads alongside (index_predicate.c says why).
  * A registration whose predicate has no bound form is a problem, like a
- * missing column: nothing ever parses the text to evaluate it.
+ * missing column: nothing ever parses the text to evaluate it.  A bound
+ * form made in another cluster (pg_upgrade copied it with OIDs that are not
+ * this cluster's) is never used either: registry_read() has it bound again
+ * from the text (index_predicate_rebind()), and it is a problem only if
+ * that fails.
  *
  * Caching.  Lookups are cached per base table (and per partition, pointing
  * at its registered ancestor) in one hash table whose entries own their
@@ -46,6 +50,7 @@
 #include "access/table.h"
 #include "access/transam.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -90,7 +95,29 @@ typedef struct RegistryEntry
 static HTAB *registry_cache = NULL;
 static uint64 registry_generation = 1;
 
+/*
+ * The indexes whose predicates an entry build bound again (pg_upgrade,
+ * index_predicate.c): written back once the build is done, not during it
+ * (writing runs statements, which could look up, or evict, entries).
+ */
+static Oid *rebound = NULL;
+static int	nrebound = 0;
+static int	rebound_cap = 0;
+
+static void
+rebound_note(Oid indexrel)
+{
+	if (nrebound >= rebound_cap)
+	{
+		rebound_cap = Max(8, rebound_cap * 2);
+		rebound = rebound ? repalloc(rebound, sizeof(Oid) * rebound_cap) :
+			MemoryContextAlloc(TopMemoryContext, sizeof(Oid) * rebound_cap);
+	}
+	rebound[nrebound++] = indexrel;
+}
+
 static void registry_columns_forget(Oid relid);
+static struct RegistryEntry *entry_get(Oid relid);
 
 void
 registry_relcache_invalidate(Oid relid)
@@ -136,6 +163,7 @@ typedef struct RegistryColumns
 	AttrNumber	ready;			/* 0 before 0.3 */
 	AttrNumber	predicate;		/* 0 before 0.3 */
 	Oid			bound;			/* adjlist_index_predicates, or 0 before 0.3 */
+	AttrNumber	bound_cluster;	/* its system_identifier */
 	Oid			bound_by_indexrel;	/* its btree on (indexrel) */
 	Oid			by_indexrel;	/* the registry's btree on (indexrel), or 0 */
 	Oid			by_baserel;		/* its btree on (baserel), or 0 */
@@ -231,6 +259,7 @@ registry_columns_lookup(Relation reg, RegistryColumns *c)
 	c->by_baserel = registry_index_on(reg, c->baserel);
 	c->bound = get_relname_relid("adjlist_index_predicates", adjlist_catalog()->namespace);
 	c->bound_by_indexrel = InvalidOid;
+	c->bound_cluster = 0;
 	if (OidIsValid(c->bound))
 	{
 		Relation	bound = table_open(c->bound, AccessShareLock);
@@ -239,15 +268,20 @@ registry_columns_lookup(Relation reg, RegistryColumns *c)
 		table_close(bound, AccessShareLock);
 		if (!OidIsValid(c->bound_by_indexrel))
 			elog(ERROR, "the bound predicates of extension adjlist have no index");
+		c->bound_cluster = get_attnum(c->bound, "system_identifier");
+		if (c->bound_cluster <= 0)
+			elog(ERROR, "the bound predicates of extension adjlist lack a column");
 	}
 }
 
 /*
  * The bound predicate of indexrel (adjlist_index_predicates: indexrel,
- * expr), or NULL.  Read with SnapshotSelf, as the registry is.
+ * expr, system_identifier), or NULL.  Read with SnapshotSelf, as the
+ * registry is.  *elsewhere: it was bound in another cluster, whose OIDs
+ * it names (pg_upgrade copied the table's file; index_predicate.c).
  */
 static char *
-bound_predicate(const RegistryColumns *rc, Oid indexrel)
+bound_predicate(const RegistryColumns *rc, Oid indexrel, bool *elsewhere)
 {
 	Relation	rel;
 	ScanKeyData key;
@@ -268,11 +302,14 @@ bound_predicate(const RegistryColumns *rc, Oid indexrel)
 
 		if (!isnull)
 			expr = TextDatumGetCString(v);
+		v = heap_getattr(tup, rc->bound_cluster, RelationGetDescr(rel), &isnull);
+		*elsewhere = isnull || (uint64) DatumGetInt64(v) != GetSystemIdentifier();
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 	return expr;
 }
+
 
 /* The column numbers of reg, the open registry table (locked). */
 static void
@@ -287,6 +324,19 @@ registry_columns(Relation reg, RegistryColumns *c)
 		rc_cache_reg = RelationGetRelid(reg);
 	}
 	*c = rc_cache;
+}
+
+bool
+registry_predicate_bound_elsewhere(Oid indexrel)
+{
+	Relation	reg = table_open(adjlist_catalog()->registry, AccessShareLock);
+	RegistryColumns rc;
+	bool		elsewhere = false;
+
+	registry_columns(reg, &rc);
+	table_close(reg, AccessShareLock);
+	(void) bound_predicate(&rc, indexrel, &elsewhere);
+	return elsewhere;
 }
 
 static char **
@@ -313,6 +363,7 @@ typedef struct RawIndex
 {
 	IndexDef	def;
 	TimestampTz created;
+	bool		elsewhere;		/* its predicate was bound in another cluster */
 } RawIndex;
 
 static int
@@ -345,6 +396,7 @@ registry_read(Oid baserel, IndexDef **out)
 	RawIndex   *raw = NULL;
 	int			n = 0;
 	int			cap = 0;
+	bool		elsewhere = false;
 
 	registry_columns(reg, &rc);
 	ScanKeyInit(&key, rc.baserel, BTEqualStrategyNumber, F_OIDEQ,
@@ -389,7 +441,9 @@ registry_read(Oid baserel, IndexDef **out)
 			if (!isnull)
 				d->predicate = TextDatumGetCString(v);
 		}
-		d->predicate_expr = d->predicate ? bound_predicate(&rc, d->indexrel) : NULL;
+		d->predicate_expr = d->predicate ?
+			bound_predicate(&rc, d->indexrel, &raw[n].elsewhere) : NULL;
+		elsewhere |= raw[n].elsewhere;
 		d->xmin = HeapTupleHeaderGetXmin(tup->t_data);
 		raw[n].created = DatumGetTimestampTz(heap_getattr(tup, rc.created, desc, &isnull));
 		if (d->nkeys < 2 || d->nkeys > d->ncols || d->ncols > INDEX_MAX_KEYS * 4)
@@ -399,6 +453,14 @@ registry_read(Oid baserel, IndexDef **out)
 	systable_endscan(scan);
 	table_close(reg, AccessShareLock);
 
+	/* (after the scan: binding reads the catalogs, and may lock the base table) */
+	for (int i = 0; elsewhere && i < n; i++)
+		if (raw[i].elsewhere)
+		{
+			raw[i].def.predicate_expr = index_predicate_rebind(&raw[i].def);
+			if (raw[i].def.predicate_expr != NULL)
+				rebound_note(raw[i].def.indexrel);
+		}
 	if (n > 1)
 		qsort(raw, n, sizeof(RawIndex), raw_index_cmp);
 	*out = palloc(sizeof(IndexDef) * Max(n, 1));
@@ -775,6 +837,37 @@ entry_build(RegistryEntry *e)
 	MemoryContextSwitchTo(oldcxt);
 }
 
+/*
+ * Write back the predicates entry e's build bound again, from copies (what
+ * the writes run may rebuild or evict entries); e again, looked up afresh.
+ */
+static RegistryEntry *
+persist_rebound(RegistryEntry *e)
+{
+	Oid			relid = e->relid;
+	List	   *defs = NIL;
+	ListCell   *lc;
+
+	for (int i = 0; i < e->ti.nindexes; i++)
+		for (int j = 0; j < nrebound; j++)
+			if (e->ti.indexes[i].indexrel == rebound[j])
+			{
+				IndexDef   *d = palloc0(sizeof(IndexDef));
+
+				d->indexrel = e->ti.indexes[i].indexrel;
+				d->baserel = e->ti.indexes[i].baserel;
+				d->counterrel = e->ti.indexes[i].counterrel;
+				d->predicate = pstrdup(e->ti.indexes[i].predicate);
+				d->predicate_expr = pstrdup(e->ti.indexes[i].predicate_expr);
+				defs = lappend(defs, d);
+			}
+	nrebound = 0;
+	foreach(lc, defs)
+		index_predicate_persist((IndexDef *) lfirst(lc));
+	e = hash_search(registry_cache, &relid, HASH_FIND, NULL);
+	return e != NULL ? e : entry_get(relid);
+}
+
 static RegistryEntry *
 entry_get(Oid relid)
 {
@@ -825,9 +918,12 @@ entry_get(Oid relid)
 		{
 			entry_release(e);
 			e->valid = false;
+			nrebound = 0;
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
+		if (nrebound > 0)
+			e = persist_rebound(e);
 	}
 	return e;
 }
@@ -1283,17 +1379,19 @@ void
 registry_bind_predicate(Oid indexrel, const char *bound)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
-	Oid			types[2] = {OIDOID, PG_NODE_TREEOID};
-	Datum		values[2];
+	Oid			types[3] = {OIDOID, PG_NODE_TREEOID, INT8OID};
+	Datum		values[3];
 
 	values[0] = ObjectIdGetDatum(indexrel);
 	values[1] = CStringGetTextDatum(bound);
+	values[2] = Int64GetDatum((int64) GetSystemIdentifier());
 	registry_exec(psprintf("DELETE FROM %s.adjlist_index_predicates "
 						   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass",
 						   cat->nspname), 1, types, values, NULL, SPI_OK_DELETE);
-	registry_exec(psprintf("INSERT INTO %s.adjlist_index_predicates (indexrel, expr) "
-						   "VALUES ($1::pg_catalog.regclass, $2)", cat->nspname),
-				  2, types, values, NULL, SPI_OK_INSERT);
+	registry_exec(psprintf("INSERT INTO %s.adjlist_index_predicates "
+						   "(indexrel, expr, system_identifier) "
+						   "VALUES ($1::pg_catalog.regclass, $2, $3)", cat->nspname),
+				  3, types, values, NULL, SPI_OK_INSERT);
 }
 
 void

@@ -174,6 +174,12 @@ extern void registry_delete(Oid indexrel);
 /* Store the bound predicate of an index (replacing any), as the registry's owner. */
 extern void registry_bind_predicate(Oid indexrel, const char *bound);
 
+/*
+ * Was the bound predicate of an index bound in another cluster (its OIDs
+ * are not this cluster's: pg_upgrade)?  Read with SnapshotSelf.
+ */
+extern bool registry_predicate_bound_elsewhere(Oid indexrel);
+
 /* Write the text of an index's predicate (a renamed object in it). */
 extern void registry_set_predicate_text(Oid indexrel, const char *text);
 /* Refuse a read of an index that is not ready (SQLSTATE 55000). */

@@ -2,11 +2,18 @@
 -- drops the old ones first).  ALTER TYPE: ... CASCADE alters the columns of
 -- the type's typed tables (CREATE TABLE ... OF) as ALTER TABLE would.  DROP
 -- INDEX: the unique key of a base key stays (DROP INDEX CONCURRENTLY commits
--- before sql_drop could refuse it).
+-- before sql_drop could refuse it).  The renames and drops of what a sparse
+-- index's predicate may name: after pg_upgrade, its predicate is bound again
+-- from its text first, while the text still names what it calls, and its
+-- pg_depend entries written (index_predicate.c).
 
 CREATE EVENT TRIGGER adjlist_ddl_start ON ddl_command_start
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'DROP TABLE', 'DROP FOREIGN TABLE',
-				'DROP TRIGGER', 'ALTER TRIGGER', 'ALTER TYPE', 'DROP INDEX')
+				'DROP TRIGGER', 'ALTER TRIGGER', 'ALTER TYPE', 'DROP INDEX',
+				'ALTER SCHEMA', 'ALTER FUNCTION', 'ALTER ROUTINE', 'ALTER OPERATOR',
+				'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER EXTENSION', 'DROP SCHEMA',
+				'DROP FUNCTION', 'DROP ROUTINE', 'DROP OPERATOR', 'DROP TYPE', 'DROP DOMAIN',
+				'DROP COLLATION', 'DROP OWNED')
 	EXECUTE FUNCTION adjlist_on_ddl_start();
 -- (renames and moves of what a sparse index's predicate may name: its text
 -- is written again, index_predicate.c; an adjlist_sync_replica trigger

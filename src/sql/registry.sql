@@ -63,11 +63,16 @@ SELECT pg_catalog.pg_extension_config_dump('adjlist_inverted_indexes', '');
 -- collations it calls by OID, as pg_index.indpred does; the index and
 -- counter tables depend on them in pg_depend.  Not extension configuration:
 -- OIDs do not survive pg_dump, which carries the registry's text, bound
--- again by the restore (index_restore.c).  Only adjlist writes it, as its
--- owner.
+-- again by the restore (index_restore.c).  Nor do the OIDs of functions and
+-- operators survive pg_upgrade, which copies this table's file as it is:
+-- each expression says which cluster it was bound in (its system
+-- identifier, as pg_control_system() shows it), and one bound in another
+-- is bound again from the text (index_predicate_rebind()).  Only adjlist
+-- writes it, as its owner.
 CREATE TABLE adjlist_index_predicates (
 	indexrel regclass PRIMARY KEY,
-	expr pg_node_tree NOT NULL
+	expr pg_node_tree NOT NULL,
+	system_identifier bigint NOT NULL
 );
 COMMENT ON TABLE adjlist_index_predicates IS
 	'the predicates of sparse inverted indexes, bound to the objects they name; written by adjlist';
