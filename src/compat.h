@@ -232,6 +232,20 @@ adjlist_attrmap_by_name(TupleDesc indesc, TupleDesc outdesc)
 }
 
 /*
+ * Virtual generated columns (18): PostgreSQL stores no value for them and
+ * computes one only where a query reads the column, never in a trigger's
+ * transition tables or a stored tuple.  Before 18 every generated column
+ * is stored.
+ */
+#include "catalog/pg_attribute.h"
+#if PG_VERSION_NUM >= 180000
+#define ADJLIST_ATTGENERATED_VIRTUAL(attgenerated) \
+	((attgenerated) == ATTRIBUTE_GENERATED_VIRTUAL)
+#else
+#define ADJLIST_ATTGENERATED_VIRTUAL(attgenerated) ((void) (attgenerated), false)
+#endif
+
+/*
  * ExecSimpleRelationUpdate() hands index maintenance an "update" flag whose
  * meaning did not change; nothing to wrap.  table_tuple_update() and
  * friends are used only through the executor helpers.

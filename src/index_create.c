@@ -296,6 +296,54 @@ plan_columns(CreatePlan *p, char *partition_key, char *sort_key, char **include,
 }
 
 /*
+ * Virtual generated columns (PostgreSQL 18) store no value: a row's value
+ * is computed where a query reads the column, and the triggers that keep
+ * an index see null in their transition tables (a stored tuple has none
+ * either).  So an index uses none, in any role: key, base key, projected,
+ * expiry or in its predicate.  include => '{*}' is resolved here, once,
+ * and refused rather than silently thinned.  No DDL brings one in later:
+ * PostgreSQL turns no column virtual, a partition's generated columns are
+ * of its parent's kind, and '{*}' is not read again.
+ */
+static void
+refuse_virtual(CreatePlan *p, const char *col, const char *role, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("column \"%s\" of table \"%s\" is a virtual generated column",
+					col, p->base_name),
+			 errdetail("An inverted index cannot use it %s: PostgreSQL stores no value for it, and the triggers that keep the index read rows as they are stored.",
+					   role),
+			 errhint("Make the column STORED, or %s.", hint)));
+}
+
+static void
+plan_stored_columns(CreatePlan *p, bool star)
+{
+	TableOptions *o = table_options(p->base);
+	char	   *col;
+
+	for (int i = 0; i < p->ncols; i++)
+	{
+		bool		expiry = i >= p->nkeys && o->ttl != NULL && strcmp(o->ttl, p->cols[i]) == 0;
+
+		if (ADJLIST_ATTGENERATED_VIRTUAL(get_attgenerated(p->base, get_attnum(p->base, p->cols[i]))))
+			refuse_virtual(p, p->cols[i],
+						   i == 0 ? "as its partition key" :
+						   i == 1 ? "as its sort key" :
+						   i < p->nkeys ? "in the key of the base table" :
+						   expiry ? "as the expiry column" : "as a projected column",
+						   i < p->nkeys ? "key the index by other columns" :
+						   expiry ? "turn time to live off with set_ttl() first" :
+						   star ? "name the projected columns in include instead of '{*}'" :
+						   "leave it out of include");
+	}
+	if (p->predicate_expr != NULL &&
+		(col = index_predicate_virtual_column(p->base, p->predicate_expr)) != NULL)
+		refuse_virtual(p, col, "in its predicate", "write its generation expression in the predicate instead");
+}
+
+/*
  * What a concurrent build needs: a table it can read in ranges of blocks
  * (no foreign partitions), on this server (not distributed by Citus), whose
  * primary key makes index keys unique (so that a backfilled row and a
@@ -366,6 +414,7 @@ index_create_plan(FunctionCallInfo fcinfo, int skip, CreatePlan *p)
 	plan_columns(p, partition_key, sort_key, include, ninclude);
 	if (p->predicate != NULL)
 		p->predicate_expr = index_predicate_bind(p->base, p->predicate, &p->predicate);
+	plan_stored_columns(p, ninclude == 1 && strcmp(include[0], "*") == 0);
 	if (p->concurrently)
 		plan_concurrent(p);
 }
@@ -398,6 +447,48 @@ column_definitions(CreatePlan *p)
 	}
 	table_close(rel, NoLock);
 	return buf.data;
+}
+
+/*
+ * A column of an index table (or of one of its partitions) that the index
+ * uses must be plain: adjlist writes copies of the base row's values, and
+ * PostgreSQL would put a generation expression's in their place, which no
+ * rebuild could mend, or refuse the nulls a base row may have (an identity
+ * column is NOT NULL).  The index table's columns cannot change afterwards
+ * (index_guard.c).
+ */
+static void
+adopt_plain_columns(CreatePlan *p, Oid idx)
+{
+	ListCell   *lc;
+
+	foreach(lc, admin_members_of(idx))
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		for (int i = 0; i < p->ncols; i++)
+		{
+			HeapTuple	tp = SearchSysCacheAttName(rel, p->cols[i]);
+			Form_pg_attribute att;
+			const char *what = NULL;
+
+			if (!HeapTupleIsValid(tp))
+				continue;
+			att = (Form_pg_attribute) GETSTRUCT(tp);
+			if (att->attgenerated != '\0')
+				what = "a generated column";
+			else if (att->attidentity != '\0')
+				what = "an identity column";
+			ReleaseSysCache(tp);
+			if (what != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
+						 errmsg("column \"%s\" of table \"%s\" is %s",
+								p->cols[i], get_rel_name(rel), what),
+						 errdetail("adjlist writes copies of the base table's values into an index table: PostgreSQL would compute a generated column's values itself, and an identity column refuses nulls."),
+						 errhint("Make it a plain column of the index table.")));
+		}
+	}
 }
 
 /* Step 3 for existing => true: check the table the caller made. */
@@ -440,6 +531,7 @@ adopt_index_table(CreatePlan *p)
 							p->index_name, p->cols[i], p->base_name)));
 	}
 	LockRelationOid(idx, AccessExclusiveLock);
+	adopt_plain_columns(p, idx);
 	persistence_check_adopted(p->base, idx);
 	/* (after the lock: no unique index can come meanwhile) */
 	if ((msg = registry_key_problem(idx, p->cols, p->nkeys, &detail)) != NULL)

@@ -345,6 +345,43 @@ index_predicate_columns_changed(Oid baserel, const char *bound)
 	return column_changed(stringToNode(bound), &baserel);
 }
 
+/*
+ * Does a bound predicate read a virtual generated column (PostgreSQL 18)?
+ * Such a column has no value in a stored row: evaluated on the triggers'
+ * transition tables or the write API's rows the predicate fails
+ * ("unexpected virtual generated column reference").
+ */
+typedef struct VirtualColumnSearch
+{
+	Oid			baserel;
+	char	   *found;			/* the first such column's name, or NULL */
+} VirtualColumnSearch;
+
+static bool
+virtual_column(Node *node, VirtualColumnSearch *s)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		AttrNumber	a = ((Var *) node)->varattno;
+
+		if (ADJLIST_ATTGENERATED_VIRTUAL(get_attgenerated(s->baserel, a)))
+			s->found = get_attname(s->baserel, a, false);
+		return s->found != NULL;
+	}
+	return expression_tree_walker(node, virtual_column, (void *) s);
+}
+
+char *
+index_predicate_virtual_column(Oid baserel, const char *bound)
+{
+	VirtualColumnSearch s = {baserel, NULL};
+
+	(void) virtual_column(stringToNode(bound), &s);
+	return s.found;
+}
+
 /* The Vars of a bound predicate as Params: no dependency on the columns. */
 static Node *
 vars_to_params(Node *node, void *context)

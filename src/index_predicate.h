@@ -69,6 +69,12 @@ extern char *index_predicate_text(Oid baserel, const char *bound);
 extern bool index_predicate_columns_changed(Oid baserel, const char *bound);
 
 /*
+ * The first virtual generated column (PostgreSQL 18) a bound predicate
+ * reads, or NULL: create_inverted_index() refuses such a predicate.
+ */
+extern char *index_predicate_virtual_column(Oid baserel, const char *bound);
+
+/*
  * After DDL that renames or moves objects: write the registry's text of
  * each bound predicate that no longer deparses to it.  Locks no base
  * table: any role's RENAME runs it.
