@@ -611,6 +611,24 @@ COMMENT ON TABLE renamed_new IS 'my own words';
 ALTER TABLE renamed RENAME TO renamed_too;
 SELECT obj_description('renamed_new'::regclass, 'pg_class') AS comment;
 DROP TABLE renamed_now, renamed_too;
+-- a comment is anyone's to write on their own table: one naming another
+-- role's base table does not make writes to it refused (an index table is
+-- in its base's schema and has its owner)
+CREATE ROLE regress_commenter;
+CREATE SCHEMA commenter AUTHORIZATION regress_commenter;
+CREATE TABLE victim (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('victim');
+SET ROLE regress_commenter;
+CREATE TABLE commenter.decoy (sk adjkey, pk adjkey);
+COMMENT ON TABLE commenter.decoy IS 'adjlist inverted index of public.victim (partition key sk, sort key pk)';
+CREATE TEMP TABLE decoy_temp (sk adjkey, pk adjkey);
+COMMENT ON TABLE decoy_temp IS 'adjlist inverted index of public.victim (partition key sk, sort key pk)';
+RESET ROLE;
+INSERT INTO victim VALUES ('USER#a', 'FOLLOWS#USER#b');
+SELECT count(*) AS indexed FROM victim_inverted;
+DROP TABLE victim, decoy_temp;
+DROP SCHEMA commenter CASCADE;
+DROP ROLE regress_commenter;
 
 -- The index table of a new index that projects columns is written in key
 -- order (clustered on its primary key, as CREATE INDEX sorts): a node's

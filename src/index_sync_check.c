@@ -49,6 +49,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_description.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -413,6 +414,35 @@ sync_check_relcache_invalidate(Oid relid)
  * snapshot was taken is gone.  An answer of none is cached
  * (complete_bases).
  */
+/*
+ * Could relid be an index table of base: a table in base's schema, owned
+ * by base's owner, as create_inverted_index() makes it and a dump restores
+ * it?  Anyone may write any comment on a table of their own: one of
+ * another role's, or elsewhere, must not make writes to base refused.
+ */
+static bool
+is_index_table_of(Oid relid, Oid base)
+{
+	HeapTuple	t1 = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	HeapTuple	t2;
+	bool		same = false;
+
+	if (!HeapTupleIsValid(t1))
+		return false;			/* (dropped since the comment was read) */
+	t2 = SearchSysCache1(RELOID, ObjectIdGetDatum(base));
+	if (HeapTupleIsValid(t2))
+	{
+		Form_pg_class c1 = (Form_pg_class) GETSTRUCT(t1);
+		Form_pg_class c2 = (Form_pg_class) GETSTRUCT(t2);
+
+		same = c1->relowner == c2->relowner && c1->relnamespace == c2->relnamespace &&
+			(c1->relkind == RELKIND_RELATION || c1->relkind == RELKIND_PARTITIONED_TABLE);
+		ReleaseSysCache(t2);
+	}
+	ReleaseSysCache(t1);
+	return same;
+}
+
 static Oid
 unregistered_index_of(Oid base)
 {
@@ -448,7 +478,7 @@ unregistered_index_of(Oid base)
 		/* (most comments are short and stored inline: no copy) */
 		desc = DatumGetTextPP(v);
 		if (VARSIZE_ANY_EXHDR(desc) >= len && memcmp(VARDATA_ANY(desc), prefix, len) == 0 &&
-			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(d->objoid)) &&
+			is_index_table_of(d->objoid, base) &&
 			!OidIsValid(registry_base_of_index(d->objoid)))
 			found = d->objoid;
 		if ((Pointer) desc != DatumGetPointer(v))
