@@ -517,7 +517,7 @@ adjlist_sweep_expired(PG_FUNCTION_ARGS)
 	/*
 	 * No trigger keeps the indexes of a Citus table, nor of a local one whose
 	 * indexes are all in API mode in a database with Citus: the write API
-	 * deletes
+	 * deletes the items and their index rows there.
 	 */
 	if (adjlist_is_citus_table(relid) || adjlist_api_unkept(relid))
 		PG_RETURN_INT64(adjlist_api_sweep(relid, lim));
