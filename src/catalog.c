@@ -364,6 +364,17 @@ adjlist_become_role(Oid roleid, AdjlistRoleSwitch *save)
 }
 
 void
+adjlist_become_restricted(Oid roleid, AdjlistRoleSwitch *save)
+{
+	GetUserIdAndSecContext(&save->saved_userid, &save->saved_sec_context);
+	SetUserIdAndSecContext(roleid, save->saved_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE | SECURITY_NOFORCE_RLS |
+						   SECURITY_RESTRICTED_OPERATION);
+	save->guc_nest = -1;
+	adjlist_become_pin_path(save);
+}
+
+void
 adjlist_become_pin_path(AdjlistRoleSwitch *save)
 {
 	if (save->guc_nest >= 0)

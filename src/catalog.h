@@ -113,6 +113,17 @@ extern void adjlist_become_role(Oid roleid, AdjlistRoleSwitch *save);
 extern void adjlist_become_pin_path(AdjlistRoleSwitch *save);
 
 /*
+ * adjlist_become() in a security-restricted operation, as core's
+ * DefineIndex() runs index expressions and predicates: for binding a
+ * predicate (whose IMMUTABLE functions the planner runs to fold constants)
+ * on behalf of whichever role set it off (a restore, another role's DDL).
+ * The owner's code can then neither change the session's role nor leave
+ * anything behind (a temporary table, a prepared statement) that would
+ * run later as the caller.  Undone by adjlist_unbecome().
+ */
+extern void adjlist_become_restricted(Oid roleid, AdjlistRoleSwitch *save);
+
+/*
  * How a table's rows are stored, for choosing a read or write path:
  * local heap storage, a partitioned table, a foreign table, or a table
  * whose rows another engine keeps elsewhere (Citus).

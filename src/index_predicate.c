@@ -37,7 +37,16 @@
  * entries where the transaction can write.  Any DDL that could rename or
  * drop what a predicate names binds every such predicate first
  * (index_predicate_rebind_all(), from the ddl_command_start trigger), so
- * that the text still names what the old expression did.
+ * that the text still names what the old expression did; another role's
+ * only if its tables can be locked at once, and an error binding one is
+ * no error of the DDL's.
+ *
+ * Binding runs as the base table's owner, in a security-restricted
+ * operation with search_path pinned, as core's DefineIndex() binds a
+ * partial index's predicate: whoever sets it off (a superuser restoring a
+ * dump, any role's DDL after pg_upgrade) runs none of the owner's code
+ * with its own rights.  Binding again from a text already checked (after
+ * pg_upgrade) does not plan it, and so runs none of the owner's code.
  *
  * Evaluation is always of the bound expression, in C, never of the text
  * parsed again: on slots (the triggers' transition tables, the write API),
@@ -75,6 +84,7 @@
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
 #include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
@@ -286,25 +296,45 @@ deparse_bound(Node *expr, Oid baserel)
 	return text;
 }
 
-char *
-index_predicate_bind(Oid baserel, const char *source, char **text)
+/*
+ * Bind source over baserel, as its owner in a security-restricted
+ * operation with search_path pinned, as core's DefineIndex() binds an
+ * index predicate: the planner that checks mutability folds constants,
+ * running the predicate's IMMUTABLE functions, and the role that gets
+ * here is whoever set it off (a superuser restoring a dump or enabling
+ * the registry's triggers), never one the owner's code may act as.
+ * check: whether to check mutability (with the planner, as core's
+ * CheckMutability()); a predicate bound again from the text it was
+ * checked with (after pg_upgrade) is not, so that binding it runs no
+ * code at all: only names are looked up, as pg_depend's are.
+ */
+static char *
+bind_as_owner(Oid baserel, const char *source, char **text, bool check)
 {
 	Relation	rel = table_open(baserel, AccessShareLock);
+	AdjlistRoleSwitch role;
 	Node	   *expr;
 	int			nest;
 
+	adjlist_become_restricted(rel->rd_rel->relowner, &role);
 	/* read with adjlist's operators at hand, whatever the caller's path */
 	nest = path_pin(psprintf("pg_catalog, %s, pg_temp", adjlist_catalog()->nspname));
 	expr = transform_predicate(source, rel);
-	path_restore(nest);
-
-	if (contain_mutable_functions((Node *) expression_planner((Expr *) expr)))
+	if (check && contain_mutable_functions((Node *) expression_planner((Expr *) expr)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 				 errmsg("functions in the predicate of an inverted index must be marked IMMUTABLE")));
+	path_restore(nest);
 	*text = deparse_bound(expr, baserel);
+	adjlist_unbecome(&role);
 	table_close(rel, NoLock);
 	return nodeToString(expr);
+}
+
+char *
+index_predicate_bind(Oid baserel, const char *source, char **text)
+{
+	return bind_as_owner(baserel, source, text, true);
 }
 
 char *
@@ -529,30 +559,57 @@ index_predicate_persist(const IndexDef *ix)
 	CommandCounterIncrement();
 }
 
+/* Is this session's role (a member of) the owner of baserel, superuser aside? */
+static bool
+owns_base(Oid baserel)
+{
+	HeapTuple	tp = SearchSysCache1(RELOID, ObjectIdGetDatum(baserel));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tp))
+		return false;
+	owner = ((Form_pg_class) GETSTRUCT(tp))->relowner;
+	ReleaseSysCache(tp);
+	return is_member_of_role_nosuper(GetUserId(), owner);
+}
+
 /*
  * The predicate of ix bound from its text, which names every object
  * outside pg_catalog with its schema: what a restore binds.  NULL when it
- * cannot be bound now (a table is gone, or the text names what is not
- * there: error class 42); the registry then reports the index as unbound.
+ * cannot be bound now (a table is gone, the text names what is not
+ * there); the registry then reports the index as unbound.  Bound as the
+ * owner, without running the predicate's code (bind_as_owner()), and in
+ * a subtransaction whose error, whatever it is, stays here, as plpgsql's
+ * EXCEPTION WHEN OTHERS keeps it: the reader of the registry, or the role
+ * whose DDL rebinds every predicate, is seldom the owner, and another
+ * role's predicate must not make its statement fail.  A cancel (or a
+ * statement timeout) goes on.
  */
 char *
-index_predicate_rebind(const IndexDef *ix)
+index_predicate_rebind(const IndexDef *ix, bool *deferred)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
 	char	   *bound = NULL;
 	char	   *text;
 
+	*deferred = false;
 	if (ix->predicate == NULL || get_rel_name(ix->baserel) == NULL ||
 		get_rel_name(ix->indexrel) == NULL)
 		return NULL;
+	/* (a reader of the table holds its lock already: DDL reading them all may not wait) */
+	if (!owns_base(ix->baserel) && !ConditionalLockRelationOid(ix->baserel, AccessShareLock))
+	{
+		*deferred = true;
+		return NULL;
+	}
 	if (IsInParallelMode())		/* (no subtransactions there) */
-		return index_predicate_bind(ix->baserel, ix->predicate, &text);
+		return bind_as_owner(ix->baserel, ix->predicate, &text, false);
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
 	{
-		bound = index_predicate_bind(ix->baserel, ix->predicate, &text);
+		bound = bind_as_owner(ix->baserel, ix->predicate, &text, false);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
@@ -567,13 +624,42 @@ index_predicate_rebind(const IndexDef *ix)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
-		if (ERRCODE_TO_CATEGORY(edata->sqlerrcode) != ERRCODE_SYNTAX_ERROR_OR_ACCESS_RULE_VIOLATION)
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED ||
+			edata->sqlerrcode == ERRCODE_ASSERT_FAILURE)
 			ReThrowError(edata);
 		FreeErrorData(edata);
 		bound = NULL;
 	}
 	PG_END_TRY();
 	return bound;
+}
+
+/*
+ * May this session wait for the locks of baserel's registration indexrel?
+ * Only if its role is (a member of) the owner of the base table.  For
+ * another role's, both tables are locked only if that can be done at
+ * once, or else left to a later session (a reader of the table, which
+ * binds it in memory and writes it when it can, or the owner's own DDL):
+ * one role's DDL waits for no lock another role holds.  (Not superuser
+ * rights: a superuser's DDL does not wait for any role's locks either.)
+ */
+static bool
+lock_registration(Oid indexrel, Oid baserel)
+{
+	if (owns_base(baserel))
+	{
+		/* wait for a session writing it; then it is ours to write */
+		LockRelationOid(indexrel, ShareUpdateExclusiveLock);
+		return true;
+	}
+	if (!ConditionalLockRelationOid(indexrel, ShareUpdateExclusiveLock))
+		return false;
+	if (!ConditionalLockRelationOid(baserel, AccessShareLock))
+	{
+		UnlockRelationOid(indexrel, ShareUpdateExclusiveLock);
+		return false;
+	}
+	return true;
 }
 
 void
@@ -594,11 +680,12 @@ index_predicate_rebind_all(void)
 		IndexDef   *ix;
 
 		if (!registry_predicate_bound_elsewhere(indexes[i]) ||
-			get_rel_name(indexes[i]) == NULL)
+			get_rel_name(indexes[i]) == NULL || get_rel_name(bases[i]) == NULL)
 			continue;
 		elsewhere = true;
-		/* wait for a session writing it; then it is ours to write */
-		LockRelationOid(indexes[i], ShareUpdateExclusiveLock);
+		if (!lock_registration(indexes[i], bases[i]))
+			continue;
+		/* (bound in memory by the registry's reader: index_predicate_rebind()) */
 		ix = registry_index(indexes[i], false);
 		if (ix != NULL)
 			index_predicate_persist(ix);
@@ -635,6 +722,27 @@ index_predicate_columns(const char *predicate)
 }
 
 /*
+ * A bound predicate planned, which runs its IMMUTABLE functions on
+ * constants: in a security-restricted operation, as core plans an index
+ * predicate.  The caller already acts as the owner, with search_path
+ * pinned; the rows are evaluated outside it (a context switch is cheap,
+ * but nothing the per-row path needs).  An error unwinds it with the
+ * (sub)transaction.
+ */
+static Expr *
+plan_restricted(Expr *expr)
+{
+	Oid			userid;
+	int			sec_context;
+
+	GetUserIdAndSecContext(&userid, &sec_context);
+	SetUserIdAndSecContext(userid, sec_context | SECURITY_RESTRICTED_OPERATION);
+	expr = expression_planner(expr);
+	SetUserIdAndSecContext(userid, sec_context);
+	return expr;
+}
+
+/*
  * The bound predicate of ix over rel (its base table, or a partition of
  * it, whose columns are found by name), planned.
  */
@@ -655,7 +763,7 @@ predicate_expr(const IndexDef *ix, Relation rel)
 		expr = map_variable_attnos(expr, 1, 0, map, InvalidOid, &whole_row);
 		table_close(base, AccessShareLock);
 	}
-	return expression_planner((Expr *) expr);
+	return plan_restricted((Expr *) expr);
 }
 
 IndexPredicateState *
@@ -779,7 +887,7 @@ index_predicate_begin_sql(const IndexDef *ix)
 	s = palloc0(sizeof(IndexPredicateState));
 	s->estate = CreateExecutorState();
 	old = MemoryContextSwitchTo(s->estate->es_query_cxt);
-	s->state = ExecInitQual(list_make1(expression_planner((Expr *) expr)), NULL);
+	s->state = ExecInitQual(list_make1(plan_restricted((Expr *) expr)), NULL);
 	s->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
 	s->nvalues = k;
 	MemoryContextSwitchTo(old);

@@ -44,18 +44,22 @@ extern void index_predicate_bind_missing(Oid baserel);
 
 /*
  * After pg_upgrade (a bound predicate made in another cluster, whose OIDs
- * it names): ix's predicate bound again from its text, in memory; NULL if
- * it cannot be bound.  index_predicate_persist() writes ix's predicate so
+ * it names): ix's predicate bound again from its text, in memory, as the
+ * owner and running none of its code; NULL if it cannot be bound (any
+ * error, but a cancel, stays there), or, with *deferred set, if another
+ * role's table is locked by a session and this one must not wait.  index_predicate_persist() writes ix's predicate so
  * bound, and its pg_depend entries, when the transaction can write and no
  * other session is writing it.
  */
-extern char *index_predicate_rebind(const IndexDef *ix);
+extern char *index_predicate_rebind(const IndexDef *ix, bool *deferred);
 extern void index_predicate_persist(const IndexDef *ix);
 
 /*
  * Bind again and write back every predicate bound in another cluster,
- * waiting for sessions doing the same: before DDL that could rename or
- * drop what one names (a no-op once none is left).
+ * waiting for sessions doing the same on the current role's own tables
+ * (another role's are skipped when they cannot be locked at once, and
+ * left to a later session): before DDL that could rename or drop what one
+ * names (a no-op once none is left).
  */
 extern void index_predicate_rebind_all(void);
 

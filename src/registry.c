@@ -104,6 +104,13 @@ static Oid *rebound = NULL;
 static int	nrebound = 0;
 static int	rebound_cap = 0;
 
+/*
+ * Whether an entry build left a predicate unbound only because another
+ * role holds a lock on its table (index_predicate_rebind()): the entry is
+ * then not kept, and the next lookup binds it again.
+ */
+static bool rebind_deferred = false;
+
 static void
 rebound_note(Oid indexrel)
 {
@@ -457,7 +464,10 @@ registry_read(Oid baserel, IndexDef **out)
 	for (int i = 0; elsewhere && i < n; i++)
 		if (raw[i].elsewhere)
 		{
-			raw[i].def.predicate_expr = index_predicate_rebind(&raw[i].def);
+			bool		deferred;
+
+			raw[i].def.predicate_expr = index_predicate_rebind(&raw[i].def, &deferred);
+			rebind_deferred |= deferred;
 			if (raw[i].def.predicate_expr != NULL)
 				rebound_note(raw[i].def.indexrel);
 		}
@@ -919,11 +929,17 @@ entry_get(Oid relid)
 			entry_release(e);
 			e->valid = false;
 			nrebound = 0;
+			rebind_deferred = false;
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
 		if (nrebound > 0)
 			e = persist_rebound(e);
+		if (rebind_deferred)
+		{
+			e->valid = false;
+			rebind_deferred = false;
+		}
 	}
 	return e;
 }
