@@ -469,22 +469,22 @@ adopt_plain_columns(CreatePlan *p, Oid idx)
 		for (int i = 0; i < p->ncols; i++)
 		{
 			HeapTuple	tp = SearchSysCacheAttName(rel, p->cols[i]);
-			Form_pg_attribute att;
-			const char *what = NULL;
+			bool		generated;
+			bool		identity;
 
 			if (!HeapTupleIsValid(tp))
 				continue;
-			att = (Form_pg_attribute) GETSTRUCT(tp);
-			if (att->attgenerated != '\0')
-				what = "a generated column";
-			else if (att->attidentity != '\0')
-				what = "an identity column";
+			generated = ((Form_pg_attribute) GETSTRUCT(tp))->attgenerated != '\0';
+			identity = ((Form_pg_attribute) GETSTRUCT(tp))->attidentity != '\0';
 			ReleaseSysCache(tp);
-			if (what != NULL)
+			if (generated || identity)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
-						 errmsg("column \"%s\" of table \"%s\" is %s",
-								p->cols[i], get_rel_name(rel), what),
+						 generated ?
+						 errmsg("column \"%s\" of table \"%s\" is a generated column",
+								p->cols[i], get_rel_name(rel)) :
+						 errmsg("column \"%s\" of table \"%s\" is an identity column",
+								p->cols[i], get_rel_name(rel)),
 						 errdetail("adjlist writes copies of the base table's values into an index table: PostgreSQL would compute a generated column's values itself, and an identity column refuses nulls."),
 						 errhint("Make it a plain column of the index table.")));
 		}

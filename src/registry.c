@@ -317,7 +317,6 @@ bound_predicate(const RegistryColumns *rc, Oid indexrel, bool *elsewhere)
 	return expr;
 }
 
-
 /* The column numbers of reg, the open registry table (locked). */
 static void
 registry_columns(Relation reg, RegistryColumns *c)
