@@ -257,6 +257,136 @@ SELECT pg_temp.err($$SELECT * FROM neighbors('wide', 'A', '', sk_is_target => tr
 SELECT pg_temp.err($$SELECT * FROM reverse_neighbors('wide', 'B', '', sk_is_target => true, lim => 1,
 	after => 'A')$$) AS reverse_page;
 
+-- key columns after (pk, sk) whose type's btree operator class is declared
+-- on another type (varchar: text; a domain: its base type; an enum, an
+-- array, a composite: anyenum, anyarray, record), and char(n), whose start
+-- key value must keep its length: query() orders a partition by its
+-- primary key index's operator classes and takes back the key it returns,
+-- page by page, forward and backward, on the table and on its index
+CREATE DOMAIN posint AS int CHECK (VALUE > 0);
+CREATE TYPE color AS ENUM ('red', 'green', 'blue');
+CREATE TYPE pair AS (a int, b text);
+CREATE TABLE k_varchar (pk adjkey, sk adjkey, v varchar(10), data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_domain (pk adjkey, sk adjkey, v posint, data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_enum (pk adjkey, sk adjkey, v color, data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_array (pk adjkey, sk adjkey, v int[], data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_composite (pk adjkey, sk adjkey, v pair, data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_char (pk adjkey, sk adjkey, v char(3), data jsonb, PRIMARY KEY (pk, sk, v));
+CREATE TABLE k_two (pk adjkey, sk adjkey, c color, v varchar, data jsonb, PRIMARY KEY (pk, sk, c, v));
+INSERT INTO k_varchar SELECT 'A', 'B#' || s, v, '{}' FROM unnest('{1,2}'::int[]) s, unnest('{x,y,z}'::text[]) v;
+INSERT INTO k_domain SELECT 'A', 'B#' || s, v, '{}' FROM unnest('{1,2}'::int[]) s, unnest('{3,10,200}'::int[]) v;
+INSERT INTO k_enum SELECT 'A', 'B#' || s, v, '{}' FROM unnest('{1,2}'::int[]) s, unnest(enum_range(NULL::color)) v;
+INSERT INTO k_array SELECT 'A', 'B#' || s, v::int[], '{}' FROM unnest('{1,2}'::int[]) s, unnest('{"{1,2}","{1,10}","{3}"}'::text[]) v;
+INSERT INTO k_composite SELECT 'A', 'B#' || s, v::pair, '{}' FROM unnest('{1,2}'::int[]) s, unnest('{"(1,b)","(1,a b)","(2,a)"}'::text[]) v;
+INSERT INTO k_char SELECT 'A', 'B#' || s, v, '{}' FROM unnest('{1,2}'::int[]) s, unnest('{a,ab,b}'::text[]) v;
+INSERT INTO k_two SELECT 'A', 'B#' || s, c, v, '{}' FROM unnest('{1,2}'::int[]) s, unnest('{blue,red}'::color[]) c,
+	unnest('{x,y}'::text[]) v;
+CREATE TABLE k_sharded (LIKE k_two INCLUDING INDEXES);
+INSERT INTO k_sharded SELECT * FROM k_two;
+SELECT t, create_inverted_index(t, write_shards => CASE WHEN t = 'k_sharded'::regclass THEN 3 ELSE 0 END)
+	IS NOT NULL AS indexed
+FROM unnest('{k_varchar,k_domain,k_enum,k_array,k_composite,k_char,k_two,k_sharded}'::regclass[]) t;
+-- the pages of a query, concatenated; query_count_page counts each one
+-- and ends it at the key query() gave last
+CREATE FUNCTION pg_temp.pages(t regclass, part adjkey, back boolean, size bigint) RETURNS jsonb[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	got jsonb[] := '{}';
+	page jsonb[];
+	k jsonb;
+	n bigint;
+	lek jsonb;
+BEGIN
+	FOR i IN 1..100 LOOP
+		page := ARRAY(SELECT q.key FROM query(t, part, backward => back, lim => size, exclusive_start_key => k) q);
+		SELECT c.count, c.last_evaluated_key INTO n, lek
+		FROM query_count_page(t, part, backward => back, lim => size, exclusive_start_key => k) c;
+		-- the key to go on from, when the limit ended the page
+		k := CASE WHEN n = size THEN page[n] END;
+		IF n <> cardinality(page) OR lek IS DISTINCT FROM k THEN
+			RAISE EXCEPTION 'query_count_page gives % and %, query() %', n, lek, page;
+		END IF;
+		got := got || page;
+		IF k IS NULL THEN
+			RETURN got;
+		END IF;
+	END LOOP;
+	RAISE EXCEPTION 'more than 100 pages';
+END $$;
+-- the order: the type's (an enum's declared order, numbers as numbers)
+SELECT t, (SELECT string_agg(q.sort_key || ' ' || (q.key ->> 'v'), ', ') FROM query(t, 'A') q) AS forward
+FROM unnest('{k_varchar,k_domain,k_enum,k_array,k_composite,k_char}'::regclass[]) t;
+SELECT string_agg(concat_ws(' ', q.sort_key, q.key ->> 'c', q.key ->> 'v'), ', ') AS two_columns_backward
+FROM query('k_two', 'A', backward => true) q;
+-- (pages of 1, 2 and 4 items, forward and backward; k_sharded's index has
+-- three write shards)
+SELECT t, p, bool_and(w = pg_temp.pages(t, p, back, size)) AS pages_are_whole, min(cardinality(w)) AS n,
+	   min(query_count(t, p)) AS counted
+FROM (VALUES ('A'::adjkey, ''), ('B#2', '_inverted')) tp(p, suffix),
+	 unnest('{k_varchar,k_domain,k_enum,k_array,k_composite,k_char,k_two,k_sharded}'::text[]) b(base),
+	 LATERAL (SELECT (base || suffix)::regclass) r(t),
+	 (VALUES (false), (true)) d(back), (VALUES (1::bigint), (2), (4)) s(size),
+	 LATERAL (SELECT ARRAY(SELECT q.key FROM query(t, p, backward => back) q)) a(w)
+GROUP BY t, p
+ORDER BY t::text COLLATE "C";
+-- a start key written by hand, as query() gives it
+SELECT key FROM query('k_array', 'A', 'begins_with', 'B#1', exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": [1, 2]}');
+SELECT key FROM query('k_composite', 'A', 'begins_with', 'B#1', backward => true,
+	exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": {"a": 2, "b": "a"}}');
+SELECT key FROM query('k_char', 'A', '=', 'B#1', exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "ab "}');
+SELECT key FROM query('k_enum', 'A', '=', 'B#2', lim => 1, exclusive_start_key => '{"pk": "A", "sk": "B#2", "v": "red"}');
+SELECT * FROM query_count_page('k_varchar_inverted', 'B#1', lim => 2);
+-- a value the column's type does not read is its error, as the start key's
+SELECT split_part(pg_temp.err(format($$SELECT * FROM query(%L, 'A', exclusive_start_key => %L)$$, t, k)), E'\n', 1)
+	AS bad_value
+FROM (VALUES ('k_domain', '{"pk": "A", "sk": "B#1", "v": 0}'), ('k_enum', '{"pk": "A", "sk": "B#1", "v": "pink"}'),
+			 ('k_array', '{"pk": "A", "sk": "B#1", "v": {"a": 1}}'),
+			 ('k_array', '{"pk": "A", "sk": "B#1", "v": ["x"]}'),
+			 ('k_composite', '{"pk": "A", "sk": "B#1", "v": {"a": "x"}}')) v(t, k);
+-- the primary key index is read in its order (no sort); the varchar key is
+-- compared as text, its operators' type
+SET enable_seqscan = off;
+SELECT * FROM explain_query('k_varchar', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "y"}');
+SELECT * FROM explain_query('k_enum_inverted', 'B#1', backward => true, lim => 2);
+RESET enable_seqscan;
+
+-- the operator class of the primary key, not the type's default: a
+-- default class of color added after k_enum's key was made (descending)
+-- does not change k_enum's order; a table keyed after it is in its order
+CREATE FUNCTION color_desc_cmp(color, color) RETURNS int LANGUAGE sql IMMUTABLE STRICT
+	AS 'SELECT pg_catalog.enum_cmp($2, $1)';
+CREATE FUNCTION color_desc_lt(color, color) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1 > $2';
+CREATE FUNCTION color_desc_le(color, color) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1 >= $2';
+CREATE FUNCTION color_desc_eq(color, color) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1 = $2';
+CREATE FUNCTION color_desc_ge(color, color) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1 <= $2';
+CREATE FUNCTION color_desc_gt(color, color) RETURNS boolean LANGUAGE sql IMMUTABLE STRICT AS 'SELECT $1 < $2';
+CREATE OPERATOR <<< (LEFTARG = color, RIGHTARG = color, FUNCTION = color_desc_lt);
+CREATE OPERATOR <<= (LEFTARG = color, RIGHTARG = color, FUNCTION = color_desc_le);
+CREATE OPERATOR === (LEFTARG = color, RIGHTARG = color, FUNCTION = color_desc_eq);
+CREATE OPERATOR >>= (LEFTARG = color, RIGHTARG = color, FUNCTION = color_desc_ge);
+CREATE OPERATOR >>> (LEFTARG = color, RIGHTARG = color, FUNCTION = color_desc_gt);
+CREATE OPERATOR CLASS color_desc_ops DEFAULT FOR TYPE color USING btree AS
+	OPERATOR 1 <<<, OPERATOR 2 <<=, OPERATOR 3 ===, OPERATOR 4 >>=, OPERATOR 5 >>>,
+	FUNCTION 1 color_desc_cmp(color, color);
+CREATE TABLE k_desc (pk adjkey, sk adjkey, v color, data jsonb, PRIMARY KEY (pk, sk, v));
+INSERT INTO k_desc SELECT * FROM k_enum;
+SELECT t, (SELECT string_agg(q.sort_key || ' ' || (q.key ->> 'v'), ', ') FROM query(t, 'A') q) AS forward,
+	   ARRAY(SELECT q.key FROM query(t, 'A') q) = pg_temp.pages(t, 'A', false, 2) AS pages_are_whole,
+	   ARRAY(SELECT q.key FROM query(t, 'A', backward => true) q) = pg_temp.pages(t, 'A', true, 2) AS backward_too
+FROM unnest('{k_enum,k_desc}'::regclass[]) t;
+SELECT key FROM query('k_desc', 'A', '=', 'B#1', exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "blue"}');
+SET enable_seqscan = off;
+SELECT * FROM explain_query('k_desc', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "blue"}');
+RESET enable_seqscan;
+-- (a primary key cannot name another class than the default: PostgreSQL
+-- refuses one over an index of text_pattern_ops)
+CREATE TABLE k_pattern (pk adjkey, sk adjkey, v text, data jsonb);
+CREATE UNIQUE INDEX k_pattern_key ON k_pattern (pk, sk, v text_pattern_ops);
+SELECT split_part(pg_temp.err('ALTER TABLE k_pattern ADD PRIMARY KEY USING INDEX k_pattern_key'), E'\n', 1) AS pattern_ops;
+DROP TABLE k_desc, k_pattern;
+DROP OPERATOR CLASS color_desc_ops USING btree;
+DROP OPERATOR FAMILY color_desc_ops USING btree;
+
 -- ======================================================================
 -- 6. The expiry column (set_ttl) is the TTL attribute: import writes a
 --    number (N, epoch seconds) into it and not into the data, export

@@ -313,11 +313,28 @@ satisfies(const QueryArgs *a, struct varlena *k)
 }
 
 /*
+ * Does jsonb_to_record(), which reads a start key's values of other types
+ * than adjkey (start_key_value_sql), read this type from the JSON value's
+ * structure rather than from its text: an array (from a JSON array), a
+ * composite (from an object), json or jsonb (the value itself), or a
+ * domain over one?
+ */
+static bool
+read_from_json_structure(Oid type)
+{
+	Oid			base = getBaseType(type);
+
+	return base == JSONOID || base == JSONBOID || type_is_rowtype(base) ||
+		OidIsValid(get_element_type(base));
+}
+
+/*
  * A key column after the sort key that is not an adjkey: its value must
- * be one the column's type reads from the value's text (what "->>" gives,
- * which the statement casts), as the value query() returned is; a value it
- * cannot read is the type's input error, raised here rather than from the
- * middle of the statement.
+ * be one the column's type reads, as the value query() returned is.  Of a
+ * type read from text (most: a JSON string's contents, a number's digits),
+ * a value it cannot read is the type's input error, raised here rather
+ * than from the middle of the statement; the others, read from the JSON
+ * value's structure, the statement reads and checks.
  */
 static void
 check_typed_member(Jsonb *esk, const char *const *names, int n, int i, Oid type)
@@ -327,6 +344,8 @@ check_typed_member(Jsonb *esk, const char *const *names, int n, int i, Oid type)
 	Oid			input;
 	Oid			ioparam;
 
+	if (read_from_json_structure(type))
+		return;
 	if (v->type == jbvString)
 		str = pnstrdup(v->val.string.val, v->val.string.len);
 	else if (v->type == jbvNumeric)
@@ -406,9 +425,9 @@ check_start_key(QueryTable *q, QueryArgs *a)
 		/*
 		 * A key column after the sort key (PRIMARY KEY (pk, sk, v)) has the
 		 * value query() gave, of its column's type (a JSON number for an
-		 * integer): the statement casts its text back to the type
-		 * (append_keyset), which rejects a value it cannot read.  adjkey
-		 * columns are JSON strings.
+		 * integer, an array for an array): the statement reads it back as
+		 * that type (start_key_value_sql), which rejects a value it cannot
+		 * read.  adjkey columns are JSON strings.
 		 */
 		if (q->types[i] != adjlist_catalog()->keytype)
 		{
@@ -536,10 +555,31 @@ append_condition(StringInfo sql, QueryTable *q, SortOp op)
 }
 
 /*
+ * The value of key column i in the start key ($5), as SQL.  An adjkey is
+ * the member's text, cast.  Another type is read as jsonb_to_record()
+ * reads a column from JSON, which takes back what query() returned for it
+ * (to_jsonb: an array as a JSON array, a composite as an object, a number
+ * as a number; its text cast would not read the first two), once per
+ * statement (an uncorrelated subquery), and cast to its operators' input
+ * type (q->cast_sql).
+ */
+static char *
+start_key_value_sql(QueryTable *q, int i)
+{
+	const char *c = quote_identifier(q->cols[i]);
+
+	if (q->types[i] == adjlist_catalog()->keytype)
+		return psprintf("($5 OPERATOR(pg_catalog.->>) %s)::%s", quote_literal_cstr(q->cols[i]),
+						q->type_sql[i]);
+	return psprintf("(SELECT r.%s FROM pg_catalog.jsonb_to_record($5) AS r(%s %s))%s",
+					c, c, q->type_sql[i], q->cast_sql[i]);
+}
+
+/*
  * Rows strictly after the start key ($5) in the scan's order: (sk, more
- * key columns...) compared column by column, each value cast from the
- * key's text to its column's type and compared with the operators of the
- * type's btree class.  With more key columns than (pk, sk), "sk >= $sk"
+ * key columns...) compared column by column with the operators of the
+ * key's operator classes (the primary key index's), each side cast to the
+ * operators' input type.  With more key columns than (pk, sk), "sk >= $sk"
  * (or <=) as well, which the index can start the scan at.
  */
 static void
@@ -550,20 +590,19 @@ append_keyset(StringInfo sql, QueryTable *q, bool backward)
 	initStringInfo(&k);
 	for (int i = q->ncols - 1; i >= 1; i--)
 	{
-		const char *c = quote_identifier(q->cols[i]);
+		const char *c = psprintf("t.%s%s", quote_identifier(q->cols[i]), q->cast_sql[i]);
 		const char *gt = backward ? q->lt_sql[i] : q->gt_sql[i];
-		char	   *val = psprintf("($5 OPERATOR(pg_catalog.->>) %s)::%s", quote_literal_cstr(q->cols[i]),
-								   q->type_sql[i]);
+		char	   *val = start_key_value_sql(q, i);
 		char	   *prev = k.data[0] ? pstrdup(k.data) : NULL;
 
 		resetStringInfo(&k);
 		if (prev == NULL)
-			appendStringInfo(&k, "t.%s %s %s", c, gt, val);
+			appendStringInfo(&k, "%s %s %s", c, gt, val);
 		else
-			appendStringInfo(&k, "(t.%s %s %s OR (t.%s %s %s AND %s))", c, gt, val,
+			appendStringInfo(&k, "(%s %s %s OR (%s %s %s AND %s))", c, gt, val,
 							 c, q->eq_sql[i], val, prev);
 		if (i == 1 && q->ncols > 2)
-			appendStringInfo(sql, " AND t.%s OPERATOR(%s.%s) %s", c,
+			appendStringInfo(sql, " AND %s OPERATOR(%s.%s) %s", c,
 							 adjlist_catalog()->nspname, backward ? "<=" : ">=", val);
 	}
 	appendStringInfo(sql, " AND %s", k.data);
@@ -574,8 +613,8 @@ append_order(StringInfo sql, QueryTable *q, bool backward)
 {
 	appendStringInfoString(sql, " ORDER BY ");
 	for (int i = 1; i < q->ncols; i++)
-		appendStringInfo(sql, "%st.%s USING %s", i > 1 ? ", " : "", quote_identifier(q->cols[i]),
-						 backward ? q->gt_sql[i] : q->lt_sql[i]);
+		appendStringInfo(sql, "%st.%s%s USING %s", i > 1 ? ", " : "", quote_identifier(q->cols[i]),
+						 q->cast_sql[i], backward ? q->gt_sql[i] : q->lt_sql[i]);
 }
 
 /*

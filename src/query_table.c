@@ -40,6 +40,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "adjlist.h"
 #include "catalog.h"
@@ -78,47 +79,116 @@ query_table_relcache_invalidate(Oid relid)
 			e->valid = false;
 }
 
-/* OPERATOR(schema.op) of strategy in type's default btree class. */
-static char *
-btree_operator_sql(Oid type, int strategy)
+/*
+ * Key column i's btree operator family and the input type of its operator
+ * class: opclass, the primary key index's (the order its rows are in),
+ * else, without an index, the type's default class as the type cache finds
+ * it.  That input type is often not the column's own: text for a varchar
+ * column (text_ops), the base type for a domain, a pseudo-type (anyenum,
+ * anyarray, record) for the classes of all enums, arrays or composites.
+ * The family's operators are declared on it, so that is the type they are
+ * looked up by, as core does for an index key (rd_opfamily, rd_opcintype).
+ */
+static void
+key_opclass(QueryTable *q, int i, Oid opclass)
 {
-	Oid			opclass = GetDefaultOpClass(type, BTREE_AM_OID);
-	Oid			op;
+	TypeCacheEntry *tce;
 
-	if (!OidIsValid(opclass))
+	if (OidIsValid(opclass))
+	{
+		q->opfamilies[i] = get_opclass_family(opclass);
+		q->opcintypes[i] = get_opclass_input_type(opclass);
+		return;
+	}
+	tce = lookup_type_cache(q->types[i], TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tce->btree_opf))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("data type %s has no default operator class for access method \"btree\"",
-						format_type_be(type))));
-	op = get_opfamily_member(get_opclass_family(opclass), type, type, strategy);
+						format_type_be(q->types[i]))));
+	q->opfamilies[i] = tce->btree_opf;
+	q->opcintypes[i] = tce->btree_opintype;
+}
+
+/* OPERATOR(schema.op) of strategy in key column i's family. */
+static char *
+btree_operator_sql(QueryTable *q, int i, int strategy)
+{
+	Oid			type = q->opcintypes[i];
+	Oid			op = get_opfamily_member(q->opfamilies[i], type, type, strategy);
+
 	if (!OidIsValid(op))
-		elog(ERROR, "missing operator %d(%u,%u) in the default btree class of type %u",
-			 strategy, type, type, type);
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("the btree operator family of key column \"%s\" has no operator of strategy %d for type %s",
+						q->cols[i], strategy, format_type_be(type)),
+				 errdetail("query() orders and pages a partition by its key columns, with the operators of their operator classes.")));
 	return adjlist_operator_sql(op);
 }
 
-/* The key columns: the primary key, else the registered key. */
-static void
+/*
+ * A type, qualified, as a cast names it: with no type modifier, spelled
+ * so that none is implied (bpchar, not character, which is character(1)
+ * and would cut a start key's value to its first character).
+ */
+static char *
+key_type_sql(Oid type)
+{
+	return format_type_extended(type, -1, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+/*
+ * The cast that gives key column i's values the input type of its
+ * operators, as core's generate_operator_clause() adds one, so that the
+ * operator named is the one that applies (varchar: ::pg_catalog.text, a
+ * domain: its base type); none when that is the column's type or a
+ * pseudo-type (anyenum, anyarray, record: the operator takes the actual
+ * type, and casting to it would change nothing).
+ */
+static char *
+key_cast_sql(QueryTable *q, int i)
+{
+	Oid			type = q->opcintypes[i];
+
+	if (type == q->types[i] || get_typtype(type) == TYPTYPE_PSEUDO)
+		return "";
+	return psprintf("::%s", key_type_sql(type));
+}
+
+/*
+ * The key columns: the primary key, else the registered key.  Returns the
+ * primary key index's operator classes, or NULL when there is none.
+ */
+static Oid *
 key_of(QueryTable *q, Relation rel, IndexDef *ix)
 {
 	Oid			relid = q->relid;
 	Oid			pk = adjlist_primary_key_index(rel);
+	Oid		   *opclasses = NULL;
 
 	if (OidIsValid(pk))
 	{
 		HeapTuple	tp = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(pk));
 		Form_pg_index idx;
+		oidvector  *indclass;
+		bool		isnull;
 
 		if (!HeapTupleIsValid(tp))
 			elog(ERROR, "cache lookup failed for index %u", pk);
 		idx = (Form_pg_index) GETSTRUCT(tp);
+		indclass = (oidvector *) DatumGetPointer(SysCacheGetAttr(INDEXRELID, tp,
+																 Anum_pg_index_indclass,
+																 &isnull));
+		Assert(!isnull);
 		q->ncols = idx->indnkeyatts;
 		q->cols = palloc(sizeof(char *) * q->ncols);
 		q->types = palloc(sizeof(Oid) * q->ncols);
+		opclasses = palloc(sizeof(Oid) * q->ncols);
 		for (int i = 0; i < q->ncols; i++)
 		{
 			q->cols[i] = get_attname(relid, idx->indkey.values[i], false);
 			q->types[i] = get_atttype(relid, idx->indkey.values[i]);
+			opclasses[i] = indclass->values[i];
 		}
 		ReleaseSysCache(tp);
 	}
@@ -145,6 +215,7 @@ key_of(QueryTable *q, Relation rel, IndexDef *ix)
 				q->types[i] = get_atttype(relid, get_attnum(relid, q->cols[i]));
 		}
 	}
+	return opclasses;
 }
 
 /*
@@ -214,12 +285,13 @@ query_table_build(Oid relid, bool *ready)
 	Relation	rel;
 	IndexDef   *ix;
 	TableOptions *o;
+	Oid		   *opclasses;
 
 	rel = table_open(relid, NoLock);	/* locked by the caller */
 	ix = registry_index(relid, false);
 	q->relid = relid;
 	q->qname = adjlist_qualified_name(relid);
-	key_of(q, rel, ix);
+	opclasses = key_of(q, rel, ix);
 	if (q->ncols < 2 || q->types[0] != cat->keytype || q->types[1] != cat->keytype)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
@@ -231,13 +303,18 @@ query_table_build(Oid relid, bool *ready)
 	q->lt_sql = palloc0(sizeof(char *) * q->ncols);
 	q->gt_sql = palloc0(sizeof(char *) * q->ncols);
 	q->eq_sql = palloc0(sizeof(char *) * q->ncols);
+	q->cast_sql = palloc0(sizeof(char *) * q->ncols);
 	q->type_sql = palloc0(sizeof(char *) * q->ncols);
+	q->opfamilies = palloc0(sizeof(Oid) * q->ncols);
+	q->opcintypes = palloc0(sizeof(Oid) * q->ncols);
 	for (int i = 1; i < q->ncols; i++)
 	{
-		q->lt_sql[i] = btree_operator_sql(q->types[i], BTLessStrategyNumber);
-		q->gt_sql[i] = btree_operator_sql(q->types[i], BTGreaterStrategyNumber);
-		q->eq_sql[i] = adjlist_equality_sql(q->types[i]);
-		q->type_sql[i] = format_type_be_qualified(q->types[i]);
+		key_opclass(q, i, opclasses ? opclasses[i] : InvalidOid);
+		q->lt_sql[i] = btree_operator_sql(q, i, BTLessStrategyNumber);
+		q->gt_sql[i] = btree_operator_sql(q, i, BTGreaterStrategyNumber);
+		q->eq_sql[i] = btree_operator_sql(q, i, BTEqualStrategyNumber);
+		q->cast_sql[i] = key_cast_sql(q, i);
+		q->type_sql[i] = key_type_sql(q->types[i]);
 	}
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;

@@ -25,11 +25,22 @@ typedef struct QueryTable
 	int			ncols;			/* key columns: partition, sort, others */
 	char	  **cols;
 	Oid		   *types;
-	/* per key column (from 1): operators of its type's default btree class */
+	/*
+	 * per key column: the btree operator family of its key (the primary key
+	 * index's operator class, else the type's default one) and the input
+	 * type of that class (text for a varchar column, the base type for a
+	 * domain, anyenum for an enum...)
+	 */
+	Oid		   *opfamilies;
+	Oid		   *opcintypes;
+	/* per key column (from 1): the operators of that family, as SQL */
 	char	  **lt_sql;			/* OPERATOR(schema.<) */
 	char	  **gt_sql;
 	char	  **eq_sql;
-	char	  **type_sql;		/* the type, qualified, for a cast */
+	char	  **cast_sql;		/* "::type" that makes the column's values the
+								 * operators' input type, or "" */
+	char	  **type_sql;		/* the column's type, qualified, for a cast
+								 * (no type modifier: bpchar, not character) */
 	int			shards;			/* write shards of a registered index table */
 	bool		is_index;		/* a registered index table */
 	bool		limited;		/* keys kept within DynamoDB's limits: an
