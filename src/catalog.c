@@ -311,6 +311,12 @@ adjlist_qualified_name(Oid relid)
 }
 
 char *
+adjlist_type_sql(Oid type)
+{
+	return format_type_extended(type, -1, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
+}
+
+char *
 adjlist_operator_sql(Oid opno)
 {
 	HeapTuple	tp = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));

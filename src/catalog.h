@@ -71,6 +71,13 @@ extern Oid	adjlist_rel_owner(Oid relid);
 /* "schema"."name" of a relation; a clear error if it is gone. */
 extern char *adjlist_qualified_name(Oid relid);
 
+/*
+ * A type as a cast or a column definition names it: schema-qualified, and
+ * with no type modifier implied (bpchar, not character, which means
+ * character(1) and would cut a value to its first character).
+ */
+extern char *adjlist_type_sql(Oid type);
+
 /* "OPERATOR(schema.op)" for an operator, immune to search_path. */
 extern char *adjlist_operator_sql(Oid opno);
 

@@ -230,7 +230,7 @@ diff_rows_sql(const IndexDef *ix, bool by_type)
 
 		appendStringInfo(&cols, "%s%s", i ? ", " : "", c);
 		appendStringInfo(&ecols, "%s%s %s", i ? ", " : "", c,
-						 format_type_be_qualified(ix->coltypes[i]));
+						 adjlist_type_sql(ix->coltypes[i]));
 		appendStringInfo(&exp, "%s%s, e.%s", i ? ", " : "", lit, c);
 		appendStringInfo(&act, "%s%s, a.%s", i ? ", " : "", lit, c);
 		if (by_type && i >= ix->nkeys &&

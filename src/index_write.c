@@ -263,7 +263,7 @@ bulk_sql_setup(IndexWriter *w, char **colnames)
 	appendStringInfoString(&buf, " FROM ROWS FROM (");
 	for (int i = 0; i < w->ncols; i++)
 		appendStringInfo(&buf, "%spg_catalog.unnest($%d::%s)", i ? ", " : "", i + 1,
-						 format_type_be_qualified(w->arraytypes[i]));
+						 adjlist_type_sql(w->arraytypes[i]));
 	appendStringInfoString(&buf, ") WITH ORDINALITY AS r (");
 	for (int i = 0; i < w->ncols; i++)
 		appendStringInfo(&buf, "%s, ", quote_identifier(colnames[i]));
@@ -419,7 +419,7 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, boo
 			appendStringInfoString(&buf, ")::pg_catalog.text OPERATOR(pg_catalog.=) ROW(");
 			for (int i = w->nkeys; i < w->ncols; i++)
 				appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
-								 format_type_be_qualified(w->types[i]));
+								 adjlist_type_sql(w->types[i]));
 			appendStringInfoString(&buf, ")::pg_catalog.text");
 		}
 		appendStringInfoString(&buf, " LIMIT 1)");

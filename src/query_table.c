@@ -127,17 +127,6 @@ btree_operator_sql(QueryTable *q, int i, int strategy)
 }
 
 /*
- * A type, qualified, as a cast names it: with no type modifier, spelled
- * so that none is implied (bpchar, not character, which is character(1)
- * and would cut a start key's value to its first character).
- */
-static char *
-key_type_sql(Oid type)
-{
-	return format_type_extended(type, -1, FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY);
-}
-
-/*
  * The cast that gives key column i's values the input type of its
  * operators, as core's generate_operator_clause() adds one, so that the
  * operator named is the one that applies (varchar: ::pg_catalog.text, a
@@ -152,7 +141,7 @@ key_cast_sql(QueryTable *q, int i)
 
 	if (type == q->types[i] || get_typtype(type) == TYPTYPE_PSEUDO)
 		return "";
-	return psprintf("::%s", key_type_sql(type));
+	return psprintf("::%s", adjlist_type_sql(type));
 }
 
 /*
@@ -314,7 +303,7 @@ query_table_build(Oid relid, bool *ready)
 		q->gt_sql[i] = btree_operator_sql(q, i, BTGreaterStrategyNumber);
 		q->eq_sql[i] = btree_operator_sql(q, i, BTEqualStrategyNumber);
 		q->cast_sql[i] = key_cast_sql(q, i);
-		q->type_sql[i] = key_type_sql(q->types[i]);
+		q->type_sql[i] = adjlist_type_sql(q->types[i]);
 	}
 	q->shards = ix ? ix->write_shards : 0;
 	q->is_index = ix != NULL;

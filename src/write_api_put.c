@@ -148,7 +148,7 @@ put_unnest(ApiTable *t, const char *tail)
 	return psprintf("ROWS FROM (pg_catalog.unnest($1::%s.adjkey[]), pg_catalog.unnest($2::%s.adjkey[]), "
 					"pg_catalog.unnest($3::pg_catalog.jsonb[])%s%s%s)%s AS u(k, s, d%s%s)",
 					nsp, nsp, t->ttl ? ", pg_catalog.unnest($4::" : "",
-					t->ttl ? format_type_be_qualified(get_array_type(t->ttl_type)) : "",
+					t->ttl ? adjlist_type_sql(get_array_type(t->ttl_type)) : "",
 					t->ttl ? ")" : "", tail[0] ? " WITH ORDINALITY" : "",
 					t->ttl ? ", e" : "", tail);
 }
