@@ -10,6 +10,7 @@ OBJS = \
 	src/adjkey_funcs.o \
 	src/adjkey_support.o \
 	src/catalog.o \
+	src/rel_cache.o \
 	src/registry.o \
 	src/base_key.o \
 	src/table_options.o \

@@ -46,20 +46,20 @@
 #include "catalog.h"
 #include "graph.h"
 #include "registry.h"
+#include "rel_cache.h"
 #include "table_options.h"
 
 #define GRAPH_CACHE_MAX 1024
 
 typedef struct GraphCacheEntry
 {
-	Oid			relid;			/* hash key */
-	bool		valid;
+	RelCacheEntry head;
 	uint64		stamp;			/* which build: see graph_meta_unchanged() */
-	MemoryContext cxt;
 	GraphTable *g;
 } GraphCacheEntry;
 
-static HTAB *graph_cache = NULL;
+static RelCache graph_cache = REL_CACHE_INIT("adjlist graph cache", GraphCacheEntry,
+											 GRAPH_CACHE_MAX, NULL);
 static uint64 graph_builds = 0;
 
 void
@@ -69,16 +69,16 @@ graph_meta_relcache_invalidate(Oid relid)
 	GraphCacheEntry *e;
 	bool		all;
 
-	if (graph_cache == NULL)
+	if (graph_cache.hash == NULL)
 		return;
 	/* a change of the registry invalidates the registry table: drop all */
 	all = !OidIsValid(relid) || relid == adjlist_registry_oid_if_loaded();
 
-	hash_seq_init(&status, graph_cache);
+	hash_seq_init(&status, graph_cache.hash);
 	while ((e = (GraphCacheEntry *) hash_seq_search(&status)) != NULL)
 	{
-		if (all || e->relid == relid || (e->g != NULL && e->g->inv_rel == relid))
-			e->valid = false;
+		if (all || e->head.relid == relid || (e->g != NULL && e->g->inv_rel == relid))
+			e->head.valid = false;
 	}
 }
 
@@ -86,11 +86,8 @@ graph_meta_relcache_invalidate(Oid relid)
 static void
 graph_meta_forget(Oid relid)
 {
-	GraphCacheEntry *e;
+	RelCacheEntry *e = rel_cache_find(&graph_cache, relid);
 
-	if (graph_cache == NULL)
-		return;
-	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
 	if (e != NULL)
 		e->valid = false;
 }
@@ -282,43 +279,6 @@ graph_table_copy(const GraphTable *src)
 	return g;
 }
 
-static GraphCacheEntry *
-cache_entry(Oid relid)
-{
-	GraphCacheEntry *e;
-	bool		found;
-
-	if (graph_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(GraphCacheEntry);
-		graph_cache = hash_create("adjlist graph cache", 32, &ctl, HASH_ELEM | HASH_BLOBS);
-	}
-	if (hash_get_num_entries(graph_cache) >= GRAPH_CACHE_MAX)
-	{
-		HASH_SEQ_STATUS status;
-		GraphCacheEntry *old;
-
-		hash_seq_init(&status, graph_cache);
-		while ((old = (GraphCacheEntry *) hash_seq_search(&status)) != NULL)
-		{
-			if (old->cxt)
-				MemoryContextDelete(old->cxt);
-			hash_search(graph_cache, &old->relid, HASH_REMOVE, NULL);
-		}
-	}
-	e = hash_search(graph_cache, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		e->valid = false;
-		e->cxt = NULL;
-		e->g = NULL;
-	}
-	return e;
-}
-
 /*
  * The graph metadata of a table, a copy in the caller's memory context.
  * need_inverted: it must have an inverted index (that the caller's
@@ -349,32 +309,29 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 	GraphCacheEntry *e;
 	GraphTable *g;
 
-	e = cache_entry(relid);
+	e = (GraphCacheEntry *) rel_cache_enter(&graph_cache, relid);
 
-	if (!e->valid)
+	if (!e->head.valid)
 	{
 		MemoryContext oldcxt;
 
-		if (e->cxt)
-			MemoryContextDelete(e->cxt);
-		e->cxt = NULL;
+		rel_cache_release(&graph_cache, &e->head);
 		e->g = NULL;
-		e->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist graph table",
-									   ALLOCSET_SMALL_SIZES);
-		oldcxt = MemoryContextSwitchTo(e->cxt);
+		e->head.cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist graph table",
+											ALLOCSET_SMALL_SIZES);
+		oldcxt = MemoryContextSwitchTo(e->head.cxt);
 		PG_TRY();
 		{
-			e->valid = true;	/* an invalidation during the build clears it */
+			e->head.valid = true;	/* an invalidation during the build clears it */
 			e->stamp = ++graph_builds;
 			e->g = graph_table_build(relid);
 		}
 		PG_CATCH();
 		{
 			MemoryContextSwitchTo(oldcxt);
-			e->valid = false;
+			e->head.valid = false;
 			e->g = NULL;
-			MemoryContextDelete(e->cxt);
-			e->cxt = NULL;
+			rel_cache_release(&graph_cache, &e->head);
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
@@ -399,12 +356,9 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 static bool
 graph_meta_unchanged(Oid relid, uint64 stamp)
 {
-	GraphCacheEntry *e;
+	GraphCacheEntry *e = (GraphCacheEntry *) rel_cache_find(&graph_cache, relid);
 
-	if (graph_cache == NULL)
-		return false;
-	e = (GraphCacheEntry *) hash_search(graph_cache, &relid, HASH_FIND, NULL);
-	return e != NULL && e->valid && e->stamp == stamp;
+	return e != NULL && e->head.valid && e->stamp == stamp;
 }
 
 /*

@@ -47,20 +47,20 @@
 #include "graph.h"
 #include "query_table.h"
 #include "registry.h"
+#include "rel_cache.h"
 #include "table_options.h"
 
 #define QUERY_CACHE_MAX 256
 
 typedef struct QueryEntry
 {
-	Oid			relid;			/* hash key */
-	bool		valid;
+	RelCacheEntry head;			/* its cxt owns q and everything it points to */
 	bool		ready;			/* false: an index table being built */
-	MemoryContext cxt;			/* owns q and everything it points to */
 	QueryTable *q;
 } QueryEntry;
 
-static HTAB *query_cache = NULL;
+static RelCache query_cache = REL_CACHE_INIT("adjlist query tables", QueryEntry,
+											 QUERY_CACHE_MAX, NULL);
 
 void
 query_table_relcache_invalidate(Oid relid)
@@ -69,14 +69,14 @@ query_table_relcache_invalidate(Oid relid)
 	QueryEntry *e;
 	bool		all;
 
-	if (query_cache == NULL)
+	if (query_cache.hash == NULL)
 		return;
 	all = !OidIsValid(relid) || relid == adjlist_registry_oid_if_loaded() ||
 		relid == adjlist_options_oid_if_loaded();
-	hash_seq_init(&status, query_cache);
+	hash_seq_init(&status, query_cache.hash);
 	while ((e = (QueryEntry *) hash_seq_search(&status)) != NULL)
-		if (all || e->relid == relid || (e->q != NULL && e->q->optrel == relid))
-			e->valid = false;
+		if (all || e->head.relid == relid || (e->q != NULL && e->q->optrel == relid))
+			e->head.valid = false;
 }
 
 /*
@@ -326,45 +326,6 @@ query_table_build(Oid relid, bool *ready)
 	return q;
 }
 
-static QueryEntry *
-cache_entry(Oid relid)
-{
-	QueryEntry *e;
-	bool		found;
-
-	if (query_cache == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(QueryEntry);
-		query_cache = hash_create("adjlist query tables", 32, &ctl, HASH_ELEM | HASH_BLOBS);
-	}
-	if (hash_get_num_entries(query_cache) >= QUERY_CACHE_MAX)
-	{
-		/* bounded: start over (entries are built again on demand) */
-		HASH_SEQ_STATUS status;
-		QueryEntry *old;
-
-		hash_seq_init(&status, query_cache);
-		while ((old = (QueryEntry *) hash_seq_search(&status)) != NULL)
-		{
-			if (old->cxt)
-				MemoryContextDelete(old->cxt);
-			hash_search(query_cache, &old->relid, HASH_REMOVE, NULL);
-		}
-	}
-	e = hash_search(query_cache, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		e->valid = false;
-		e->ready = false;
-		e->cxt = NULL;
-		e->q = NULL;
-	}
-	return e;
-}
-
 QueryTable *
 query_table_get(Oid relid)
 {
@@ -376,8 +337,8 @@ query_table_get(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	e = cache_entry(relid);
-	if (!e->valid)
+	e = (QueryEntry *) rel_cache_enter(&query_cache, relid);
+	if (!e->head.valid)
 	{
 		MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist query table",
 												  ALLOCSET_SMALL_SIZES);
@@ -385,12 +346,10 @@ query_table_get(Oid relid)
 		QueryTable *q = NULL;
 		bool		ready = false;
 
-		if (e->cxt)
-			MemoryContextDelete(e->cxt);
-		e->cxt = NULL;
+		rel_cache_release(&query_cache, &e->head);
 		e->q = NULL;
 		oldcxt = MemoryContextSwitchTo(cxt);
-		e->valid = true;		/* an invalidation during the build clears it */
+		e->head.valid = true;	/* an invalidation during the build clears it */
 		PG_TRY();
 		{
 			q = query_table_build(relid, &ready);
@@ -399,12 +358,12 @@ query_table_get(Oid relid)
 		{
 			MemoryContextSwitchTo(oldcxt);
 			MemoryContextDelete(cxt);
-			e->valid = false;
+			e->head.valid = false;
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
 		MemoryContextSwitchTo(oldcxt);
-		e->cxt = cxt;
+		e->head.cxt = cxt;
 		e->q = q;
 		e->ready = ready;
 	}

@@ -77,22 +77,25 @@
 #include "catalog.h"
 #include "index_predicate.h"
 #include "registry.h"
+#include "rel_cache.h"
 
 #define REGISTRY_CACHE_MAX	1024
 
 typedef struct RegistryEntry
 {
-	Oid			relid;			/* hash key: a base table or a member */
-	bool		valid;
+	RelCacheEntry head;			/* relid: a base table or a member; cxt owns
+								 * indexes and what they point to */
 	Oid			baserel;		/* the registered table relid belongs to */
-	MemoryContext cxt;			/* owns indexes and what they point to */
 	TableIndexes ti;			/* unchecked */
 	char	   *problem;		/* why an index cannot be used, or NULL */
 	char	   *problem_detail;
 	Oid			problem_index;
 } RegistryEntry;
 
-static HTAB *registry_cache = NULL;
+static void entry_release(RelCacheEntry *head);
+
+static RelCache registry_cache = REL_CACHE_INIT("adjlist registry cache", RegistryEntry,
+												REGISTRY_CACHE_MAX, entry_release);
 static uint64 registry_generation = 1;
 
 /*
@@ -133,20 +136,20 @@ registry_relcache_invalidate(Oid relid)
 	RegistryEntry *e;
 
 	registry_columns_forget(relid);
-	if (registry_cache == NULL)
+	if (registry_cache.hash == NULL)
 		return;
 	registry_generation++;
-	hash_seq_init(&status, registry_cache);
+	hash_seq_init(&status, registry_cache.hash);
 	while ((e = (RegistryEntry *) hash_seq_search(&status)) != NULL)
 	{
-		bool		stale = !OidIsValid(relid) || e->relid == relid ||
+		bool		stale = !OidIsValid(relid) || e->head.relid == relid ||
 			e->baserel == relid || relid == adjlist_registry_oid_if_loaded();
 
 		for (int i = 0; !stale && i < e->ti.nindexes; i++)
 			stale = (e->ti.indexes[i].indexrel == relid ||
 					 e->ti.indexes[i].counterrel == relid);
 		if (stale)
-			e->valid = false;
+			e->head.valid = false;
 	}
 }
 
@@ -770,12 +773,12 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
  * ----------------------------------------------------------------------
  */
 
+/* What rel_cache_release() lets go of besides the entry's memory context. */
 static void
-entry_release(RegistryEntry *e)
+entry_release(RelCacheEntry *head)
 {
-	if (e->cxt)
-		MemoryContextDelete(e->cxt);
-	e->cxt = NULL;
+	RegistryEntry *e = (RegistryEntry *) head;
+
 	e->ti.nindexes = 0;
 	e->ti.indexes = NULL;
 	e->problem = NULL;
@@ -818,10 +821,10 @@ entry_build(RegistryEntry *e)
 	char	   *basename;
 	Oid			owner;
 
-	e->cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist registry entry",
-								   ALLOCSET_SMALL_SIZES);
-	oldcxt = MemoryContextSwitchTo(e->cxt);
-	base = find_base(e->relid, &defs, &n);
+	e->head.cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist registry entry",
+										ALLOCSET_SMALL_SIZES);
+	oldcxt = MemoryContextSwitchTo(e->head.cxt);
+	base = find_base(e->head.relid, &defs, &n);
 	e->baserel = base;
 	e->ti.baserel = base;
 	e->ti.nindexes = n;
@@ -853,7 +856,7 @@ entry_build(RegistryEntry *e)
 static RegistryEntry *
 persist_rebound(RegistryEntry *e)
 {
-	Oid			relid = e->relid;
+	Oid			relid = e->head.relid;
 	List	   *defs = NIL;
 	ListCell   *lc;
 
@@ -873,60 +876,27 @@ persist_rebound(RegistryEntry *e)
 	nrebound = 0;
 	foreach(lc, defs)
 		index_predicate_persist((IndexDef *) lfirst(lc));
-	e = hash_search(registry_cache, &relid, HASH_FIND, NULL);
+	e = (RegistryEntry *) rel_cache_find(&registry_cache, relid);
 	return e != NULL ? e : entry_get(relid);
 }
 
 static RegistryEntry *
 entry_get(Oid relid)
 {
-	RegistryEntry *e;
-	bool		found;
+	RegistryEntry *e = (RegistryEntry *) rel_cache_enter(&registry_cache, relid);
 
-	if (registry_cache == NULL)
+	if (!e->head.valid)
 	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(RegistryEntry);
-		registry_cache = hash_create("adjlist registry cache", 64, &ctl,
-									 HASH_ELEM | HASH_BLOBS);
-	}
-	if (hash_get_num_entries(registry_cache) >= REGISTRY_CACHE_MAX)
-	{
-		/* bounded: start over (entries are rebuilt on demand) */
-		HASH_SEQ_STATUS status;
-		RegistryEntry *old;
-
-		hash_seq_init(&status, registry_cache);
-		while ((old = (RegistryEntry *) hash_seq_search(&status)) != NULL)
-		{
-			entry_release(old);
-			hash_search(registry_cache, &old->relid, HASH_REMOVE, NULL);
-		}
-	}
-	e = hash_search(registry_cache, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		e->valid = false;
-		e->cxt = NULL;
-		e->baserel = InvalidOid;
-		e->ti.nindexes = 0;
-		e->ti.indexes = NULL;
-		e->problem = NULL;
-	}
-	if (!e->valid)
-	{
-		entry_release(e);
-		e->valid = true;		/* an invalidation during the build clears it */
+		rel_cache_release(&registry_cache, &e->head);
+		e->head.valid = true;	/* an invalidation during the build clears it */
 		PG_TRY();
 		{
 			entry_build(e);
 		}
 		PG_CATCH();
 		{
-			entry_release(e);
-			e->valid = false;
+			rel_cache_release(&registry_cache, &e->head);
+			e->head.valid = false;
 			nrebound = 0;
 			rebind_deferred = false;
 			PG_RE_THROW();
@@ -936,7 +906,7 @@ entry_get(Oid relid)
 			e = persist_rebound(e);
 		if (rebind_deferred)
 		{
-			e->valid = false;
+			e->head.valid = false;
 			rebind_deferred = false;
 		}
 	}
@@ -1007,8 +977,8 @@ registry_changed(const TableIndexes *ti)
 
 	if (ti->generation == registry_generation)
 		return false;
-	e = hash_search(registry_cache, &ti->baserel, HASH_FIND, NULL);
-	return e == NULL || !e->valid;
+	e = (RegistryEntry *) rel_cache_find(&registry_cache, ti->baserel);
+	return e == NULL || !e->head.valid;
 }
 
 /* The base table an index table belongs to, from the registry. */
