@@ -246,6 +246,23 @@ adjlist_attrmap_by_name(TupleDesc indesc, TupleDesc outdesc)
 #endif
 
 /*
+ * Enable a trigger of rel (by name) for fires_when, as ALTER TABLE ONLY
+ * ... ENABLE [ALWAYS] TRIGGER does, without ALTER TABLE's checks: the
+ * caller checked what it must.  16 added the parent trigger and the
+ * recursion to clones to the arguments (15's minor releases kept the old
+ * signature beside new names); neither matters for a statement trigger.
+ */
+#include "commands/trigger.h"
+#if PG_VERSION_NUM >= 160000
+#define adjlist_enable_trigger(rel, tgname, fires_when) \
+	EnableDisableTrigger((rel), (tgname), InvalidOid, (fires_when), false, false, \
+						 ShareRowExclusiveLock)
+#else
+#define adjlist_enable_trigger(rel, tgname, fires_when) \
+	EnableDisableTrigger((rel), (tgname), (fires_when), false, ShareRowExclusiveLock)
+#endif
+
+/*
  * ExecSimpleRelationUpdate() hands index maintenance an "update" flag whose
  * meaning did not change; nothing to wrap.  table_tuple_update() and
  * friends are used only through the executor helpers.

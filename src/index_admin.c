@@ -16,7 +16,9 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/catalog.h"
@@ -43,6 +45,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -321,7 +324,7 @@ sync_triggers(Oid relid, const TriggerSpec *want, int nwant, bool apply)
 	args[0] = ObjectIdGetDatum(relid);
 	/* a fresh snapshot: what a concurrent, now committed DDL did counts */
 	if (SPI_execute_with_args(psprintf("SELECT t.tgname::pg_catalog.text, t.tgtype, "
-									   "pg_catalog.array_length(t.tgattr::pg_catalog.int2[], 1), "
+									   "pg_catalog.array_length(t.tgattr::pg_catalog.int2[], 1) OPERATOR(pg_catalog.>) 0, "
 									   "t.tgoldtable::pg_catalog.text, t.tgnewtable::pg_catalog.text, "
 									   "p.proname::pg_catalog.text, p.pronamespace "
 									   "FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_proc p "
@@ -347,8 +350,11 @@ sync_triggers(Oid relid, const TriggerSpec *want, int nwant, bool apply)
 		Oid			funcns = DatumGetObjectId(SPI_getbinval(tup, tt->tupdesc, 7, &isnull));
 		bool		keep = false;
 
-		(void) SPI_getbinval(tup, tt->tupdesc, 3, &has_columns);
-		has_columns = !has_columns;		/* UPDATE OF columns: a form of 0.1 */
+		/*
+		 * UPDATE OF columns: a form of 0.1.  (An int2vector always has one
+		 * dimension: an empty one has length 0, not null.)
+		 */
+		has_columns = DatumGetBool(SPI_getbinval(tup, tt->tupdesc, 3, &isnull)) && !isnull;
 		for (int w = 0; w < nwant && !keep; w++)
 			if (strcmp(want[w].name, name) == 0 && want[w].tgtype == tgtype &&
 				!has_columns && same_name(want[w].oldtable, oldt) &&
@@ -491,13 +497,178 @@ admin_citus_installed(void)
 	return OidIsValid(get_extension_oid("citus", true));
 }
 
+/* ----------------------------------------------------------------------
+ * The enable state of the partitions' TRUNCATE triggers
+ * ----------------------------------------------------------------------
+ */
+
+/*
+ * A partition's adjlist_sync_before_trunc is adjlist's own trigger, not a
+ * clone of its parent's (core clones row triggers only), so what core
+ * does for a clone does not reach it: ALTER TABLE parent ENABLE ALWAYS
+ * TRIGGER recurses to the clones on the partitions, and a new partition
+ * gets its clones in their parent's state.  A logical replication
+ * subscriber that keeps its own index (README) enables the TRUNCATE
+ * triggers of the base table ALWAYS; an apply worker, in replica mode,
+ * replays TRUNCATE of one partition as a TRUNCATE of that partition, which
+ * fires that partition's trigger only, so the partitions need the same
+ * state.  adjlist does for its triggers what core does for clones: ALTER
+ * TABLE (without ONLY) of a partitioned base table or partition that
+ * enables this trigger by name, or all or the user triggers, gives its
+ * state to the partitions below (admin_follow_trunc_state(), called by
+ * index_guard.c), and a partition that gets the trigger (created,
+ * attached) takes its parent's.  As core's recursion, it changes the
+ * partitions' triggers whoever owns them.
+ *
+ * Only ORIGIN and ALWAYS travel (DISABLE and REPLICA of adjlist's triggers
+ * are refused, but for a superuser's DISABLE TRIGGER ALL, pg_dump's, which
+ * names each table itself).  Enabled ALWAYS, the trigger changes nothing
+ * in an ordinary session, where ORIGIN fires too; in replica mode it
+ * removes the partition's index rows as it does anywhere, and nothing else
+ * removes them there: adjlist_sync_replica is a row trigger, which
+ * TRUNCATE does not fire.
+ */
+static const char *const trunc_trigger = "adjlist_sync_before_trunc";
+
+/* The tgenabled of relid's adjlist_sync_before_trunc (adjlist's), or 0. */
+static char
+trunc_trigger_state(Oid relid)
+{
+	const AdjlistCatalog *cat = adjlist_catalog();
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+	char		state = 0;
+
+	ScanKeyInit(&key[0], Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	ScanKeyInit(&key[1], Anum_pg_trigger_tgname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum(trunc_trigger));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 2, key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger t = (Form_pg_trigger) GETSTRUCT(tup);
+		char	   *func = get_func_name(t->tgfoid);
+
+		if (!OidIsValid(t->tgparentid) && get_func_namespace(t->tgfoid) == cat->namespace &&
+			func != NULL && strcmp(func, "adjlist_sync_trigger") == 0)
+			state = t->tgenabled;
+	}
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return state;
+}
+
+/*
+ * Enable relid's adjlist_sync_before_trunc for state (ORIGIN or ALWAYS).
+ * As core's recursion to clones does, by the catalog (locked as ALTER
+ * TABLE locks), with no check of who owns relid: the role that created the
+ * partition or enabled its parent's trigger was checked for that.
+ */
+static void
+set_trunc_trigger_state(Oid relid, char state)
+{
+	char		cur = trunc_trigger_state(relid);
+	Relation	rel;
+
+	if (cur == 0 || cur == state ||
+		(state != TRIGGER_FIRES_ON_ORIGIN && state != TRIGGER_FIRES_ALWAYS))
+		return;
+	rel = table_open(relid, ShareRowExclusiveLock);
+	adjlist_enable_trigger(rel, trunc_trigger, state);
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+}
+
+/*
+ * Partition m has had its triggers installed; its BEFORE TRUNCATE trigger
+ * was in state was before (0: it had none).  An existing one keeps its
+ * state (made again, it gets it back); a new one takes its parent's.
+ */
+static void
+follow_parent_trunc_state(Oid m, char was)
+{
+	CommandCounterIncrement();
+	if (was == 0 && get_rel_relispartition(m))
+		was = trunc_trigger_state(get_partition_parent(m, false));
+	set_trunc_trigger_state(m, was);
+}
+
+void
+admin_follow_trunc_state(Oid relid)
+{
+	char		state;
+	List	   *members;
+	ListCell   *lc;
+
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return;
+	CommandCounterIncrement();
+	state = trunc_trigger_state(relid);
+	if (state != TRIGGER_FIRES_ON_ORIGIN && state != TRIGGER_FIRES_ALWAYS)
+		return;
+	/* locked as ALTER TABLE's own recursion would lock them */
+	members = find_all_inheritors(relid, ShareRowExclusiveLock, NULL);
+	foreach(lc, members)
+		if (lfirst_oid(lc) != relid)
+			set_trunc_trigger_state(lfirst_oid(lc), state);
+}
+
+/*
+ * The sync triggers member m of base table baserel should have, into spec;
+ * how many.  row_mode: the table or a partition is foreign, and no
+ * transition table can be collected from it.
+ */
+static int
+member_specs(Oid m, Oid baserel, bool row_mode, TriggerSpec *spec)
+{
+	bool		foreign = get_rel_relkind(m) == RELKIND_FOREIGN_TABLE;
+	int			n = 0;
+
+	if (row_mode && m == baserel)
+		add_spec(spec, &n, "adjlist_sync", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT |
+				 TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
+				 "AFTER INSERT OR UPDATE OR DELETE", NULL, NULL, "adjlist_sync_trigger");
+	if (!row_mode)
+	{
+		add_spec(spec, &n, "adjlist_sync_ins", TRIGGER_TYPE_INSERT, "AFTER INSERT",
+				 NULL, "adjlist_new", "adjlist_sync_trigger");
+		add_spec(spec, &n, "adjlist_sync_upd", TRIGGER_TYPE_UPDATE, "AFTER UPDATE",
+				 "adjlist_old", "adjlist_new", "adjlist_sync_trigger");
+		add_spec(spec, &n, "adjlist_sync_del", TRIGGER_TYPE_DELETE, "AFTER DELETE",
+				 "adjlist_old", NULL, "adjlist_sync_trigger");
+
+		/*
+		 * MERGE into a partitioned table (compat.h): a BEFORE INSERT row
+		 * trigger that does nothing, cloned to every partition.
+		 */
+		if (ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER && m == baserel &&
+			get_rel_relkind(m) == RELKIND_PARTITIONED_TABLE)
+			add_spec(spec, &n, "adjlist_sync_route",
+					 TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT,
+					 "BEFORE INSERT", NULL, NULL, "adjlist_sync_trigger");
+	}
+	/* foreign tables cannot have TRUNCATE triggers */
+	if (!foreign)
+		add_spec(spec, &n, "adjlist_sync_before_trunc",
+				 TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, "BEFORE TRUNCATE",
+				 NULL, NULL, "adjlist_sync_trigger");
+	if (!foreign && m == baserel)
+		add_spec(spec, &n, "adjlist_sync_trunc", TRIGGER_TYPE_TRUNCATE, "AFTER TRUNCATE",
+				 NULL, NULL, "adjlist_sync_trigger");
+	return n;
+}
+
 /*
  * The triggers of a registered table: on the base table and each of its
  * partitions, the sync triggers (index_sync.c), for every index whatever
  * its mode; on each index and counter table, the guard.  None where they
  * cannot run: a table Citus distributes, and a table whose indexes are all
  * in API mode in a database with Citus, which refuses to distribute a table
- * with triggers (such indexes are for the write API, as on Citus).
+ * with triggers (such indexes are for the write API, as on Citus).  A
+ * partition's BEFORE TRUNCATE trigger keeps the enable state it had, or,
+ * new, takes its parent's (below).
  *
  * With apply false, nothing changes: the result says whether the base
  * table and its partitions lack triggers they should have (or have some
@@ -532,43 +703,14 @@ base_triggers(Oid baserel, bool apply)
 	foreach(lc, members)
 	{
 		Oid			m = lfirst_oid(lc);
-		bool		foreign = get_rel_relkind(m) == RELKIND_FOREIGN_TABLE;
 		TriggerSpec spec[MAX_SPECS];
-		int			n = 0;
+		int			n = wanted ? member_specs(m, baserel, row_mode, spec) : 0;
+		char		was = apply ? trunc_trigger_state(m) : 0;
 
-		if (wanted && row_mode && m == baserel)
-			add_spec(spec, &n, "adjlist_sync", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT |
-					 TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
-					 "AFTER INSERT OR UPDATE OR DELETE", NULL, NULL, "adjlist_sync_trigger");
-		if (wanted && !row_mode)
-		{
-			add_spec(spec, &n, "adjlist_sync_ins", TRIGGER_TYPE_INSERT, "AFTER INSERT",
-					 NULL, "adjlist_new", "adjlist_sync_trigger");
-			add_spec(spec, &n, "adjlist_sync_upd", TRIGGER_TYPE_UPDATE, "AFTER UPDATE",
-					 "adjlist_old", "adjlist_new", "adjlist_sync_trigger");
-			add_spec(spec, &n, "adjlist_sync_del", TRIGGER_TYPE_DELETE, "AFTER DELETE",
-					 "adjlist_old", NULL, "adjlist_sync_trigger");
-
-			/*
-			 * MERGE into a partitioned table (compat.h): a BEFORE INSERT
-			 * row trigger that does nothing, cloned to every partition.
-			 */
-			if (ADJLIST_MERGE_NEEDS_ROUTE_TRIGGER && m == baserel &&
-				get_rel_relkind(m) == RELKIND_PARTITIONED_TABLE)
-				add_spec(spec, &n, "adjlist_sync_route",
-						 TRIGGER_TYPE_ROW | TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_INSERT,
-						 "BEFORE INSERT", NULL, NULL, "adjlist_sync_trigger");
-		}
-		/* foreign tables cannot have TRUNCATE triggers */
-		if (wanted && !foreign)
-			add_spec(spec, &n, "adjlist_sync_before_trunc",
-					 TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, "BEFORE TRUNCATE",
-					 NULL, NULL, "adjlist_sync_trigger");
-		if (wanted && !foreign && m == baserel)
-			add_spec(spec, &n, "adjlist_sync_trunc", TRIGGER_TYPE_TRUNCATE, "AFTER TRUNCATE",
-					 NULL, NULL, "adjlist_sync_trigger");
 		if (sync_triggers(m, spec, n, apply))
 			changed = true;
+		if (wanted && apply && m != baserel)
+			follow_parent_trunc_state(m, was);
 		if (!wanted && apply)
 			drop_replica_trigger(m);
 	}

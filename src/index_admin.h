@@ -33,6 +33,14 @@ extern void install_triggers(Oid baserel);
 /* The guard of an index or counter table (the caller is connected to SPI). */
 extern void admin_install_guard(Oid relid);
 
+/*
+ * After ALTER TABLE relid (without ONLY) ENABLE [ALWAYS] TRIGGER of
+ * adjlist_sync_before_trunc (or ALL or USER): give the state of relid's, a
+ * partitioned base table or partition of one, to its partitions' (at any
+ * depth).
+ */
+extern void admin_follow_trunc_state(Oid relid);
+
 /* Does the base table (and every partition) have the triggers it needs? */
 extern bool admin_triggers_in_place(Oid baserel);
 

@@ -61,7 +61,12 @@
  *	  reach the index.  ENABLE [ALWAYS] TRIGGER stays allowed, and so does
  *	  anything done to adjlist_sync_replica, the row trigger a table's owner
  *	  adds on a logical replication subscriber (index_sync_check.c), which is the
- *	  owner's.  One exception: DISABLE TRIGGER ALL by a superuser, which is
+ *	  owner's.  ENABLE [ALWAYS] TRIGGER adjlist_sync_before_trunc (or ALL
+ *	  or USER) of a partitioned table, without ONLY, reaches the same
+ *	  trigger of its partitions, as core's reaches the clones of a row
+ *	  trigger, and a new partition's takes its parent's state
+ *	  (index_admin.c): a subscriber replays TRUNCATE of one partition.
+ *	  One exception: DISABLE TRIGGER ALL by a superuser, which is
  *	  how pg_dump and pg_restore --data-only --disable-triggers load a
  *	  table's rows as dumped; a superuser bypasses the triggers with
  *	  session_replication_role = replica anyway, and verify_inverted_index()
@@ -1047,6 +1052,7 @@ end_alter_table(AlterTableStmt *stmt)
 {
 	Oid			relid = rangevar_oid(stmt->relation);
 	Oid			base = base_of(relid);
+	bool		follow_trunc = false;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid))
@@ -1105,10 +1111,21 @@ end_alter_table(AlterTableStmt *stmt)
 				if (OidIsValid(base) && base == relid)
 					persistence_follow(base);
 				break;
+			case AT_EnableTrig:
+			case AT_EnableAlwaysTrig:
+			case AT_EnableTrigAll:
+			case AT_EnableTrigUser:
+				/* without ONLY, as core recurses to clones (index_admin.c) */
+				if (OidIsValid(base) && stmt->relation->inh &&
+					(cmd->name == NULL || strcmp(cmd->name, "adjlist_sync_before_trunc") == 0))
+					follow_trunc = true;
+				break;
 			default:
 				break;
 		}
 	}
+	if (follow_trunc)
+		admin_follow_trunc_state(relid);
 	recheck(relid);
 	table_options_check(relid);
 

@@ -38,6 +38,10 @@
 #    Then adjlist_sync_replica's refusals (enabled for origin sessions, or
 #    next to a statement trigger enabled ALWAYS) and its removal with the
 #    table's last index.
+# 4. A partitioned table replicated to a subscriber that keeps its own
+#    index (the README's recipe): TRUNCATE of one partition, of a
+#    sub-partition, of partitions created and attached after the recipe
+#    ran, each followed by an exact index and counters on the subscriber.
 #
 # test_decoding is a contrib module; where it is not installed, the parts
 # that need it are skipped with that reason (pgoutput is built in).
@@ -866,6 +870,114 @@ $sub->safe_psql('own', "SELECT drop_inverted_index('edges_followers')");
 is($sub->safe_psql('own', q{
 	SELECT count(*) FROM pg_trigger WHERE tgname = 'adjlist_sync_replica'}),
 	'0', 'adjlist_sync_replica goes with the last index, from the partitions too');
+is($pub->safe_psql('postgres', 'SELECT count(*) FROM pg_replication_slots'), '0',
+	'no slot left on the publisher');
+
+# ---------------------------------------------------------------------
+# 4. TRUNCATE of one partition, on a subscriber that keeps its own index
+# ---------------------------------------------------------------------
+#
+# The publisher's table is partitioned (a leaf, a partition partitioned
+# again, another leaf); so is the subscriber's, with an index and counters,
+# set up as the README says.  The publisher's TRUNCATE of one partition
+# reaches the subscriber as a TRUNCATE of that partition, in replica mode:
+# the partition's own BEFORE TRUNCATE trigger must fire, enabled ALWAYS as
+# the parent's is.  Then partitions created and attached after the setup,
+# on both sides (ALTER SUBSCRIPTION ... REFRESH PUBLICATION copies them).
+
+my $parts_ddl = q{
+	CREATE TABLE g (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+	CREATE TABLE g_a PARTITION OF g FOR VALUES FROM ('A#') TO ('A$');
+	CREATE TABLE g_b PARTITION OF g FOR VALUES FROM ('B#') TO ('B$') PARTITION BY HASH (pk);
+	CREATE TABLE g_b0 PARTITION OF g_b FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+	CREATE TABLE g_b1 PARTITION OF g_b FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+	CREATE TABLE g_c PARTITION OF g FOR VALUES FROM ('C#') TO ('C$');
+};
+# rows of the partitions named by their pk prefixes, following B#1..B#5
+sub parts_rows
+{
+	my $rows = join(', ', map {
+		my $k = $_;
+		map { "('$k#$_', 'FOLLOWS#B#" . ($_ % 5 + 1) . "')" } 1 .. 12
+	} @_);
+	return "INSERT INTO g VALUES $rows";
+}
+newdb($pub, 'parts');
+$pub->safe_psql('parts', $parts_ddl . parts_rows(qw(A B C)) . q{;
+	CREATE PUBLICATION parts_pub FOR TABLE g;
+});
+newdb($sub, 'parts');
+$sub->safe_psql('parts', $parts_ddl . q{
+	SELECT create_inverted_index('g', counters => 1);
+	CREATE TRIGGER adjlist_sync_replica AFTER INSERT OR UPDATE OR DELETE ON g
+	    FOR EACH ROW EXECUTE FUNCTION adjlist_sync_trigger();
+	ALTER TABLE g ENABLE REPLICA TRIGGER adjlist_sync_replica,
+	              ENABLE ALWAYS TRIGGER adjlist_sync_before_trunc,
+	              ENABLE ALWAYS TRIGGER adjlist_sync_trunc;
+});
+$sub->safe_psql('parts',
+	"CREATE SUBSCRIPTION sub_parts CONNECTION '$pubconn dbname=parts' PUBLICATION parts_pub");
+$sub->wait_for_subscription_sync($pub, 'sub_parts', 'parts');
+
+# the subscriber's rows are the publisher's, its index exact, its counters
+# (in and out degrees, summed) a recount of the publisher's rows
+sub parts_exact
+{
+	my ($when) = @_;
+	$pub->wait_for_catchup('sub_parts');
+	my $rows = 'SELECT pk, sk FROM g ORDER BY pk, sk';
+	is($sub->safe_psql('parts', $rows), $pub->safe_psql('parts', $rows),
+		"$when: the subscriber has the publisher's rows");
+	is(drift_rows($sub, 'parts', 'g_inverted'), '',
+		"$when: verify_inverted_index finds nothing");
+	is($sub->safe_psql('parts', 'SELECT count(*) FROM g_inverted'),
+		$pub->safe_psql('parts', 'SELECT count(*) FROM g'),
+		"$when: the index has a row per edge");
+	is($sub->safe_psql('parts', q{
+		SELECT string_agg(format('%s %s %s', node, direction, n), ',' ORDER BY node, direction)
+		FROM (SELECT node::text, direction, sum(n) AS n FROM g_inverted_degree
+		      GROUP BY 1, 2 HAVING sum(n) <> 0) c}),
+	   $pub->safe_psql('parts', q{
+		SELECT string_agg(format('%s %s %s', node, direction, n), ',' ORDER BY node, direction)
+		FROM (SELECT substr(sk::text, 9) AS node, 'i' AS direction, count(*) AS n FROM g GROUP BY 1
+		      UNION ALL
+		      SELECT pk::text, 'o', count(*) FROM g GROUP BY 1) c}),
+		"$when: the counters count the publisher's rows");
+}
+
+parts_exact('partitioned, initial copy');
+$pub->safe_psql('parts', 'TRUNCATE g_a');
+parts_exact('TRUNCATE of one partition');
+$pub->safe_psql('parts', 'TRUNCATE g_b1');
+parts_exact('TRUNCATE of a sub-partition');
+$pub->safe_psql('parts', 'TRUNCATE g_b');
+parts_exact('TRUNCATE of a partitioned partition');
+
+# partitions made after the setup: created, and attached with rows
+for my $node ($pub, $sub)
+{
+	$node->safe_psql('parts', q{
+		CREATE TABLE g_d PARTITION OF g FOR VALUES FROM ('D#') TO ('D$');
+		CREATE TABLE g_e (pk adjkey NOT NULL, sk adjkey NOT NULL);
+		ALTER TABLE g_e ADD PRIMARY KEY (pk, sk);
+		ALTER TABLE g ATTACH PARTITION g_e FOR VALUES FROM ('E#') TO ('E$');
+	});
+}
+$sub->safe_psql('parts', 'ALTER SUBSCRIPTION sub_parts REFRESH PUBLICATION');
+$sub->wait_for_subscription_sync($pub, 'sub_parts', 'parts');
+$pub->safe_psql('parts', parts_rows(qw(A B D E)));
+parts_exact('partitions added later, and rows');
+$pub->safe_psql('parts', 'TRUNCATE g_d');
+parts_exact('TRUNCATE of a partition created later');
+$pub->safe_psql('parts', 'TRUNCATE g_e, g_b0');
+parts_exact('TRUNCATE of a partition attached later, and a sub-partition');
+$pub->safe_psql('parts', 'TRUNCATE g');
+parts_exact('TRUNCATE of the whole table');
+is($sub->safe_psql('parts', q{
+	SELECT string_agg(DISTINCT tgenabled::text, ',') FROM pg_trigger
+	WHERE tgname IN ('adjlist_sync_before_trunc', 'adjlist_sync_trunc')}),
+	'A', 'the TRUNCATE triggers of the table and every partition fire ALWAYS');
+$sub->safe_psql('parts', 'DROP SUBSCRIPTION sub_parts');
 is($pub->safe_psql('postgres', 'SELECT count(*) FROM pg_replication_slots'), '0',
 	'no slot left on the publisher');
 
