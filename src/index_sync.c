@@ -155,6 +155,21 @@ typedef struct SyncState
  * from its transition table, which may be out of date, but looks the base
  * table up by its key and puts what the table has.  Counters follow the
  * statements' events, which are right whatever the order.
+ *
+ * An in-place rewrite (a change of projected columns only) trusts the index
+ * row it finds only when neither filter has its key: a user's trigger that
+ * deleted the row and inserted its old version again leaves an index row
+ * that looks like the outer statement's old row but is newer than its
+ * transition tables.  Otherwise the row is removed and the base table
+ * looked up, as above.
+ *
+ * A multiset (a deferrable key: index_write.c) follows the same rules,
+ * with two differences.  A put meets a row of its key that the statement
+ * did not remove only out of step (or under a deferred check): it is not
+ * appended next to it, which would raise a unique violation the base table
+ * does not raise, but looked up.  And a look-up deletes every index row of
+ * the base key and puts back every base row of it, so that the index holds
+ * exactly as many rows of the key as the table does.
  */
 
 /*
@@ -474,6 +489,11 @@ found_missing(SyncIndex *si, int k)
 	recheck_later(si, k);
 }
 
+/*
+ * Remove index row k.  In a multiset (a deferrable key) the row removed is
+ * one equal to the whole row, and the same rules apply: what the recheck
+ * of a multiset puts back is every base row of the key (recheck_removed()).
+ */
 static void
 remove_row(SyncIndex *si, int k, bool counted)
 {
@@ -482,8 +502,6 @@ remove_row(SyncIndex *si, int k, bool counted)
 
 	if (counted)
 		count(si, k, -1);
-	if (index_writer_multiset(w))
-		return;
 	if (!found)
 		found_missing(si, k);
 	else if (filter_maybe(&put_filter, si, k))
@@ -497,28 +515,48 @@ put_row(SyncIndex *si, int k, bool counted, bool bulk)
 
 	if (counted)
 		count(si, k, +1);
-	if (!index_writer_multiset(w) && filter_maybe(&missing_filter, si, k))
+	if (filter_maybe(&missing_filter, si, k))
 	{
 		/* its transition table may be out of date: what the table has */
 		recheck_later(si, k);
 		return;
 	}
-	index_writer_put(w, si->row[k], si->rownull[k]);
 	if (!index_writer_multiset(w))
-		filter_add(&put_filter, si, k);
+		index_writer_put(w, si->row[k], si->rownull[k]);
+	else if (!index_writer_put_new(w, si->row[k], si->rownull[k]))
+	{
+		/*
+		 * A row of the key is there, which this statement did not remove:
+		 * put there out of step (a trigger of a statement whose own trigger
+		 * is still to come), or the base table holds the key twice (its
+		 * check deferred).  Either way, what the table has.
+		 */
+		recheck_later(si, k);
+		return;
+	}
+	filter_add(&put_filter, si, k);
 }
 
 /*
  * An index row whose key stays and whose other columns change (not in a
- * multiset): rewritten in place if the index holds its old version.
+ * multiset): rewritten in place if the index holds its old version.  Not
+ * when a trigger of this transaction may have put the key, or found it
+ * missing: the index row there may be newer than this statement's
+ * transition tables (a user's trigger that deleted the row and inserted
+ * its old version again, with the outer statement's trigger still to come),
+ * so that "its old version" proves nothing.  The row is then removed and
+ * the base table looked up by its key, as for a removal.
  */
 static void
 rewrite_row(SyncIndex *si)
 {
 	IndexWriter *w = writer_of(si, false);
 
-	if (filter_maybe(&missing_filter, si, 1))
+	if (filter_maybe(&missing_filter, si, 1) || filter_maybe(&put_filter, si, 1))
+	{
+		(void) index_writer_remove(w, si->row[1], si->rownull[1]);
 		recheck_later(si, 1);
+	}
 	else if (!index_writer_rewrite(w, si->row[0], si->rownull[0], si->row[1], si->rownull[1]))
 		found_missing(si, 1);
 	else
@@ -526,35 +564,78 @@ rewrite_row(SyncIndex *si)
 }
 
 /*
- * Put back the index rows of the base rows that have the keys of rows this
- * call removed (see "Index rows put earlier in the transaction"); counters
- * are not touched: they follow the base rows' events, which were right.
+ * The base key columns a recheck looks rows up by, as indexes into the
+ * index's columns: all of them, but in a multiset one whose index column
+ * is not stored as in the base table (a write-sharded partition key): the
+ * multiset's recheck deletes the index rows of a key by these columns and
+ * puts back the base rows that have them, so each side must select by the
+ * same values.
  */
-static void
-recheck_removed(SyncState *st, SyncIndex *si)
+static int
+recheck_columns(const IndexDef *ix, bool multiset, int *cols, int *keypos)
 {
-	const IndexDef *ix = si->ix;
+	int			n = 0;
+
+	for (int b = 0; b < ix->nbasekey; b++)
+		for (int c = 0; c < ix->ncols; c++)
+			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
+			{
+				if (!(multiset && c == 0 && ix->write_shards > 0))
+				{
+					cols[n] = c;
+					keypos[n++] = b;
+				}
+				break;
+			}
+	return n;
+}
+
+/* SELECT the index's columns of the base rows whose cols equal $1.. */
+static char *
+recheck_sql(SyncState *st, const IndexDef *ix, int n, const int *cols, Oid *types)
+{
 	StringInfoData sql;
-	Oid		   *types;
-	ListCell   *lc;
-	char	   *qbase = adjlist_qualified_name(st->ti->baserel);
-	IndexPredicateState *pred;
 
 	initStringInfo(&sql);
 	appendStringInfoString(&sql, "SELECT ");
 	for (int c = 0; c < ix->ncols; c++)
 		appendStringInfo(&sql, "%s%s", c ? ", " : "", quote_identifier(ix->colnames[c]));
 	/* (and the columns of a sparse index's predicate, evaluated below) */
-	appendStringInfo(&sql, "%s FROM %s WHERE ", index_predicate_select(ix), qbase);
-	types = palloc(sizeof(Oid) * ix->nbasekey);
-	for (int b = 0; b < ix->nbasekey; b++)
+	appendStringInfo(&sql, "%s FROM %s WHERE true", index_predicate_select(ix),
+					 adjlist_qualified_name(st->ti->baserel));
+	for (int i = 0; i < n; i++)
 	{
-		for (int c = 0; c < ix->ncols; c++)
-			if (strcmp(ix->colnames[c], ix->base_key[b]) == 0)
-				types[b] = ix->coltypes[c];
-		appendStringInfo(&sql, "%s%s %s $%d", b ? " AND " : "", quote_identifier(ix->base_key[b]),
-						 adjlist_equality_sql(types[b]), b + 1);
+		types[i] = ix->coltypes[cols[i]];
+		appendStringInfo(&sql, " AND %s %s $%d", quote_identifier(ix->colnames[cols[i]]),
+						 adjlist_equality_sql(types[i]), i + 1);
 	}
+	return sql.data;
+}
+
+/*
+ * Put back the index rows of the base rows that have the keys of rows this
+ * call removed or did not find (see "Index rows put earlier in the
+ * transaction"); counters are not touched: they follow the base rows'
+ * events, which were right.  Outside a multiset a put replaces the row of
+ * its key.  A multiset must hold as many rows of a key as the base table
+ * does: every index row of the key is deleted first, and every base row of
+ * it put again.
+ */
+static void
+recheck_removed(SyncState *st, SyncIndex *si)
+{
+	const IndexDef *ix = si->ix;
+	IndexWriter *w = writer_of(si, false);
+	bool		multiset = index_writer_multiset(w);
+	int		   *cols = palloc(sizeof(int) * Max(ix->nbasekey, 1));
+	int		   *keypos = palloc(sizeof(int) * Max(ix->nbasekey, 1));
+	int			n = recheck_columns(ix, multiset, cols, keypos);
+	Oid		   *types = palloc(sizeof(Oid) * Max(n, 1));
+	Datum	   *values = palloc(sizeof(Datum) * Max(n, 1));
+	char	   *sql = recheck_sql(st, ix, n, cols, types);
+	ListCell   *lc;
+	IndexPredicateState *pred;
+
 	if (!st->spi)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -566,27 +647,38 @@ recheck_removed(SyncState *st, SyncIndex *si)
 	foreach(lc, si->recheck)
 	{
 		Datum	   *key = (Datum *) lfirst(lc);
+		SPITupleTable *found;
+		uint64		nfound;
 
-		adjlist_plan_execute_latest(adjlist_plan(sql.data, ix->nbasekey, types), key, NULL,
-									SPI_OK_SELECT);
-		for (uint64 r = 0; r < SPI_processed; r++)
+		for (int i = 0; i < n; i++)
+			values[i] = key[keypos[i]];
+		if (multiset)
+			(void) index_writer_remove_all(w, n, cols, values);
+		adjlist_plan_execute_latest(adjlist_plan(sql, n, types), values, NULL, SPI_OK_SELECT);
+		/* (the puts below run statements of their own when through SQL) */
+		found = SPI_tuptable;
+		nfound = SPI_processed;
+		for (uint64 r = 0; r < nfound; r++)
 		{
 			MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
 
 			for (int c = 0; c < ix->ncols; c++)
-				si->base[1][c] = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc,
+				si->base[1][c] = SPI_getbinval(found->vals[r], found->tupdesc,
 											   c + 1, &si->basenull[1][c]);
-			si->base[1][ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, SPI_tuptable->vals[r],
-																			SPI_tuptable->tupdesc,
+			si->base[1][ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, found->vals[r],
+																			found->tupdesc,
 																			ix->ncols + 1));
 			si->basenull[1][ix->ncols] = false;
 			if (index_row(ix, si->base[1], si->basenull[1], si->row[1], si->rownull[1],
 						  &si->logical[1]))
-				index_writer_put(writer_of(si, false), si->row[1], si->rownull[1]);
+			{
+				index_writer_put(w, si->row[1], si->rownull[1]);
+				filter_add(&put_filter, si, 1);
+			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(st->rowcxt);
 		}
-		SPI_freetuptable(SPI_tuptable);
+		SPI_freetuptable(found);
 	}
 	index_predicate_end(pred);
 	list_free_deep(si->recheck);

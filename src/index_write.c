@@ -32,10 +32,27 @@
  * key index is deferrable the base table's key is too (create_inverted_index
  * copies its deferrability), so the base may hold duplicate keys until
  * commit; the index then holds the same multiset, and the caller uses
- * WRITE_APPEND: plain inserts, each delete removing one row.
+ * WRITE_APPEND: plain inserts, each delete removing one row.  The triggers
+ * insert a statement's new row only where no row of its key is there
+ * (index_writer_put_new()), and mend a key out of step by deleting all its
+ * rows (index_writer_remove_all()) and putting the base table's back.
  *
  * Locks are taken with the table (RowExclusiveLock) and held to the end of
  * the transaction, as for any write.
+ *
+ * Command ids.  The executor path finds a row with a dirty snapshot and
+ * locks it (RelationFindReplTupleByIndex()) as of the current command; a
+ * row version this command wrote is invisible to that lock ("attempted to
+ * lock invisible tuple"), as to any scan of the command that wrote it.  The
+ * SQL path never meets this: SPI advances the command counter after each
+ * statement.  The executor path does the same, lazily: before a look-up it
+ * advances the counter if it wrote anything since it last did (and once
+ * when it starts, for rows an earlier writer of the same command wrote: two
+ * statement triggers of one query, two puts of one SELECT), so that it
+ * sees, locks and replaces its own rows -- one index row written twice by
+ * one trigger call, as when two foreign-key cascades update one base row in
+ * one query.  A plain run of rows with distinct keys pays one counter
+ * increment per row, as SPI does per statement.
  *
  *-------------------------------------------------------------------------
  */
@@ -98,6 +115,7 @@ struct IndexWriter
 	List	   *arbiters;		/* the key index, for speculative inserts */
 	bool		speculative;	/* upserts insert first (see direct_put()) */
 	bool		runs_code;		/* WriterInfo's */
+	bool		wrote;			/* since the last CommandCounterIncrement() */
 	TupleTableSlot *searchslot;
 	TupleTableSlot *foundslot;
 	TupleTableSlot *newslot;
@@ -118,8 +136,13 @@ struct IndexWriter
 	char	   *insert_sql;
 	char	   *delete_sql;
 	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
+	char	   *insert_new_sql;	/* a multiset: insert unless its key is there */
 	char	   *delete_returning_sql;	/* by key, returning the other columns */
 	char	   *remove_first_sql;	/* upsert without a unique key: delete, insert */
+	char	   *remove_all_sql;	/* index_writer_remove_all()'s, built at first use */
+	int			remove_all_n;
+	int		   *remove_all_cols;
+	Oid		   *remove_all_types;
 };
 
 /* ----------------------------------------------------------------------
@@ -342,6 +365,52 @@ bulk_put(IndexWriter *w, Datum *values, bool *nulls)
 		bulk_flush(w);
 }
 
+/*
+ * A multiset's statements: delete one row equal to the whole row, and
+ * insert a row unless its key is there (index_writer_put_new()).
+ */
+static void
+build_multiset_sql(IndexWriter *w, char **colnames, const char *qrel)
+{
+	StringInfoData buf;
+
+	/* one row of the key whose other columns are the same, as text */
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "DELETE FROM %s WHERE (tableoid, ctid) OPERATOR(pg_catalog.=) "
+					 "(SELECT t.tableoid, t.ctid FROM %s t WHERE ", qrel, qrel);
+	for (int i = 0; i < w->nkeys; i++)
+		appendStringInfo(&buf, "%st.%s %s $%d", i ? " AND " : "",
+						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
+	if (w->ncols > w->nkeys)
+	{
+		appendStringInfoString(&buf, " AND ROW(");
+		for (int i = w->nkeys; i < w->ncols; i++)
+			appendStringInfo(&buf, "%st.%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
+		/* a row's text is never null: plain equality, spelled out */
+		appendStringInfoString(&buf, ")::pg_catalog.text OPERATOR(pg_catalog.=) ROW(");
+		for (int i = w->nkeys; i < w->ncols; i++)
+			appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
+							 adjlist_type_sql(w->types[i]));
+		appendStringInfoString(&buf, ")::pg_catalog.text");
+	}
+	appendStringInfoString(&buf, " LIMIT 1)");
+	w->delete_one_sql = buf.data;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
+	appendStringInfoString(&buf, ") SELECT ");
+	for (int i = 0; i < w->ncols; i++)
+		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
+	appendStringInfo(&buf, " WHERE NOT EXISTS (SELECT FROM %s e WHERE ", qrel);
+	for (int i = 0; i < w->nkeys; i++)
+		appendStringInfo(&buf, "%se.%s %s $%d", i ? " AND " : "",
+						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
+	appendStringInfoChar(&buf, ')');
+	w->insert_new_sql = buf.data;
+}
+
 static void
 build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, bool bulk)
 {
@@ -402,29 +471,7 @@ build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, boo
 	}
 
 	if (w->multiset)
-	{
-		/* one row of the key whose other columns are the same, as text */
-		initStringInfo(&buf);
-		appendStringInfo(&buf, "DELETE FROM %s WHERE (tableoid, ctid) OPERATOR(pg_catalog.=) "
-						 "(SELECT t.tableoid, t.ctid FROM %s t WHERE ", qrel, qrel);
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%st.%s %s $%d", i ? " AND " : "",
-							 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
-		if (w->ncols > w->nkeys)
-		{
-			appendStringInfoString(&buf, " AND ROW(");
-			for (int i = w->nkeys; i < w->ncols; i++)
-				appendStringInfo(&buf, "%st.%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
-			/* a row's text is never null: plain equality, spelled out */
-			appendStringInfoString(&buf, ")::pg_catalog.text OPERATOR(pg_catalog.=) ROW(");
-			for (int i = w->nkeys; i < w->ncols; i++)
-				appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
-								 adjlist_type_sql(w->types[i]));
-			appendStringInfoString(&buf, ")::pg_catalog.text");
-		}
-		appendStringInfoString(&buf, " LIMIT 1)");
-		w->delete_one_sql = buf.data;
-	}
+		build_multiset_sql(w, colnames, qrel);
 }
 
 /* ----------------------------------------------------------------------
@@ -527,6 +574,8 @@ direct_begin(IndexWriter *w, bool bulk)
 	TriggerDesc *td;
 
 	w->estate = CreateExecutorState();
+	/* rows an earlier writer of this command wrote (see "Command ids") */
+	CommandCounterIncrement();
 	w->estate->es_output_cid = GetCurrentCommandId(true);
 	ADJLIST_EPQ_INIT(&w->epqstate, w->estate);
 	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
@@ -591,6 +640,20 @@ same_projections(IndexWriter *w, Datum *values, bool *nulls)
 	return true;
 }
 
+/*
+ * Before a look-up: make the rows this writer wrote visible to it, and
+ * write from here on under the new command id (see "Command ids").
+ */
+static void
+direct_see_own_writes(IndexWriter *w)
+{
+	if (!w->wrote)
+		return;
+	CommandCounterIncrement();
+	w->estate->es_output_cid = GetCurrentCommandId(true);
+	w->wrote = false;
+}
+
 static void
 direct_flush(IndexWriter *w)
 {
@@ -607,6 +670,7 @@ direct_flush(IndexWriter *w)
 	oldcxt = MemoryContextSwitchTo(GetPerTupleMemoryContext(w->estate));
 	table_multi_insert(w->rel, w->batch, w->nbatch, w->estate->es_output_cid, 0,
 					   w->bistate);
+	w->wrote = true;
 	for (int i = 0; i < w->nbatch; i++)
 	{
 		List	   *recheck = NIL;
@@ -657,6 +721,7 @@ direct_insert_speculative(IndexWriter *w, TupleTableSlot *slot)
 		ExecPartitionCheck(w->rri, slot, w->estate, true);
 	token = SpeculativeInsertionLockAcquire(xid);
 	table_tuple_insert_speculative(rel, slot, w->estate->es_output_cid, 0, NULL, token);
+	w->wrote = true;
 	recheck = ADJLIST_INSERT_INDEX_TUPLES(w->rri, slot, w->estate, true, &conflict,
 										  w->arbiters);
 	table_tuple_complete_speculative(rel, slot, token, !conflict);
@@ -680,6 +745,7 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 	}
 	if (w->mode == WRITE_UPSERT)
 	{
+		direct_see_own_writes(w);
 		fill_slot(w, w->searchslot, values, nulls, w->nkeys);
 		if (RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
 										 w->searchslot, w->foundslot))
@@ -689,6 +755,7 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 				fill_slot(w, w->newslot, values, nulls, w->ncols);
 				EvalPlanQualSetSlot(&w->epqstate, w->newslot);
 				ExecSimpleRelationUpdate(w->rri, w->estate, &w->epqstate, w->foundslot, w->newslot);
+				w->wrote = true;
 			}
 			return;
 		}
@@ -719,6 +786,7 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 	}
 	fill_slot(w, w->newslot, values, nulls, w->ncols);
 	ExecSimpleRelationInsert(w->rri, w->estate, w->newslot);
+	w->wrote = true;
 	ResetPerTupleExprContext(w->estate);
 }
 
@@ -729,12 +797,14 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 		elog(ERROR, "index table \"%s\" has no key to delete by",
 			 RelationGetRelationName(w->rel));
 	direct_flush(w);
+	direct_see_own_writes(w);
 	fill_slot(w, w->searchslot, keyvalues, NULL, w->nkeys);
 	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
 									  w->searchslot, w->foundslot))
 		return false;
 	EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
 	ExecSimpleRelationDelete(w->rri, w->estate, &w->epqstate, w->foundslot);
+	w->wrote = true;
 	ResetPerTupleExprContext(w->estate);
 	return true;
 }
@@ -747,10 +817,12 @@ static bool
 direct_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
 {
 	direct_flush(w);
+	direct_see_own_writes(w);
 	fill_slot(w, w->searchslot, values, nulls, w->nkeys);
 	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
 									  w->searchslot, w->foundslot))
 		return false;
+	w->wrote = true;			/* (either way below) */
 	if (!same_projections(w, oldvalues, oldnulls))
 	{
 		EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
@@ -852,6 +924,23 @@ index_writer_multiset(IndexWriter *w)
 }
 
 bool
+index_writer_put_new(IndexWriter *w, Datum *values, bool *nulls)
+{
+	char	   *n;
+
+	CHECK_FOR_INTERRUPTS();
+	if (!w->multiset)
+		elog(ERROR, "adjlist writer: put_new is for a multiset");
+	n = palloc(w->ncols);
+	for (int i = 0; i < w->ncols; i++)
+		n[i] = nulls[i] ? 'n' : ' ';
+	index_execute_plan(adjlist_plan(w->insert_new_sql, w->ncols, w->types), values, n,
+					   SPI_OK_INSERT);
+	pfree(n);
+	return SPI_processed > 0;
+}
+
+bool
 index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
 {
 	CHECK_FOR_INTERRUPTS();
@@ -870,6 +959,58 @@ index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 	if (w->bulk_sql != NULL)
 		bulk_flush(w);			/* rows put before are there first */
 	return spi_remove(w, values, nulls);
+}
+
+/*
+ * The statement of index_writer_remove_all() for these columns, built at
+ * first use (a writer is asked for one set of columns).
+ */
+static void
+remove_all_setup(IndexWriter *w, int n, const int *cols)
+{
+	StringInfoData buf;
+	TupleDesc	desc = RelationGetDescr(w->rel);
+
+	if (w->remove_all_sql != NULL)
+	{
+		if (n != w->remove_all_n || memcmp(cols, w->remove_all_cols, sizeof(int) * n) != 0)
+			elog(ERROR, "adjlist writer asked to remove rows by two sets of columns");
+		return;
+	}
+	w->remove_all_n = n;
+	w->remove_all_cols = palloc(sizeof(int) * Max(n, 1));
+	w->remove_all_types = palloc(sizeof(Oid) * Max(n, 1));
+	memcpy(w->remove_all_cols, cols, sizeof(int) * n);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "DELETE FROM %s WHERE true",
+					 adjlist_qualified_name(RelationGetRelid(w->rel)));
+	for (int i = 0; i < n; i++)
+	{
+		const char *col = NameStr(TupleDescAttr(desc, w->attnos[cols[i]] - 1)->attname);
+
+		w->remove_all_types[i] = w->types[cols[i]];
+		appendStringInfo(&buf, " AND %s %s $%d", quote_identifier(col),
+						 adjlist_equality_sql(w->types[cols[i]]), i + 1);
+	}
+	w->remove_all_sql = buf.data;
+}
+
+uint64
+index_writer_remove_all(IndexWriter *w, int n, const int *cols, Datum *values)
+{
+	CHECK_FOR_INTERRUPTS();
+	remove_all_setup(w, n, cols);
+	if (w->bulk_sql != NULL)
+		bulk_flush(w);
+	if (w->direct)
+	{
+		/* the statement sees what the executor path wrote */
+		direct_flush(w);
+		direct_see_own_writes(w);
+	}
+	index_execute_plan(adjlist_plan(w->remove_all_sql, n, w->remove_all_types), values, NULL,
+					   SPI_OK_DELETE);
+	return SPI_processed;
 }
 
 void

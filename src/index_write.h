@@ -47,6 +47,15 @@ extern void index_writer_put(IndexWriter *w, Datum *values, bool *nulls);
 extern bool index_writer_multiset(IndexWriter *w);
 
 /*
+ * In a multiset: insert the row unless a row with its key is there (then
+ * false).  A statement's new row meeting a row of its key that the
+ * statement did not remove is out of step (index_sync.c): appending it
+ * would raise the unique violation of an immediate check that the base
+ * table, whose rows are right, does not raise.
+ */
+extern bool index_writer_put_new(IndexWriter *w, Datum *values, bool *nulls);
+
+/*
  * Rewrite in place the row with the key of values (the other columns
  * change; not for a multiset): only if the row there is oldvalues (the
  * same key, and its other columns those of oldvalues).  Otherwise nothing
@@ -61,6 +70,15 @@ extern bool index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnull
  * order); in a multiset, one equal to the whole row.  False if none.
  */
 extern bool index_writer_remove(IndexWriter *w, Datum *values, bool *nulls);
+
+/*
+ * Delete every row whose columns cols[0..n) (indexes into the writer's
+ * columns, none null) equal values, whatever its other columns: all the
+ * rows a multiset holds of one base key (index_sync.c).  The caller is
+ * connected to SPI; a writer is asked for one set of columns.  Returns how
+ * many were deleted.
+ */
+extern uint64 index_writer_remove_all(IndexWriter *w, int n, const int *cols, Datum *values);
 
 /* Flush and close; locks are held until the end of the transaction. */
 extern void index_writer_end(IndexWriter *w);

@@ -177,6 +177,33 @@ CREATE TRIGGER g_bu BEFORE UPDATE ON g FOR EACH ROW EXECUTE FUNCTION g_before_up
 CREATE TRIGGER g_bi BEFORE INSERT ON g FOR EACH ROW EXECUTE FUNCTION g_before_insert();
 """
 
+# AFTER triggers that write the row they fired for, so that their statements'
+# index triggers fire before the outer statement's (out of step): delete the
+# row and put its old version back (row trigger, and a statement trigger named
+# to fire before adjlist_sync_upd), or update it again
+USER_AFTER_TRIGGERS_SQL = r"""
+CREATE FUNCTION g_after_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.note = 'undo' THEN
+        DELETE FROM g WHERE pk = NEW.pk AND sk = NEW.sk;
+        INSERT INTO g SELECT (OLD).*;
+    ELSIF NEW.note = 'again' THEN
+        UPDATE g SET data = coalesce(data, '{}'::jsonb) || '{"again": 1}', note = 'agained'
+        WHERE pk = NEW.pk AND sk = NEW.sk;
+    END IF;
+    RETURN NULL;
+END $$;
+CREATE FUNCTION g_after_update_stmt() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM g USING newt n WHERE n.note = 'sundo' AND g.pk = n.pk AND g.sk = n.sk;
+    INSERT INTO g SELECT o.* FROM oldt o JOIN newt n USING (pk, sk) WHERE n.note = 'sundo';
+    RETURN NULL;
+END $$;
+CREATE TRIGGER g_au AFTER UPDATE ON g FOR EACH ROW EXECUTE FUNCTION g_after_update();
+CREATE TRIGGER a_g_undo AFTER UPDATE ON g REFERENCING OLD TABLE AS oldt NEW TABLE AS newt
+    FOR EACH STATEMENT EXECUTE FUNCTION g_after_update_stmt();
+"""
+
 # statement kinds and their weights in the common stream
 COMMON_WEIGHTS = {
     'insert': 10, 'insert_multi': 6, 'insert_select': 4, 'upsert_nothing': 6,
@@ -195,6 +222,7 @@ class Scenario:
     deferrable = False
     partitioned = False
     triggers = False
+    after_triggers = False   # USER_AFTER_TRIGGERS_SQL, statement kind trig_after
     ddl_session = False      # session 0 issues DDL
     extra_weights = {}
     nparts = 4
@@ -223,6 +251,8 @@ class Scenario:
                 sql += 'CREATE TABLE g_p%d PARTITION OF g %s;\n' % (i, self.part_bound(i))
         if self.triggers:
             sql += USER_TRIGGERS_SQL
+        if self.after_triggers:
+            sql += USER_AFTER_TRIGGERS_SQL
         return sql
 
     def weights(self):
@@ -238,9 +268,11 @@ class PlainScenario(Scenario):
 
 class TriggersScenario(Scenario):
     name = 'triggers'
-    doc = 'user BEFORE UPDATE / BEFORE INSERT triggers rewriting sk, pk and data'
+    doc = ('user BEFORE UPDATE / BEFORE INSERT triggers rewriting sk, pk and data; AFTER UPDATE '
+           'triggers that undo an update (delete + insert of the old row) or update the row again')
     triggers = True
-    extra_weights = {'trig_update': 8, 'trig_insert': 6}
+    after_triggers = True
+    extra_weights = {'trig_update': 8, 'trig_insert': 6, 'trig_after': 6}
 
 
 class PartitionedScenario(Scenario):
@@ -343,9 +375,11 @@ class MultiSqlScenario(Scenario):
 
 class DeferrableScenario(Scenario):
     name = 'deferrable'
-    doc = 'DEFERRABLE primary key: key swaps in one statement, deferred duplicates'
+    doc = ('DEFERRABLE primary key: key swaps in one statement, deferred duplicates; AFTER UPDATE '
+           'triggers that undo an update or update the row again')
     deferrable = True
-    extra_weights = {'swap': 10, 'deferred_dup': 4,
+    after_triggers = True
+    extra_weights = {'swap': 10, 'deferred_dup': 4, 'trig_after': 4,
                      # ON CONFLICT cannot use a deferrable primary key
                      'upsert_nothing': 0, 'upsert_update': 0, 'upsert_key': 0}
 
@@ -595,6 +629,12 @@ class Gen:
             if c < 0.8:
                 return Stmt(kind, 'UPDATE g SET note = %s, sk = %s WHERE %s' % (q(mark), q(self.sk()), self.where_key()))
             return Stmt(kind, 'UPDATE g SET note = %s, data = %s WHERE %s' % (q(mark), q(self.data()), self.where_key()))
+        if kind == 'trig_after':
+            mark = r.choice(['undo', 'sundo', 'again'])
+            where = r.choice([self.where_key(), 'pk = %s' % q(self.pk())])
+            if r.random() < 0.5:
+                return Stmt(kind, 'UPDATE g SET note = %s, data = %s WHERE %s' % (q(mark), q(self.data()), where))
+            return Stmt(kind, 'UPDATE g SET note = %s WHERE %s' % (q(mark), where))
         if kind == 'trig_insert':
             mark = r.choice(['ins_lower', 'ins_data', 'ins_skip'])
             tail = r.choice(['', ' ON CONFLICT DO NOTHING', ' ON CONFLICT (pk, sk) DO UPDATE SET data = EXCLUDED.data'])
