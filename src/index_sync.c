@@ -137,8 +137,13 @@ typedef struct SyncState
  * put, it looks the base table up by that row's key afterwards (latest
  * snapshot, this command's changes included) and puts back what the table
  * has.  "May have put" is a Bloom filter of the keys put in this
- * transaction, reset when the transaction changes: false positives cost a
- * lookup, never a wrong index.
+ * transaction by the current statement of the client (one message of the
+ * protocol: its statement_timestamp()), reset when either changes: every
+ * trigger of a statement, and of every statement it runs, fires before
+ * that message is done, after which the index is exact again (a rolled
+ * back subtransaction takes the base rows and the index rows it wrote
+ * alike).  False positives cost a lookup, never a wrong index; and the
+ * filter never forgets a key within a message, where it matters.
  *
  * The other way round, a statement's trigger can run before that of a
  * statement whose rows it changes: a user's AFTER ROW trigger that updates
@@ -151,7 +156,7 @@ typedef struct SyncState
  * removes one (or one with other columns where it rewrites one in place).
  * It then looks the base table up by that row's key, as above, and notes
  * the index key in a second filter, of the keys found missing in this
- * transaction: a later trigger does not put an index row of such a key
+ * message: a later trigger does not put an index row of such a key
  * from its transition table, which may be out of date, but looks the base
  * table up by its key and puts what the table has.  Counters follow the
  * statements' events, which are right whatever the order.
@@ -189,9 +194,10 @@ typedef struct KeyFilter
 	uint32		nbits;
 	uint32		nkeys;
 	LocalTransactionId lxid;	/* the transaction it is of */
+	TimestampTz stmt;			/* and the client's statement */
 } KeyFilter;
 
-static KeyFilter put_filter;	/* keys put in this transaction */
+static KeyFilter put_filter;	/* keys put in this statement */
 static KeyFilter missing_filter;	/* keys found missing in it */
 
 static uint32
@@ -209,15 +215,25 @@ index_key_hash(SyncIndex *si, int k)
 static uint8 *
 filter_for_xact(KeyFilter *f, bool create)
 {
+	TimestampTz stmt = GetCurrentStatementStartTimestamp();
+
 	if (f->lxid != adjlist_local_xid() || f->bits == NULL)
+		f->bits = NULL;			/* (freed with its transaction's memory) */
+	else if (f->stmt != stmt)
 	{
+		/* the same transaction's next statement: start afresh */
+		pfree(f->bits);
 		f->bits = NULL;
+	}
+	if (f->bits == NULL)
+	{
 		if (!create)
 			return NULL;
 		f->nbits = KEY_FILTER_MIN_BITS;
 		f->nkeys = 0;
 		f->bits = MemoryContextAllocZero(TopTransactionContext, f->nbits / 8);
 		f->lxid = adjlist_local_xid();
+		f->stmt = stmt;
 	}
 	return f->bits;
 }
