@@ -73,6 +73,12 @@ SELECT pg_temp.err($$SELECT create_inverted_index('legacy', predicate => 'false'
 CALL create_inverted_index('legacy', predicate => 'false', concurrently => true);
 SELECT indexrel, ready FROM adjlist_inverted_indexes WHERE baserel = 'legacy'::regclass;
 SELECT drop_inverted_index('legacy_inverted');
+-- the same without a predicate: the backfill checks every row it reads and
+-- names it as the one-transaction build does; a rebuild that would complete
+-- the failed build is a build, and refuses the row the same way
+CALL create_inverted_index('legacy', concurrently => true);
+SELECT pg_temp.err($$SELECT rebuild_inverted_index('legacy_inverted')$$);
+SELECT drop_inverted_index('legacy_inverted');
 -- import into a table with no index: the write API checks what it writes
 SELECT pg_temp.err(format($$SELECT import_dynamodb('legacy', %L)$$,
 	E'{"Item":{"pk":{"S":"USER#b"},"sk":{"S":"PROFILE"}}}\n{"Item":{"pk":{"S":"USER#b"},"sk":{"S":"' || repeat('x', 1025) || '"}}}'));
@@ -95,6 +101,105 @@ CREATE TABLE pt_a (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
 INSERT INTO pt_a VALUES ('USER#a', repeat('x', 1500), NULL);
 SELECT pg_temp.err($$ALTER TABLE pt ATTACH PARTITION pt_a FOR VALUES IN ('USER#a')$$);
 SELECT count(*) FROM pt;
+
+-- rows older than the limits, which an index holds: a row written with the
+-- triggers off, then put in the index by rebuild_inverted_index (which
+-- mirrors the table, as a replica applying both tables has it).  Removing
+-- such a row checks nothing, by any writer and on any kind of index, nor
+-- does an update that shortens its key; an update that keeps its key
+-- fails.  verify_inverted_index reports the row (too_long) rather than
+-- failing.  Rows: a long sort key (1), a long partition key, which is the
+-- default index's sort key (2), an edge to it (3), another long sort key (4).
+CREATE FUNCTION pg_temp.old_rows(tbl regclass) RETURNS void LANGUAGE plpgsql AS $f$
+BEGIN
+	PERFORM set_config('session_replication_role', 'replica', true);
+	EXECUTE format($$INSERT INTO %s (pk, sk, data) VALUES ('USER#a', repeat('x', 1500), '{}'),
+		(repeat('p', 1100), 'FOLLOWS#b', '{}'), ('USER#c', 'FOLLOWS#' || repeat('p', 1100), '{}'),
+		('USER#d', repeat('y', 1500), '{}') ON CONFLICT DO NOTHING$$, tbl);
+	PERFORM set_config('session_replication_role', 'origin', true);
+	PERFORM rebuild_inverted_index(indexrel) FROM adjlist_inverted_indexes WHERE baserel = tbl;
+END $f$;
+CREATE FUNCTION pg_temp.verify(tbl regclass) RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(format('%s %s', v.problem, CASE WHEN v.problem = 'too_long'
+		THEN v.expected::text || ' ' || v.actual::text ELSE left(v.key::text, 30) END), '; '
+		ORDER BY v.problem, v.expected::text, v.actual::text), 'clean')
+	FROM adjlist_inverted_indexes i, verify_inverted_index(i.indexrel) v WHERE i.baserel = tbl
+$$;
+CREATE FUNCTION pg_temp.old_rows_removed(tbl regclass) RETURNS TABLE (step text, result text)
+LANGUAGE plpgsql AS $f$
+BEGIN
+	PERFORM pg_temp.old_rows(tbl);
+	step := 'verify, old rows'; result := pg_temp.verify(tbl); RETURN NEXT;
+	step := 'update keeping the key';
+	result := pg_temp.err(format($$UPDATE %s SET data = '{"v": 1}' WHERE pk = 'USER#a'$$, tbl)); RETURN NEXT;
+	step := 'update shortening sk';
+	result := pg_temp.err(format($$UPDATE %s SET sk = 'SHORT' WHERE pk = 'USER#a'$$, tbl)); RETURN NEXT;
+	step := 'update shortening pk';
+	result := pg_temp.err(format($$UPDATE %s SET pk = 'USER#p' WHERE sk = 'FOLLOWS#b'$$, tbl)); RETURN NEXT;
+	step := 'delete';
+	result := pg_temp.err(format($$DELETE FROM %s WHERE pk IN ('USER#c', 'USER#d')$$, tbl)); RETURN NEXT;
+	step := 'verify, shortened'; result := pg_temp.verify(tbl); RETURN NEXT;
+	PERFORM pg_temp.old_rows(tbl);
+	step := 'delete_edge';
+	result := pg_temp.err(format($$SELECT delete_edge(%L, 'USER#a', repeat('x', 1500)::adjkey)$$, tbl)); RETURN NEXT;
+	step := 'delete_edge_if';
+	result := pg_temp.err(format($$SELECT delete_edge_if(%L, 'USER#d', repeat('y', 1500)::adjkey, '{}')$$, tbl)); RETURN NEXT;
+	step := 'delete_node';
+	result := pg_temp.err(format($$SELECT delete_node(%L, repeat('p', 1100)::adjkey, ARRAY['FOLLOWS#'])$$, tbl)); RETURN NEXT;
+	step := 'verify, removed'; result := pg_temp.verify(tbl); RETURN NEXT;
+	EXECUTE format($$SELECT string_agg(format('%%s %%s', left(pk::text, 9), left(sk::text, 9)), ', ' ORDER BY pk, sk)
+		FROM %s$$, tbl) INTO result;
+	step := 'rows left'; RETURN NEXT;
+END $f$;
+CREATE TABLE old_plain (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('old_plain');
+SELECT * FROM pg_temp.old_rows_removed('old_plain');
+CREATE TABLE old_proj (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('old_proj', include => '{data}');
+SELECT * FROM pg_temp.old_rows_removed('old_proj');
+CREATE TABLE old_shard (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('old_shard', write_shards => 4);
+SELECT * FROM pg_temp.old_rows_removed('old_shard');
+CREATE TABLE old_part (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('old_part', partitions => 2);
+SELECT * FROM pg_temp.old_rows_removed('old_part');
+-- a row the index does not hold (the triggers were off, no rebuild): the
+-- same; and with a write-sharded index, a row whose shard key cannot be
+-- (2047 bytes and its suffix) is one the index cannot hold
+SET session_replication_role = replica;
+INSERT INTO old_plain VALUES ('USER#z', repeat('x', 1500), NULL);
+INSERT INTO old_shard VALUES ('USER#z', repeat('x', 2047), NULL);
+RESET session_replication_role;
+SELECT pg_temp.verify('old_plain') AS plain, pg_temp.verify('old_shard') AS shard;
+SELECT pg_temp.err($$UPDATE old_plain SET sk = 'SHORT' WHERE pk = 'USER#z'$$) AS shorten,
+	   pg_temp.err($$DELETE FROM old_shard WHERE pk = 'USER#z'$$) AS delete_sharded;
+SELECT pg_temp.verify('old_plain') AS plain, pg_temp.verify('old_shard') AS shard;
+
+-- import_dynamodb checks the limits of the table's indexes on each line
+-- too, naming it: a 1025-byte partition key is the default index's sort
+-- key; with a sparse index, only on a line the index would hold
+CREATE TABLE imp_plain (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('imp_plain');
+SELECT pg_temp.err(format($$SELECT import_dynamodb('imp_plain', %L)$$,
+	E'{"Item":{"pk":{"S":"A"},"sk":{"S":"7"}}}\n{"Item":{"pk":{"S":"B"},"sk":{"S":"7"}}}\n'
+	'{"Item":{"pk":{"S":"' || repeat('x', 1025) || E'"},"sk":{"S":"x"}}}\n{"Item":{"pk":{"S":"C"},"sk":{"S":"7"}}}'));
+CREATE TABLE imp_sparse (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('imp_sparse', predicate => $$sk ^@ 'FOLLOWS#' AND data ? 'on'$$);
+SELECT pg_temp.err(format($$SELECT import_dynamodb('imp_sparse', %L)$$,
+	E'{"Item":{"pk":{"S":"A"},"sk":{"S":"FOLLOWS#B"},"on":{"N":"1"}}}\n'
+	'{"Item":{"pk":{"S":"' || repeat('x', 1025) || E'"},"sk":{"S":"PROFILE"},"on":{"N":"1"}}}\n'
+	'{"Item":{"pk":{"S":"' || repeat('y', 1025) || E'"},"sk":{"S":"FOLLOWS#B"}}}')) AS not_held;
+SELECT pg_temp.err(format($$SELECT import_dynamodb('imp_sparse', %L)$$,
+	E'{"Item":{"pk":{"S":"A"},"sk":{"S":"FOLLOWS#B"},"on":{"N":"1"}}}\n'
+	'{"Item":{"pk":{"S":"' || repeat('x', 1025) || E'"},"sk":{"S":"FOLLOWS#B"},"on":{"N":"1"}}}')) AS held;
+-- a write-sharded index keyed by the base table's partition key: its
+-- suffix must fit too
+CREATE TABLE imp_shard (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('imp_shard', partition_key => 'pk', sort_key => 'sk', write_shards => 4);
+SELECT pg_temp.err(format($$SELECT import_dynamodb('imp_shard', %L)$$,
+	E'{"Item":{"pk":{"S":"A"},"sk":{"S":"7"}}}\n{"Item":{"pk":{"S":"' || repeat('x', 2047) || E'"},"sk":{"S":"x"}}}'));
+SELECT (SELECT count(*) FROM imp_plain) AS imp_plain, (SELECT count(*) FROM imp_sparse) AS imp_sparse,
+	   (SELECT count(*) FROM imp_shard) AS imp_shard;
 
 -- partition keys: 2048 bytes, the type's own limit; DynamoDB's wording
 -- where adjlist sees the key's role (import, write shards)

@@ -43,8 +43,10 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
@@ -62,7 +64,9 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "dynamo_io.h"
+#include "index_predicate.h"
 #include "index_rule.h"
+#include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_import_dynamodb);
 PG_FUNCTION_INFO_V1(adjlist_export_dynamodb);
@@ -435,6 +439,160 @@ import_key(Oid relid, const char *attr, int role, const char *s, int len)
 }
 
 /*
+ * The limits of the table's inverted indexes on an item, checked per line
+ * as import_key() checks the table's, so that an error names the line: the
+ * writers' rule (index_row_check_base()) on the row each index would hold,
+ * that is its sort key (whichever of the item's keys it takes as one: the
+ * partition key for the default index) and a write-sharded index's
+ * partition key with its suffix.  An index whose key or predicate (a
+ * sparse index) reads a column other than the item's keys and payload is
+ * left to the write, whose error names the lines of the batch: the value
+ * that column gets (its default, or an existing row's) is not the line's.
+ */
+#define IMPORT_SOURCES	3		/* an item's pk, sk and payload */
+
+typedef struct ImportIndexes
+{
+	int			n;
+	const IndexDef **ix;
+	int		  **src;			/* per registry column: an item source, or -1 */
+	IndexPredicateState **pred; /* a sparse index's, or NULL */
+	Relation	rel;			/* for the predicates, or NULL: none */
+	TupleTableSlot *slot;
+	AttrNumber	attnos[IMPORT_SOURCES];
+	Oid			owner;			/* a predicate runs as the table's owner */
+} ImportIndexes;
+
+/* The item source of a column: 0 pk, 1 sk, 2 payload, -1 none of them. */
+static int
+import_source(const char *col, const char *const *names)
+{
+	for (int k = 0; k < IMPORT_SOURCES; k++)
+		if (names[k] != NULL && strcmp(col, names[k]) == 0)
+			return k;
+	return -1;
+}
+
+static ImportIndexes *
+import_indexes_begin(Oid relid, const char **keynames, const char *payload)
+{
+	TableIndexes *ti = registry_lookup(relid);
+	ImportIndexes *ii = palloc0(sizeof(ImportIndexes));
+	const char *names[IMPORT_SOURCES] = {keynames[0], keynames[1], payload};
+
+	ii->ix = palloc(sizeof(IndexDef *) * Max(ti->nindexes, 1));
+	ii->src = palloc(sizeof(int *) * Max(ti->nindexes, 1));
+	ii->pred = palloc0(sizeof(IndexPredicateState *) * Max(ti->nindexes, 1));
+	ii->owner = ti->owner;
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		const IndexDef *ix = &ti->indexes[i];
+		bool		known = true;
+		ListCell   *lc;
+
+		ii->src[ii->n] = palloc(sizeof(int) * ix->ncols);
+		for (int c = 0; c < ix->ncols; c++)
+		{
+			ii->src[ii->n][c] = import_source(ix->colnames[c], names);
+			if (c < ix->nkeys && ii->src[ii->n][c] < 0)
+				known = false;
+		}
+		if (ix->predicate != NULL)
+		{
+			if (ix->predicate_expr == NULL)
+				known = false;
+			foreach(lc, index_predicate_columns(ix->predicate))
+				if (import_source((const char *) lfirst(lc), names) < 0)
+					known = false;
+		}
+		if (!known)
+			continue;
+		if (ix->predicate != NULL)
+		{
+			if (ii->rel == NULL)
+			{
+				ii->rel = table_open(relid, AccessShareLock);
+				ii->slot = MakeSingleTupleTableSlot(RelationGetDescr(ii->rel), &TTSOpsVirtual);
+				for (int k = 0; k < IMPORT_SOURCES; k++)
+					ii->attnos[k] = names[k] ? get_attnum(relid, names[k]) : InvalidAttrNumber;
+			}
+			ii->pred[ii->n] = index_predicate_begin(ix, ii->rel);
+		}
+		ii->ix[ii->n++] = ix;
+	}
+	return ii;
+}
+
+/* Is a sparse index's predicate true for the item (values of its sources)? */
+static bool
+import_predicate(ImportIndexes *ii, int i, Datum *vals, bool *nulls)
+{
+	TupleTableSlot *slot = ii->slot;
+	AdjlistRoleSwitch role;
+	bool		result;
+
+	ExecClearTuple(slot);
+	for (int a = 0; a < slot->tts_tupleDescriptor->natts; a++)
+	{
+		slot->tts_values[a] = (Datum) 0;
+		slot->tts_isnull[a] = true;
+	}
+	for (int k = 0; k < IMPORT_SOURCES; k++)
+		if (ii->attnos[k] != InvalidAttrNumber)
+		{
+			slot->tts_values[ii->attnos[k] - 1] = vals[k];
+			slot->tts_isnull[ii->attnos[k] - 1] = nulls[k];
+		}
+	ExecStoreVirtualTuple(slot);
+	adjlist_become(ii->owner, &role);
+	result = index_predicate_check(ii->pred[i], slot);
+	adjlist_unbecome(&role);
+	return result;
+}
+
+/* The item keys[0], keys[1] with its payload data (or NULL) against ii. */
+static void
+import_indexes_check(ImportIndexes *ii, struct varlena **keys, Jsonb *data)
+{
+	Datum		vals[IMPORT_SOURCES] = {PointerGetDatum(keys[0]), PointerGetDatum(keys[1]),
+	data ? JsonbPGetDatum(data) : (Datum) 0};
+	bool		nulls[IMPORT_SOURCES] = {false, false, data == NULL};
+
+	for (int i = 0; i < ii->n; i++)
+	{
+		const IndexDef *ix = ii->ix[i];
+		Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+		bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+
+		for (int c = 0; c < ix->ncols; c++)
+		{
+			int			k = ii->src[i][c];
+
+			/* (a projection from another column: not read by the check) */
+			base[c] = k >= 0 ? vals[k] : (Datum) 0;
+			basenull[c] = k >= 0 ? nulls[k] : true;
+		}
+		base[ix->ncols] = BoolGetDatum(ii->pred[i] == NULL ||
+									   import_predicate(ii, i, vals, nulls));
+		basenull[ix->ncols] = false;
+		index_row_check_base(ix, base, basenull);
+	}
+}
+
+static void
+import_indexes_end(ImportIndexes *ii)
+{
+	for (int i = 0; i < ii->n; i++)
+		if (ii->pred[i] != NULL)
+			index_predicate_end(ii->pred[i]);
+	if (ii->rel != NULL)
+	{
+		ExecDropSingleTupleTableSlot(ii->slot);
+		table_close(ii->rel, NoLock);
+	}
+}
+
+/*
  * The expiry column (set_ttl) an import writes, and the value of the
  * current line's expiry attribute, if it is a number (type N): epoch
  * seconds, as DynamoDB's TTL reads them.  An attribute of another type is
@@ -679,6 +837,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	ImportBatch batch;
 	ImportTtl	ttl = {0};
 	ImportPosition pos = {0, 0, 0};
+	ImportIndexes *checks;
 	ErrorContextCallback errcb;
 	MemoryContext linecxt;
 	int64		n = 0;
@@ -694,6 +853,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	payload = adjlist_api_payload(t);
 	ttl.name = adjlist_api_ttl(t, &ttl.type);
 	batch.ttltype = ttl.name ? ttl.type : InvalidOid;
+	checks = import_indexes_begin(PG_GETARG_OID(0), keynames, payload);
 	items = PG_GETARG_TEXT_PP(1);
 	p = VARDATA_ANY(items);
 	end = p + VARSIZE_ANY_EXHDR(items);
@@ -730,6 +890,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 		pos.line = lineno;
 		old = MemoryContextSwitchTo(linecxt);
 		import_line(PG_GETARG_OID(0), pnstrdup(s, e - s), keynames, payload, keys, &data, &ttl);
+		import_indexes_check(checks, keys, data);
 		MemoryContextSwitchTo(old);
 		if (batch.n == 0)
 			batch.first_line = lineno;
@@ -750,6 +911,7 @@ adjlist_import_dynamodb(PG_FUNCTION_ARGS)
 	batch_write(t, &batch, &pos);
 
 	error_context_stack = errcb.previous;
+	import_indexes_end(checks);
 	MemoryContextDelete(linecxt);
 	MemoryContextDelete(batch.cxt);
 	PG_RETURN_INT64(n);

@@ -771,9 +771,7 @@ fill_error_context(void *arg)
 	FillArg    *f = (FillArg *) arg;
 
 	if (f->cur != NULL)
-		errcontext("row %s of table \"%s\", for inverted index \"%s\"",
-				   index_row_key_desc(f->ix, f->cur, f->curnull),
-				   get_rel_name(f->ix->baserel), get_rel_name(f->ix->indexrel));
+		index_row_errcontext(f->ix, f->cur, f->curnull);
 }
 
 static void
@@ -942,7 +940,7 @@ admin_check_rows(const IndexDef *ix, Oid source)
 	ErrorContextCallback errcb;
 
 	if (!index_skips_rows(ix))
-		return;					/* index_row() sees and checks every row */
+		return;					/* the fill or backfill checks every row */
 	f.ix = ix;
 	errcb.callback = fill_error_context;
 	errcb.arg = &f;

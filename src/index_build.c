@@ -239,10 +239,31 @@ column_list(const IndexDef *ix)
 	return buf.data;
 }
 
+/* The base row put_rows() is adding, for the context line of an error. */
+typedef struct PutRowsArg
+{
+	const IndexDef *ix;
+	Datum	   *base;			/* or NULL: between rows */
+	bool	   *basenull;
+} PutRowsArg;
+
+/* The same line as a one-transaction build's (index_row_errcontext()). */
+static void
+put_rows_error_context(void *arg)
+{
+	PutRowsArg *a = (PutRowsArg *) arg;
+
+	if (a->base != NULL)
+		index_row_errcontext(a->ix, a->base, a->basenull);
+}
+
 /*
  * Put the index rows of the base rows of a result (ctid, then
  * column_list()) where they are absent; their ctids go to *locked when
  * asked.  pred: ix's predicate (index_predicate_begin_sql()), or NULL.
+ * Every row read keeps the key limits (index_row_check_base()), those the
+ * index leaves out too, and an error names it, as a one-transaction
+ * build's does.
  */
 static void
 put_rows(Build *b, const IndexDef *ix, IndexPredicateState *pred, SPITupleTable *tt, uint64 n,
@@ -253,9 +274,15 @@ put_rows(Build *b, const IndexDef *ix, IndexPredicateState *pred, SPITupleTable 
 	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
 	Datum	   *row = palloc(sizeof(Datum) * ix->ncols);
 	bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
+	PutRowsArg	arg = {ix, NULL, NULL};
+	ErrorContextCallback errcb;
 
 	w = index_writer_begin(ix->indexrel, ix->colnames, ix->ncols, ix->nkeys,
 						   WRITE_IF_ABSENT, false);
+	errcb.callback = put_rows_error_context;
+	errcb.arg = &arg;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
 	for (uint64 r = 0; r < n; r++)
 	{
 		Datum		logical;
@@ -268,9 +295,14 @@ put_rows(Build *b, const IndexDef *ix, IndexPredicateState *pred, SPITupleTable 
 		base[ix->ncols] = BoolGetDatum(index_predicate_check_row(pred, tt->vals[r], tt->tupdesc,
 																 ix->ncols + 2));
 		basenull[ix->ncols] = false;
+		arg.base = base;
+		arg.basenull = basenull;
+		index_row_check_base(ix, base, basenull);
+		arg.base = NULL;
 		if (index_row(ix, base, basenull, row, rownull, &logical))
 			index_writer_put(w, row, rownull);
 	}
+	error_context_stack = errcb.previous;
 	index_writer_end(w);
 	b->tuples_done += n;
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, b->tuples_done);

@@ -25,6 +25,7 @@
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -308,11 +309,84 @@ copy_result(ReturnSetInfo *rsinfo)
 	}
 }
 
+/* A one-member jsonb object {"name": n}. */
+static Datum
+jsonb_int_object(const char *name, int n)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	escape_json(&buf, name);
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(psprintf("{%s: %d}", buf.data, n)));
+}
+
+/* The base key of a base row as a jsonb object, each value its text. */
+static Datum
+base_key_jsonb(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfoChar(&buf, '{');
+	for (int b = 0; b < ix->nbasekey; b++)
+		for (int i = 0; i < ix->ncols; i++)
+		{
+			Oid			out;
+			bool		varlena;
+
+			if (strcmp(ix->colnames[i], ix->base_key[b]) != 0)
+				continue;
+			if (buf.len > 1)
+				appendStringInfoString(&buf, ", ");
+			escape_json(&buf, ix->colnames[i]);
+			appendStringInfoString(&buf, ": ");
+			getTypeOutputInfo(ix->coltypes[i], &out, &varlena);
+			if (basenull[i])
+				appendStringInfoString(&buf, "null");
+			else
+				escape_json(&buf, OidOutputFunctionCall(out, base[i]));
+			break;
+		}
+	appendStringInfoChar(&buf, '}');
+	return DirectFunctionCall1(jsonb_in, CStringGetDatum(buf.data));
+}
+
+typedef struct BreachArg
+{
+	const IndexDef *ix;
+	ReturnSetInfo *rsinfo;
+} BreachArg;
+
+/*
+ * verify: a base row whose key breaks a limit (index_row_breach()), older
+ * than the checks: 'too_long', its base key, {"column": limit} and
+ * {"column": bytes}.
+ */
+static void
+breach_cb(void *arg, Datum *base, bool *basenull)
+{
+	BreachArg  *a = (BreachArg *) arg;
+	KeyBreach	kb;
+	Datum		values[4];
+	bool		nulls[4] = {false, false, false, false};
+
+	if (!index_row_breach(a->ix, base, basenull, &kb))
+		return;
+	values[0] = CStringGetTextDatum("too_long");
+	values[1] = base_key_jsonb(a->ix, base, basenull);
+	values[2] = jsonb_int_object(kb.column, kb.limit);
+	values[3] = jsonb_int_object(kb.column, kb.len);
+	tuplestore_putvalues(a->rsinfo->setResult, a->rsinfo->setDesc, values, nulls);
+}
+
 /*
  * verify_inverted_index(index regclass) RETURNS TABLE (problem text, key
  * jsonb, expected jsonb, actual jsonb): 'missing', 'extra' and 'stale'
- * rows (compared by their text form), and 'count' groups of the degree
- * counters; none means the index is exact.
+ * rows (compared by their text form), 'too_long' base rows (a key over
+ * DynamoDB's limit for its role, written before the limits were kept or
+ * with the triggers off: reported, not raised, so that the rest of the
+ * check still runs; the index holds such a row like any other), and
+ * 'count' groups of the degree counters; none means the index is exact.
  */
 Datum
 adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
@@ -328,6 +402,11 @@ adjlist_verify_inverted_index(PG_FUNCTION_ARGS)
 	if (SPI_execute(diff_rows_sql(ix, false), true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "verify query failed");
 	copy_result(rsinfo);		/* the first four columns */
+	{
+		BreachArg	b = {ix, rsinfo};
+
+		base_scan(ix->baserel, ix, false, true, breach_cb, &b);
+	}
 	if (OidIsValid(ix->counterrel))
 	{
 		if (SPI_execute(diff_counts_sql(ix), true, 0) != SPI_OK_SELECT)
@@ -398,6 +477,60 @@ index_correct_counters(const IndexDef *ix)
 	SPI_finish();
 }
 
+/* check_all_rows(): the row being checked, for the context of an error */
+typedef struct CheckArg
+{
+	const IndexDef *ix;
+	Datum	   *base;
+	bool	   *basenull;
+} CheckArg;
+
+static void
+check_error_context(void *arg)
+{
+	CheckArg   *a = (CheckArg *) arg;
+
+	if (a->base != NULL)
+		index_row_errcontext(a->ix, a->base, a->basenull);
+}
+
+static void
+check_cb(void *arg, Datum *base, bool *basenull)
+{
+	CheckArg   *a = (CheckArg *) arg;
+
+	a->base = base;
+	a->basenull = basenull;
+	index_row_check_base(a->ix, base, basenull);
+	a->base = NULL;
+}
+
+/*
+ * Completing a concurrent build that failed is a build: every row of the
+ * base table keeps the key limits, and the error names the first that
+ * does not, as create_inverted_index() does.  (A ready index's rebuild
+ * mirrors the table, rows older than the limits included.)
+ */
+static void
+check_all_rows(const IndexDef *ix)
+{
+	CheckArg	a = {ix, NULL, NULL};
+	AdjlistRoleSwitch role;
+	ErrorContextCallback errcb;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	adjlist_become(adjlist_rel_owner(ix->baserel), &role);
+	errcb.callback = check_error_context;
+	errcb.arg = &a;
+	errcb.previous = error_context_stack;
+	error_context_stack = &errcb;
+	base_scan(ix->baserel, ix, true, true, check_cb, &a);
+	error_context_stack = errcb.previous;
+	adjlist_unbecome(&role);
+	SPI_finish();
+}
+
 /*
  * rebuild_inverted_index(index regclass) RETURNS bigint: repair the index
  * from its base table, touching only the rows that drifted, and recount
@@ -433,6 +566,7 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 		 */
 		LockRelationOid(ix->baserel, ShareRowExclusiveLock);
 		install_triggers(ix->baserel);
+		check_all_rows(ix);
 		problems = index_rebuild(ix);
 		registry_set_ready(ix->indexrel);
 		PG_RETURN_INT64(problems);

@@ -15,12 +15,18 @@
  * DynamoDB's size limits apply per role, on the tables adjlist manages: a
  * sort key (the base table's, and the index's, which is the base table's
  * partition key) may have 1024 bytes, a partition key 2048 (the type's own
- * limit).  The base table's limit holds for every row it gets, whether an
- * index holds the row or not (a sparse index, a NULL derived key): the
- * writers call index_row_check_base() on each new row, and a build scans
- * the rows its index skips (index_skips_rows()).  Old rows are never
- * checked, so that a row written before the limit was kept can still be
- * deleted.
+ * limit; a write-sharded index's partition key with its suffix too).  The
+ * checks are apart from index_row(), which computes the index rows of old
+ * rows as well as new ones: the writers call index_row_check_base() on each
+ * row they add (the triggers' new rows, the write API's puts, a build and
+ * its backfill), never on a row they remove, so that a row written before
+ * the limit was kept (or with the triggers off) can still be deleted or
+ * have its key shortened.  The base table's limit holds for every row it
+ * gets, whether an index holds the row or not (a sparse index, a NULL
+ * derived key); the index's own only for the rows it holds.  A build scans
+ * the rows its index skips too (index_skips_rows()).
+ * verify_inverted_index() reports the rows that break a limit
+ * (index_row_breach()) rather than raising.
  *
  * The counters: see index_rule.h.  Edge names are the raw first part of
  * the partition key (escapes kept, as key_prefix(sk, 1) returns it),
@@ -94,17 +100,6 @@ check_base_sort_key(Oid relid, const char *column, Datum key)
 	check_key_size(relid, false, KEY_ROLE_SORT, column, ADJKEY_LEN(DatumGetAdjkeyPP(key)));
 }
 
-/*
- * The same limit on an index's sort key (the second registered column),
- * or on the base table's when of_index is false.
- */
-static void
-check_sort_key(const IndexDef *ix, Datum key, const char *column, bool of_index)
-{
-	check_key_size(of_index ? ix->indexrel : ix->baserel, of_index, KEY_ROLE_SORT, column,
-				   ADJKEY_LEN(DatumGetAdjkeyPP(key)));
-}
-
 /* Where the base table's sort key stands among the registered columns, or -1. */
 static int
 base_sort_column(const IndexDef *ix)
@@ -117,13 +112,67 @@ base_sort_column(const IndexDef *ix)
 	return -1;
 }
 
-void
-index_row_check_base(const IndexDef *ix, Datum *base, bool *basenull)
+/* Does ix hold a row for these base values (its predicate, its key columns)? */
+static bool
+index_holds(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	if (ix->predicate != NULL &&
+		(basenull[ix->ncols] || !DatumGetBool(base[ix->ncols])))
+		return false;
+	for (int i = 0; i < ix->nkeys; i++)
+		if (basenull[i])
+			return false;
+	return true;
+}
+
+bool
+index_row_breach(const IndexDef *ix, Datum *base, bool *basenull, KeyBreach *kb)
 {
 	int			b = base_sort_column(ix);
 
-	if (b >= 0 && !basenull[b])
-		check_sort_key(ix, base[b], ix->colnames[b], false);
+	memset(kb, 0, sizeof(KeyBreach));
+	/* the base table's sort key, whether ix holds the row or not */
+	if (b >= 0 && !basenull[b] && ADJKEY_LEN(DatumGetAdjkeyPP(base[b])) > ADJKEY_MAX_SORT_BYTES)
+	{
+		kb->relid = ix->baserel;
+		kb->column = ix->colnames[b];
+		kb->len = ADJKEY_LEN(DatumGetAdjkeyPP(base[b]));
+		kb->limit = ADJKEY_MAX_SORT_BYTES;
+		return true;
+	}
+	if (!index_holds(ix, base, basenull))
+		return false;
+	/* the index's sort key: the second registered column */
+	kb->relid = ix->indexrel;
+	kb->of_index = true;
+	kb->column = ix->colnames[1];
+	kb->len = ADJKEY_LEN(DatumGetAdjkeyPP(base[1]));
+	kb->limit = ADJKEY_MAX_SORT_BYTES;
+	if (kb->len > kb->limit)
+		return true;
+	/* a write-sharded index's partition key, with its suffix */
+	if (ix->write_shards > 0 && !write_shard_row_key_fits(base[0], base[1], ix->write_shards))
+	{
+		kb->partition = true;
+		kb->column = ix->colnames[0];
+		kb->len = write_shard_row_key_len(base[0], base[1], ix->write_shards);
+		kb->limit = ADJKEY_MAX_BYTES;
+		return true;
+	}
+	return false;
+}
+
+void
+index_row_check_base(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	KeyBreach	kb;
+
+	if (!index_row_breach(ix, base, basenull, &kb))
+		return;
+	if (kb.partition)
+		(void) write_shard_row_key(base[0], base[1], ix->write_shards);	/* its error */
+	check_key_size(kb.relid, kb.of_index, KEY_ROLE_SORT, kb.column, kb.len);
+	elog(ERROR, "key limit not raised");	/* not reached */
 }
 
 bool
@@ -178,27 +227,28 @@ index_row_key_desc(const IndexDef *ix, Datum *base, bool *basenull)
 	return psprintf("(%s)=(%s)", names.data, values.data);
 }
 
+void
+index_row_errcontext(const IndexDef *ix, Datum *base, bool *basenull)
+{
+	errcontext("row %s of table \"%s\", for inverted index \"%s\"",
+			   index_row_key_desc(ix, base, basenull),
+			   get_rel_name(ix->baserel), get_rel_name(ix->indexrel));
+}
+
 bool
 index_row(const IndexDef *ix, Datum *base, bool *basenull,
 		  Datum *row, bool *rownull, Datum *logical)
 {
-	if (ix->predicate != NULL &&
-		(basenull[ix->ncols] || !DatumGetBool(base[ix->ncols])))
+	if (!index_holds(ix, base, basenull))
 		return false;
-	for (int i = 0; i < ix->nkeys; i++)
-		if (basenull[i])
-			return false;
+	/* (a row older than the limits whose shard key cannot be: not held) */
+	if (ix->write_shards > 0 &&
+		!write_shard_row_key_fits(base[0], base[1], ix->write_shards))
+		return false;
 	for (int i = 0; i < ix->ncols; i++)
 	{
 		row[i] = base[i];
 		rownull[i] = basenull[i];
-	}
-	check_sort_key(ix, row[1], ix->colnames[1], true);
-	{
-		int			b = base_sort_column(ix);
-
-		if (b >= 0 && b != 1)
-			check_sort_key(ix, row[b], ix->colnames[b], false);
 	}
 	if (logical)
 		*logical = row[0];

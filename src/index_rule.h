@@ -31,9 +31,11 @@
  * Fills row[] / rownull[] with the index row as stored (the partition key
  * under its write shard) and returns true; returns false when the row is
  * not indexed (its predicate is not true, or a key column is null: a sparse
- * index).  Raises an error when
- * a key breaks DynamoDB's size limits for its role.  *logical gets the
- * partition key before sharding (what the counters count).
+ * index; or, a row older than the limits, its write-sharded partition key
+ * would be too long to be stored).  It checks no size limit: it computes
+ * the rows removed as well as the rows added, and a writer checks the rows
+ * it adds with index_row_check_base().  *logical gets the partition key
+ * before sharding (what the counters count).
  */
 extern bool index_row(const IndexDef *ix, Datum *base, bool *basenull,
 					  Datum *row, bool *rownull, Datum *logical);
@@ -54,11 +56,39 @@ extern void check_key_size(Oid relid, bool of_index, int role, const char *colum
 extern void check_base_sort_key(Oid relid, const char *column, Datum key);
 
 /*
- * The same for a new base row of ix's table (base values as index_row()
- * takes them), whether ix holds the row or not: every writer calls it on
- * the rows it adds, never on the rows it removes.
+ * The limits on a new base row of ix's table (base values as index_row()
+ * takes them): the base table's sort key, whether ix holds the row or not,
+ * and, where ix holds it, the index's sort key and a write-sharded index's
+ * partition key with its suffix.  An error (22001; 54000 for a shard key)
+ * at the first key that breaks its limit.  Every writer calls it on the
+ * rows it adds, never on the rows it removes.
  */
 extern void index_row_check_base(const IndexDef *ix, Datum *base, bool *basenull);
+
+/*
+ * The same without an error: false when the row keeps every limit, else
+ * true with the first key that breaks one (what verify_inverted_index()
+ * reports).
+ */
+typedef struct KeyBreach
+{
+	Oid			relid;			/* the base table, or the index table */
+	bool		of_index;		/* a key of the index table */
+	bool		partition;		/* its partition key (write-sharded), else
+								 * a sort key */
+	const char *column;			/* the registry column */
+	int			len;			/* its bytes of UTF-8 (with a shard suffix) */
+	int			limit;
+} KeyBreach;
+extern bool index_row_breach(const IndexDef *ix, Datum *base, bool *basenull, KeyBreach *kb);
+
+/*
+ * The context line of an error about a base row being added to ix (a
+ * build, a backfill): "row (pk, sk)=(a, b) of table ..., for inverted index
+ * ...", the key clipped (index_row_key_desc()).  Call it from an error
+ * context callback.
+ */
+extern void index_row_errcontext(const IndexDef *ix, Datum *base, bool *basenull);
 
 /*
  * Can ix leave a base row out (a predicate, or a key column outside the

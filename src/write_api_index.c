@@ -155,10 +155,12 @@ api_row(ApiTable *t, SPITupleTable *tt, uint64 r, int first, Datum *vals, bool *
 
 /*
  * The row of the i-th index for a base row (values of t->cols), as
- * index_row() makes it; false when the base row is not indexed.
+ * index_row() makes it; false when the base row is not indexed.  A row
+ * being added keeps the key limits (index_row_check_base()); one being
+ * removed is not checked (it may be older than the limits).
  */
 static bool
-api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls,
+api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls, bool adding,
 			  Datum *row, bool *rownull, Datum *logical)
 {
 	const IndexDef *ix = aw->ix[i];
@@ -193,6 +195,8 @@ api_index_row(ApiWriters *aw, int i, Datum *vals, bool *nulls,
 	}
 	base[ix->ncols] = BoolGetDatum(indexed);
 	basenull[ix->ncols] = false;
+	if (adding)
+		index_row_check_base(ix, base, basenull);
 	return index_row(ix, base, basenull, row, rownull, logical);
 }
 
@@ -210,7 +214,7 @@ api_row_apply(ApiWriters *aw, Datum *vals, bool *nulls, bool add, bool counted)
 		bool	   *rownull = palloc(sizeof(bool) * ix->ncols);
 		Datum		logical;
 
-		if (!api_index_row(aw, i, vals, nulls, row, rownull, &logical))
+		if (!api_index_row(aw, i, vals, nulls, add, row, rownull, &logical))
 			continue;
 		if (add)
 			index_writer_put(aw->w[i], row, rownull);
@@ -244,8 +248,8 @@ api_row_replace(ApiWriters *aw, Datum *oldv, bool *oldn, Datum *newv, bool *newn
 		bool		is;
 		bool		same;
 
-		was = api_index_row(aw, i, oldv, oldn, oldrow, oldnull, &oldlogical);
-		is = api_index_row(aw, i, newv, newn, newrow, newnull, &newlogical);
+		was = api_index_row(aw, i, oldv, oldn, false, oldrow, oldnull, &oldlogical);
+		is = api_index_row(aw, i, newv, newn, true, newrow, newnull, &newlogical);
 		same = was && is && index_row_equal(ix, 0, ix->nkeys, oldrow, oldnull, newrow, newnull);
 		if (was && (!same || index_writer_multiset(aw->w[i])))
 			(void) index_writer_remove(aw->w[i], oldrow, oldnull);

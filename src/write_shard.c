@@ -74,6 +74,32 @@ write_shard_key(const char *part, int len, int shard)
 	return key;
 }
 
+/*
+ * The length in bytes of the sharded partition key of an index row
+ * (partition and source keys), made or not: over ADJKEY_MAX_BYTES it
+ * cannot be made.
+ */
+int
+write_shard_row_key_len(Datum partition, Datum source, int nshards)
+{
+	struct varlena *p = DatumGetAdjkeyPP(partition);
+	struct varlena *s = DatumGetAdjkeyPP(source);
+	char		suffix[16];
+
+	return ADJKEY_LEN(p) + snprintf(suffix, sizeof(suffix), "%c%d", ADJKEY_SEP,
+									write_shard_of(ADJKEY_DATA(s), ADJKEY_LEN(s), nshards));
+}
+
+/* Does it fit (ADJKEY_MAX_BYTES)?  Without hashing when it surely does. */
+bool
+write_shard_row_key_fits(Datum partition, Datum source, int nshards)
+{
+	/* the longest suffix: "#255" (WRITE_SHARDS_MAX - 1) */
+	if (ADJKEY_LEN(DatumGetAdjkeyPP(partition)) + 4 <= ADJKEY_MAX_BYTES)
+		return true;
+	return write_shard_row_key_len(partition, source, nshards) <= ADJKEY_MAX_BYTES;
+}
+
 /* The sharded partition key of an index row: partition and source keys. */
 Datum
 write_shard_row_key(Datum partition, Datum source, int nshards)

@@ -16,5 +16,7 @@
 extern int	write_shard_of(const char *src, int len, int nshards);
 extern struct varlena *write_shard_key(const char *part, int len, int shard);
 extern Datum write_shard_row_key(Datum partition, Datum source, int nshards);
+extern int	write_shard_row_key_len(Datum partition, Datum source, int nshards);
+extern bool write_shard_row_key_fits(Datum partition, Datum source, int nshards);
 
 #endif							/* ADJLIST_WRITE_SHARD_H */
