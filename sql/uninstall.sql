@@ -7,16 +7,21 @@
 -- DROP EXTENSION adjlist succeeds and every row is kept.  Each case in a
 -- database of its own, named after this backend; back to this database at
 -- the end.  Section 3: what a hostile table owner can do to a superuser who
--- runs it (nothing).
+-- runs it (nothing).  Section 4: foreign tables (postgres_fdw) and tables
+-- partitioned by a key.
 --
 \set regdb :DBNAME
 \set su :USER
 SELECT 'adjlist_uninst_public_' || pg_backend_pid() AS db_public,
 	   'adjlist_uninst_schema_' || pg_backend_pid() AS db_schema,
-	   'adjlist_uninst_hostile_' || pg_backend_pid() AS db_hostile \gset
+	   'adjlist_uninst_hostile_' || pg_backend_pid() AS db_hostile,
+	   'adjlist_uninst_fdw_' || pg_backend_pid() AS db_fdw,
+	   'adjlist_uninst_shard_' || pg_backend_pid() AS db_shard \gset
 CREATE DATABASE :"db_public" TEMPLATE template0;
 CREATE DATABASE :"db_schema" TEMPLATE template0;
 CREATE DATABASE :"db_hostile" TEMPLATE template0;
+CREATE DATABASE :"db_fdw" TEMPLATE template0;
+CREATE DATABASE :"db_shard" TEMPLATE template0;
 
 --
 -- 1. The extension in public
@@ -276,9 +281,111 @@ SELECT pg_typeof(k), k FROM public.trap_v;
 DROP EXTENSION adjlist;
 RESET regress_uninst.armed;
 
+--
+-- 4. Foreign tables, and tables partitioned by a key.  The adjkey columns
+-- of a foreign table become text with ALTER FOREIGN TABLE (PostgreSQL
+-- takes no USING clause there), also when it is a partition or an
+-- inheritance child of a table whose columns change; the remote table
+-- (through a postgres_fdw loopback, in a database of its own, where
+-- adjlist stays) is not touched.  A table partitioned by a key column (the
+-- README's PARTITION BY HASH (pk)), or by an expression over one, cannot
+-- be changed in place: refused, in the one error that lists every other
+-- problem too.
+--
+\c :db_shard
+CREATE EXTENSION adjlist;
+CREATE TABLE edges (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+CREATE TABLE likes (pk adjkey, sk adjkey, n int);
+CREATE TABLE old_keys (k adjkey);
+INSERT INTO edges VALUES ('USER#a', 'FOLLOWS#USER#b'), ('USER#a', 'PROFILE'), ('USER#b', 'FOLLOWS#USER#a');
+INSERT INTO likes VALUES ('USER#c', 'LIKES#POST#1', 15);
+INSERT INTO old_keys VALUES ('USER#old');
+\c :db_fdw
+CREATE EXTENSION adjlist;
+CREATE EXTENSION postgres_fdw;
+DO $$ BEGIN
+	EXECUTE format('CREATE SERVER shard FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
+				   replace(current_database(), '_fdw_', '_shard_'), current_setting('port'),
+				   coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'));
+END $$;
+CREATE USER MAPPING FOR CURRENT_USER SERVER shard;
+CREATE FOREIGN TABLE ft (pk adjkey, sk adjkey DEFAULT 'PROFILE', CHECK (sk <> 'X'))
+	SERVER shard OPTIONS (table_name 'edges');
+CREATE VIEW ft_follows AS SELECT pk, sk FROM ft WHERE sk ^@ 'FOLLOWS#';
+-- partitioned by an int: a local and a foreign partition
+CREATE TABLE pt (pk adjkey, sk adjkey, n int) PARTITION BY RANGE (n);
+CREATE TABLE pt_1 PARTITION OF pt FOR VALUES FROM (0) TO (10);
+CREATE FOREIGN TABLE pt_2 PARTITION OF pt FOR VALUES FROM (10) TO (20)
+	SERVER shard OPTIONS (table_name 'likes');
+INSERT INTO pt VALUES ('USER#a', 'LIKES#POST#2', 5);
+-- an inheritance parent with a foreign child
+CREATE TABLE hist (k adjkey);
+CREATE FOREIGN TABLE hist_remote () INHERITS (hist) SERVER shard OPTIONS (table_name 'old_keys');
+INSERT INTO hist VALUES ('USER#new');
+SELECT * FROM ft ORDER BY 1, 2;
+-- what cannot be changed in place: a table hash-partitioned by its key; a
+-- partition subpartitioned by an expression over a key; and, in the same
+-- error, a generated column that calls key_part
+CREATE TABLE items_by_hash (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE items_by_hash_0 PARTITION OF items_by_hash FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE items_by_hash_1 PARTITION OF items_by_hash FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO items_by_hash SELECT 'USER#' || i, 'PROFILE' FROM generate_series(1, 20) i;
+CREATE TABLE by_kind (pk adjkey, sk adjkey, n int) PARTITION BY RANGE (n);
+CREATE TABLE by_kind_1 PARTITION OF by_kind FOR VALUES FROM (0) TO (10)
+	PARTITION BY LIST (key_part(sk, 1));
+CREATE TABLE by_kind_1_follows PARTITION OF by_kind_1 FOR VALUES IN ('FOLLOWS');
+CREATE TABLE g (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk),
+				edge text GENERATED ALWAYS AS (key_part(sk, 1)) STORED);
+SELECT * FROM adjlist_uninstall();
+\set VERBOSITY sqlstate
+SELECT * FROM adjlist_uninstall();
+\set VERBOSITY default
+SELECT pg_typeof(pk) AS still_adjkey FROM ft LIMIT 1;
+-- as the hint says: a copy partitioned by the column as text (in a UTF-8
+-- database text hashes as adjkey does: every row lands in the partition of
+-- the same number), the rows moved, the old table dropped
+CREATE TABLE items_text (pk text, sk text, PRIMARY KEY (pk, sk)) PARTITION BY HASH (pk);
+CREATE TABLE items_text_0 PARTITION OF items_text FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE items_text_1 PARTITION OF items_text FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO items_text SELECT * FROM items_by_hash;
+SELECT count(*) AS same_partition FROM items_by_hash a JOIN items_text t
+	ON t.pk = a.pk::text AND right(t.tableoid::regclass::text, 1) = right(a.tableoid::regclass::text, 1);
+DROP TABLE items_by_hash;
+ALTER TABLE items_text RENAME TO items_by_hash;
+DROP TABLE by_kind;
+ALTER TABLE g ALTER COLUMN edge DROP EXPRESSION;
+SELECT * FROM adjlist_uninstall() ORDER BY 1, 2;
+DROP EXTENSION adjlist;
+SELECT c.relname, c.relkind, a.attname, format_type(a.atttypid, a.atttypmod)
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+WHERE c.relname IN ('ft', 'pt', 'pt_1', 'pt_2', 'hist', 'hist_remote', 'items_by_hash')
+	AND a.attnum > 0 ORDER BY 1, a.attnum;
+SELECT pg_get_expr(adbin, adrelid) AS ft_sk_default FROM pg_attrdef WHERE adrelid = 'ft'::regclass;
+SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = 'ft'::regclass;
+-- read and written through the foreign tables: the rows, as text
+SELECT * FROM ft ORDER BY 1, 2;
+SELECT * FROM pt ORDER BY 1, 2;
+SELECT * FROM hist ORDER BY 1;
+SELECT count(*) AS items FROM items_by_hash;
+INSERT INTO ft (pk) VALUES ('USER#z');
+-- a condition postgres_fdw ships compares the remote adjkey column with
+-- text, which the remote server (search_path pg_catalog) does not resolve
+SELECT * FROM ft_follows ORDER BY 1, 2;
+-- until the remote side is uninstalled too
+\c :db_shard
+SELECT * FROM adjlist_uninstall() ORDER BY 1, 2;
+DROP EXTENSION adjlist;
+\c :db_fdw
+SELECT * FROM ft_follows ORDER BY 1, 2;
+SELECT * FROM ft WHERE pk = 'USER#z';
+UPDATE pt SET sk = 'LIKES#POST#3' WHERE n = 15;
+SELECT * FROM pt WHERE sk ^@ 'LIKES#' ORDER BY 1, 2;
+
 \c :regdb :su
 DROP DATABASE :"db_public";
 DROP DATABASE :"db_schema";
 DROP DATABASE :"db_hostile";
+DROP DATABASE :"db_fdw";
+DROP DATABASE :"db_shard";
 DROP ROLE regress_uninst_reader;
 DROP ROLE regress_uninst_hostile;

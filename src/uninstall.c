@@ -20,7 +20,8 @@
  *	  3. the column defaults, CHECK constraints, partial indexes, foreign
  *		 keys and views that the type change would break are dropped;
  *	  4. every adjkey column of a user table becomes text (adjkey[] text[]),
- *		 with the same characters;
+ *		 with the same characters; a foreign table's column too (its
+ *		 definition only: the remote table is not touched);
  *	  5. those objects are created again on text, under their names, from
  *		 their rewritten definitions (uninstall_rewrite.c);
  *	  6. nothing outside the extension may depend on it any more, or the
@@ -179,11 +180,8 @@ adjlist_uninstall(PG_FUNCTION_ARGS)
 	{
 		UninstallColumn *col = lfirst(lc);
 		char	   *qrel = adjlist_qualified_name(col->rel);
-		const char *type = col->array ? "pg_catalog.text[]" : "pg_catalog.text";
 
-		run_as(col->owner, psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s",
-									qrel, quote_identifier(col->name), type,
-									quote_identifier(col->name), type));
+		run_as(col->owner, col->sql);
 		put_row(rsinfo, col->array ? "adjkey[] column is now text[]" : "adjkey column is now text",
 				psprintf("%s.%s", qrel, quote_identifier(col->name)));
 	}

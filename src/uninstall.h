@@ -53,6 +53,7 @@ typedef struct UninstallColumn
 	Oid			owner;			/* the role ALTER TABLE runs as */
 	char	   *name;
 	bool		array;
+	char	   *sql;			/* the ALTER [FOREIGN] TABLE that does it */
 } UninstallColumn;
 
 /*
@@ -75,11 +76,12 @@ typedef struct UninstallPlan
  * change a table or view it must change, if the owner a statement runs as
  * could not run it (a partition or inheritance child it recurses to is
  * another role's, it lacks CREATE on the schema of a view or index it
- * re-creates, or REFERENCES on the table a foreign key refers to), if a
- * column is in a partition key, or (2BP01, listing every one) if objects
- * that depend on the extension cannot be rewritten.  Run with search_path
- * pinned to pg_catalog, pg_temp, as the statements are: every name in them
- * that is not pg_catalog's is written with its schema.
+ * re-creates, or REFERENCES on the table a foreign key refers to), or
+ * (2BP01, listing every one) if objects that depend on the extension
+ * cannot be rewritten, a table partitioned by a key column among them.
+ * Run with search_path pinned to pg_catalog, pg_temp, as the statements
+ * are: every name in them that is not pg_catalog's is written with its
+ * schema.
  */
 extern UninstallPlan *uninstall_plan(void);
 

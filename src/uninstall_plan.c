@@ -14,7 +14,9 @@
  *	  - gone with the inverted indexes (index and counter tables, their
  *		triggers, the sync triggers of the base tables): nothing to do;
  *	  - an adjkey column of a table: becomes text, with the indexes and
- *		constraints PostgreSQL rebuilds itself on a type change;
+ *		constraints PostgreSQL rebuilds itself on a type change; of a
+ *		foreign table: ALTER FOREIGN TABLE, no USING clause (PostgreSQL
+ *		refuses one there), the remote table untouched;
  *	  - a column default, a CHECK constraint, a partial index's predicate
  *		or a view: rewritten to text (uninstall_rewrite.c) and re-created
  *		after the type change, under the same name, from the rewritten
@@ -23,7 +25,10 @@
  *		foreign key between key columns: dropped and added again as it was;
  *	  - anything else (a generated column, a function or trigger that uses
  *		adjlist, a domain over adjkey, an expression that has no exact text
- *		equivalent): refused.
+ *		equivalent, a table partitioned by a key column -- PostgreSQL cannot
+ *		change a partition key's type, and rebuilding the table and moving
+ *		its rows, or its foreign partitions' routing, is the owner's call):
+ *		refused.
  *
  * Every refusal is collected before the first error, so that one 2BP01
  * lists them all; adjlist_uninstall() changes nothing until the plan is
@@ -106,6 +111,7 @@ typedef struct UninstallState
 	List	   *view_after;		/* Oid pairs (view, a view it reads) */
 	List	   *view_before;
 	List	   *plan_indexes;	/* PlanIndex */
+	bool		partition_keys; /* a table partitioned by a key is refused */
 } UninstallState;
 
 /*
@@ -985,9 +991,63 @@ emit_views(UninstallState *ps)
 }
 
 /*
- * The adjkey (adjkey[], adjkey_prefix) columns of tables, each where it is
- * defined (ALTER TABLE changes it in the inheritance children and
- * partitions too); a column in a partition key is an error.
+ * A table partitioned by a key column (or by an expression over one): the
+ * partition key would have to change type, which PostgreSQL refuses, and
+ * the bounds of its partitions are keys.  Refused with the other objects
+ * (keyed as plan_relation() keys the table's dependency on adjkey's
+ * operator class, so that it is listed once), with the way out in the hint.
+ */
+static void
+refuse_partition_key(UninstallState *ps, Oid rel, const char *col)
+{
+	refuse(ps, describe(RelationRelationId, rel, 0),
+		   psprintf("its partition key uses its key column %s, and PostgreSQL cannot change the type of a column a partition key uses (create a table partitioned by the column as text, move the rows into it and drop this one)",
+					quote_identifier(col)));
+	ps->partition_keys = true;
+}
+
+/* a foreign table among rel's partitions or inheritance children */
+static bool
+has_foreign_member(Oid rel)
+{
+	ListCell   *lc;
+
+	if (!has_subclass(rel))
+		return false;
+	foreach(lc, find_all_inheritors(rel, NoLock, NULL))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			return true;
+	return false;
+}
+
+/*
+ * The statement that makes col text.  A foreign table's column has no rows
+ * here to convert, and PostgreSQL refuses a USING clause on one (also when
+ * ALTER TABLE recurses into it as a partition or child): there, and on a
+ * table with such members, the change relies on adjkey's assignment cast
+ * to text, the function USING would call.  The remote table is not touched.
+ */
+static char *
+column_statement(UninstallColumn *col)
+{
+	char	   *qrel = adjlist_qualified_name(col->rel);
+	const char *type = col->array ? "pg_catalog.text[]" : "pg_catalog.text";
+	const char *qcol = quote_identifier(col->name);
+
+	if (get_rel_relkind(col->rel) == RELKIND_FOREIGN_TABLE)
+		return psprintf("ALTER FOREIGN TABLE %s ALTER COLUMN %s TYPE %s", qrel, qcol, type);
+	if (has_foreign_member(col->rel))
+		return psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s", qrel, qcol, type);
+	return psprintf("ALTER TABLE %s ALTER COLUMN %s TYPE %s USING %s::%s", qrel, qcol, type, qcol, type);
+}
+
+/*
+ * The adjkey (adjkey[], adjkey_prefix) columns of tables, each changed
+ * where it is defined (ALTER TABLE changes it in the inheritance children
+ * and partitions too).  A column in the partition key of any table, a
+ * partition too, is refused: partattrs names a plain key column, and a
+ * column an expression of the key uses depends internally on its own table
+ * (StorePartitionKey()), which nothing else records.
  */
 static void
 plan_columns(UninstallState *ps)
@@ -998,18 +1058,24 @@ plan_columns(UninstallState *ps)
 	uint64		ncols;
 
 	args[0] = key_types_array(ps);
-	if (SPI_execute_with_args("SELECT c.oid, a.attname::pg_catalog.text, a.atttypid, "
-							  "EXISTS (SELECT FROM pg_catalog.pg_partitioned_table p "
-							  "WHERE p.partrelid OPERATOR(pg_catalog.=) c.oid "
-							  "AND a.attnum OPERATOR(pg_catalog.=) ANY (p.partattrs::pg_catalog.int2[])) "
-							  "FROM pg_catalog.pg_attribute a "
-							  "JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid "
-							  "WHERE a.atttypid OPERATOR(pg_catalog.=) ANY ($1) "
-							  "AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped "
-							  "AND a.attinhcount OPERATOR(pg_catalog.=) 0 "
-							  "AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,f}'::pg_catalog.\"char\"[]) "
-							  "AND NOT c.relispartition "
-							  "ORDER BY c.oid, a.attnum",
+	if (SPI_execute_with_args("SELECT *, pg_catalog.bool_or(partkey) OVER (PARTITION BY oid) FROM ("
+							  "SELECT c.oid, a.attname::pg_catalog.text, a.atttypid,"
+							  " c.relkind OPERATOR(pg_catalog.=) 'p' AND (EXISTS (SELECT"
+							  " FROM pg_catalog.pg_partitioned_table p WHERE p.partrelid OPERATOR(pg_catalog.=) c.oid"
+							  " AND a.attnum OPERATOR(pg_catalog.=) ANY (p.partattrs::pg_catalog.int2[]))"
+							  " OR EXISTS (SELECT FROM pg_catalog.pg_depend d"
+							  " WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  " AND d.objid OPERATOR(pg_catalog.=) c.oid AND d.objsubid OPERATOR(pg_catalog.=) a.attnum"
+							  " AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass"
+							  " AND d.refobjid OPERATOR(pg_catalog.=) c.oid AND d.refobjsubid OPERATOR(pg_catalog.=) 0"
+							  " AND d.deptype OPERATOR(pg_catalog.=) 'i')) AS partkey,"
+							  " a.attinhcount OPERATOR(pg_catalog.=) 0 AND NOT c.relispartition, a.attnum"
+							  " FROM pg_catalog.pg_attribute a"
+							  " JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) a.attrelid"
+							  " WHERE a.atttypid OPERATOR(pg_catalog.=) ANY ($1)"
+							  " AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+							  " AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,p,f}'::pg_catalog.\"char\"[])) s"
+							  " ORDER BY oid, attnum",
 							  1, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not list the adjkey columns");
 	tt = SPI_tuptable;
@@ -1022,17 +1088,18 @@ plan_columns(UninstallState *ps)
 
 		if (rel_goes_away(ps, rel))
 			continue;
+		if (DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull)))
+		{
+			refuse_partition_key(ps, rel, SPI_getvalue(tt->vals[i], tt->tupdesc, 2));
+			continue;
+		}
+		if (!DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 5, &isnull)) ||
+			DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 7, &isnull)))
+			continue;			/* changed with its parent, or its table refused */
 		col = palloc(sizeof(UninstallColumn));
 		col->rel = rel;
 		col->name = SPI_getvalue(tt->vals[i], tt->tupdesc, 2);
 		col->array = get_element_type(DatumGetObjectId(SPI_getbinval(tt->vals[i], tt->tupdesc, 3, &isnull))) != InvalidOid;
-		if (DatumGetBool(SPI_getbinval(tt->vals[i], tt->tupdesc, 4, &isnull)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("column \"%s\" of table %s is in its partition key", col->name,
-							adjlist_qualified_name(rel)),
-					 errdetail("PostgreSQL cannot change the type of a column a table is partitioned by, and the bounds of its partitions are adjkey values."),
-					 errhint("Move the rows into a table partitioned by a text column (or detach the partitions and make them plain tables), then run adjlist_uninstall() again.")));
 		if (!adjlist_rel_ownercheck(rel, GetUserId()))
 			ereport(ERROR,
 					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -1040,6 +1107,7 @@ plan_columns(UninstallState *ps)
 							get_rel_name(rel), col->name),
 					 errhint("Run adjlist_uninstall() as a superuser, or as a role that owns every table with adjkey columns.")));
 		col->owner = statement_owner(rel);
+		col->sql = column_statement(col);
 		ps->plan->columns = lappend(ps->plan->columns, col);
 	}
 }
@@ -1068,7 +1136,9 @@ refuse_all(UninstallState *ps)
 					list_length(ps->refused), list_length(ps->refused) == 1 ? "" : "s",
 					list_length(ps->refused) == 1 ? "s" : ""),
 			 errdetail("%s", detail.data),
-			 errhint("Drop these objects, or redefine them without adjlist's types, functions and operators, then call adjlist_uninstall() again. Nothing was changed.")));
+			 errhint("Drop these objects, or redefine them without adjlist's types, functions and operators, then call adjlist_uninstall() again.%s Nothing was changed.",
+					 ps->partition_keys ?
+					 " A table partitioned by a key column cannot be changed in place: create a copy partitioned by the column as text (CREATE TABLE t_text (pk text, ...) PARTITION BY HASH (pk), and its partitions), INSERT INTO t_text SELECT * FROM t, DROP TABLE t, ALTER TABLE t_text RENAME TO t." : "")));
 }
 
 UninstallPlan *
