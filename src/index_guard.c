@@ -1022,7 +1022,7 @@ recheck(Oid relid)
 	{
 		registry_invalidate(base);
 		CommandCounterIncrement();
-		(void) registry_lookup(base);
+		registry_check_ddl(base);
 	}
 }
 
