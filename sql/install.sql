@@ -110,6 +110,65 @@ SELECT "Graph Ext".put_edge('e', 'USER#y', 'FOLLOWS#USER#3');
 SELECT count(*) AS drift FROM "Graph Ext".verify_inverted_index('e_inverted');
 
 --
+-- 2b. Renaming the extension's schema (ALTER SCHEMA ... RENAME): every
+-- session, one that used adjlist before the rename as well as a new one,
+-- generates its SQL with the new name, and a sparse index's predicate
+-- (which names adjlist's ^@) is written again with it.  Relocating the
+-- extension (ALTER EXTENSION ... SET SCHEMA) stays refused.
+--
+CREATE TABLE s (pk "Graph Ext".adjkey, sk "Graph Ext".adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO s VALUES ('USER#a', 'FOLLOWS#USER#b', NULL), ('USER#a', 'LIKES#POST#1', NULL);
+SELECT "Graph Ext".create_inverted_index('s', predicate => $$sk ^@ 'FOLLOWS#'$$, index_name => 's_follows');
+-- a session that did not create the index, warm: its caches hold the old name
+\c
+SELECT count(*) FROM "Graph Ext".query('s_follows', 'FOLLOWS#USER#b');
+SELECT count(*) AS drift FROM "Graph Ext".verify_inverted_index('s_follows');
+SELECT count(*) FROM "Graph Ext".reverse_neighbors('e', 'USER#3', 'FOLLOWS#');
+ALTER SCHEMA "Graph Ext" RENAME TO "Graph";
+SELECT indexrel, predicate FROM "Graph".adjlist_inverted_indexes WHERE indexrel = 's_follows'::regclass;
+-- the same session
+SELECT sort_key FROM "Graph".query('s_follows', 'FOLLOWS#USER#b');
+SELECT sort_key FROM "Graph".query('e', 'USER#x');
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('s_follows');
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('e_inverted');
+SELECT neighbor FROM "Graph".neighbors('s', 'USER#a', 'FOLLOWS#');
+SELECT count(*) FROM "Graph".reverse_neighbors('e', 'USER#3', 'FOLLOWS#');
+SELECT "Graph".put_edge('s', 'USER#c', 'FOLLOWS#USER#b');
+INSERT INTO s VALUES ('USER#d', 'FOLLOWS#USER#b', NULL), ('USER#d', 'LIKES#POST#1', NULL);
+INSERT INTO e VALUES ('USER#z', 'FOLLOWS#USER#3', NULL);
+SELECT pk, sk FROM s_follows ORDER BY 1, 2;
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('s_follows');
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('e_inverted');
+-- a new session
+\c
+SELECT sort_key FROM "Graph".query('s_follows', 'FOLLOWS#USER#b');
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('s_follows');
+SELECT count(*) FROM "Graph".reverse_neighbors('e', 'USER#3', 'FOLLOWS#');
+SELECT neighbor FROM "Graph".neighbors('s', 'USER#d', 'FOLLOWS#');
+SELECT "Graph".put_edge('s', 'USER#e', 'FOLLOWS#USER#b');
+DELETE FROM s WHERE pk OPERATOR("Graph".=) 'USER#c';
+DELETE FROM e WHERE pk OPERATOR("Graph".=) 'USER#z';
+SELECT pk, sk FROM s_follows ORDER BY 1, 2;
+-- a rename in a transaction that rolls back leaves the old name in use
+BEGIN;
+ALTER SCHEMA "Graph" RENAME TO "Graph Tmp";
+SELECT count(*) FROM "Graph Tmp".query('s_follows', 'FOLLOWS#USER#b');
+ROLLBACK;
+SELECT count(*) FROM "Graph".query('s_follows', 'FOLLOWS#USER#b');
+SELECT count(*) AS drift FROM "Graph".verify_inverted_index('s_follows');
+\set VERBOSITY terse
+ALTER EXTENSION adjlist SET SCHEMA public;
+\set VERBOSITY default
+-- and back, in the same session
+ALTER SCHEMA "Graph" RENAME TO "Graph Ext";
+SELECT predicate FROM "Graph Ext".adjlist_inverted_indexes WHERE indexrel = 's_follows'::regclass;
+SELECT "Graph Ext".put_edge('s', 'USER#f', 'FOLLOWS#USER#b');
+SELECT count(*) FROM "Graph Ext".query('s_follows', 'FOLLOWS#USER#b');
+SELECT count(*) AS drift FROM "Graph Ext".verify_inverted_index('s_follows');
+SELECT "Graph Ext".drop_inverted_index('s_follows');
+DROP TABLE s;
+
+--
 -- 3. Uninstalling: DROP EXTENSION without CASCADE refuses and says why;
 -- adjlist_uninstall() drops the inverted indexes and turns the keys into
 -- text, and then DROP EXTENSION keeps every row

@@ -8,7 +8,8 @@
  * registry table are looked up once per session from the catalogs (never
  * through search_path) and kept until a relcache invalidation touches the
  * registry table, which is what dropping and re-creating the extension
- * sends.  Nothing here is built from user input: quoted names come from
+ * sends, or a change of a schema (ALTER SCHEMA ... RENAME of the
+ * extension's own) touches the name it holds.  Nothing here is built from user input: quoted names come from
  * the catalogs, and operators are spelled OPERATOR(schema.op), so the SQL
  * the other modules generate means the same thing whatever search_path
  * the caller has.
@@ -48,6 +49,7 @@
 #include "graph.h"
 #include "index_sync_check.h"
 #include "index_write.h"
+#include "plan_cache.h"
 #include "query_table.h"
 #include "registry.h"
 #include "table_options.h"
@@ -97,15 +99,40 @@ catalog_proc_callback(Datum arg, int cacheid, uint32 hashvalue)
 }
 
 /*
- * A change of a schema (a rename changes the qualified names cached in
- * statements) or of an operator class (the ordering operators query()
- * uses): the caches that hold such names are built again.
+ * A change of an operator class (the ordering operators query() uses):
+ * the caches that hold them are built again.
  */
 static void
-catalog_syscache_callback(Datum arg, int cacheid, uint32 hashvalue)
+catalog_opclass_callback(Datum arg, int cacheid, uint32 hashvalue)
 {
 	graph_meta_relcache_invalidate(InvalidOid);
 	query_table_relcache_invalidate(InvalidOid);
+}
+
+/*
+ * A change of any schema's row: a rename changes the qualified names that
+ * generated SQL holds, the extension's own schema among them (ALTER SCHEMA
+ * ... RENAME of it is allowed; ALTER EXTENSION ... SET SCHEMA is refused).
+ * Whichever schema it was, everything built from a schema name is built
+ * again at its next use: the catalog (its quoted schema name), the caches
+ * of statements and the saved plans keyed by their text, which would
+ * otherwise keep naming the old schema and fail (3F000) when re-planned.
+ * The hash value is not compared with the extension schema's: user
+ * schemas' names are in the cached SQL too, and schemas change rarely.
+ *
+ * Nothing is read here (an invalidation may arrive in the middle of a
+ * catalog lookup); the catalog is only marked stale, even while it is
+ * being built, so that a rename committed meanwhile is not lost.  A rename
+ * in a transaction that rolls back is undone the same way: at abort, core
+ * replays the transaction's own invalidations in this backend.
+ */
+static void
+catalog_namespace_callback(Datum arg, int cacheid, uint32 hashvalue)
+{
+	stale = true;
+	graph_meta_relcache_invalidate(InvalidOid);
+	query_table_relcache_invalidate(InvalidOid);
+	adjlist_plan_cache_invalidate();
 }
 
 Oid
@@ -124,8 +151,8 @@ void
 adjlist_catalog_init(void)
 {
 	CacheRegisterRelcacheCallback(catalog_relcache_callback, (Datum) 0);
-	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_syscache_callback, (Datum) 0);
-	CacheRegisterSyscacheCallback(CLAOID, catalog_syscache_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(NAMESPACEOID, catalog_namespace_callback, (Datum) 0);
+	CacheRegisterSyscacheCallback(CLAOID, catalog_opclass_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(PROCOID, catalog_proc_callback, (Datum) 0);
 }
 

@@ -1027,7 +1027,7 @@ recheck(Oid relid)
 	{
 		registry_invalidate(base);
 		CommandCounterIncrement();
-		(void) registry_lookup(base);
+		registry_check_ddl(base);
 	}
 }
 

@@ -19,6 +19,11 @@
  * cached plan is running, so a nested call (a policy or a trigger calling
  * adjlist while adjlist runs a plan) never frees a plan in use.
  *
+ * Emptied too after a schema changed (adjlist_plan_cache_invalidate(),
+ * from catalog.c's callback), at the same safe point: a rename leaves the
+ * plans of texts that name the old schema behind, which nothing would run
+ * again, and which would fail if re-planned (core re-analyses the text).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -49,6 +54,7 @@ typedef struct PlanEntry
 static HTAB *plan_cache = NULL;
 static MemoryContext plan_cxt = NULL;
 static int	plans_running = 0;
+static bool reset_pending = false;
 static const AdjlistPlanCheck *plan_check = NULL;
 
 static uint32
@@ -96,8 +102,10 @@ adjlist_plan(const char *sql, int nargs, const Oid *argtypes)
 	SPIPlanPtr	plan;
 
 	if (plan_cache != NULL && plans_running == 0 &&
-		hash_get_num_entries(plan_cache) >= PLAN_CACHE_MAX)
+		(reset_pending || hash_get_num_entries(plan_cache) >= PLAN_CACHE_MAX))
 		plan_cache_reset();
+	if (plans_running == 0)
+		reset_pending = false;
 	if (plan_cache == NULL)
 	{
 		HASHCTL		ctl;
@@ -129,6 +137,12 @@ adjlist_plan(const char *sql, int nargs, const Oid *argtypes)
 	e = hash_search(plan_cache, &key, HASH_ENTER, &found);
 	e->plan = plan;
 	return plan;
+}
+
+void
+adjlist_plan_cache_invalidate(void)
+{
+	reset_pending = true;
 }
 
 const AdjlistPlanCheck *

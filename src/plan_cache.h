@@ -20,6 +20,12 @@
 extern SPIPlanPtr adjlist_plan(const char *sql, int nargs, const Oid *argtypes);
 
 /*
+ * Have the cache emptied at its next use where no cached plan is running
+ * (after a schema changed).  Safe in an invalidation callback.
+ */
+extern void adjlist_plan_cache_invalidate(void);
+
+/*
  * SPI_execute_plan() of a plan from adjlist_plan(); the plan cannot be
  * evicted while it runs, even by a nested call.  Checks the result code.
  */

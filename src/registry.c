@@ -89,6 +89,9 @@ typedef struct RegistryEntry
 	TableIndexes ti;			/* unchecked */
 	char	   *problem;		/* why an index cannot be used, or NULL */
 	char	   *problem_detail;
+	char	   *problem_ddl;	/* the same, said of the DDL that caused it
+								 * (a column dropped or renamed), or NULL */
+	char	   *problem_ddl_detail;
 	Oid			problem_index;
 } RegistryEntry;
 
@@ -486,12 +489,22 @@ registry_read(Oid baserel, IndexDef **out)
  * ----------------------------------------------------------------------
  */
 
-/* A problem found by check_index(): message and detail, or NULL. */
+/*
+ * A problem found by check_index(): message and detail, or NULL; and for a
+ * column of the base table the index uses that the table lacks, the same
+ * said of the DDL that dropped or renamed it (registry_check_ddl()), which
+ * is refused before it takes effect: there the index does use the column,
+ * and the fix is to keep the column or drop the index first.
+ */
 typedef struct IndexProblem
 {
 	char	   *msg;
 	char	   *detail;
+	char	   *ddl_msg;
+	char	   *ddl_detail;
 } IndexProblem;
+
+#define DDL_COLUMN_DETAIL "A column that an inverted index uses (a key, projected, expiry or predicate column) cannot be dropped or renamed."
 
 static bool
 problem(IndexProblem *p, char *msg, char *detail)
@@ -499,6 +512,18 @@ problem(IndexProblem *p, char *msg, char *detail)
 	p->msg = msg;
 	p->detail = detail;
 	return false;
+}
+
+/*
+ * problem() for column colname of the base table, which the table does not
+ * have: after DDL, the DDL dropped or renamed a column the index uses.
+ */
+static bool
+column_problem(IndexProblem *p, char *msg, char *detail, char *ddl_msg, const char *ddl_detail)
+{
+	p->ddl_msg = ddl_msg;
+	p->ddl_detail = detail ? psprintf("%s %s", ddl_detail, detail) : pstrdup(ddl_detail);
+	return problem(p, msg, detail);
 }
 
 /* A user table adjlist may write: not a catalog, not in a system schema. */
@@ -671,9 +696,12 @@ check_predicate(const IndexDef *d, const char *idxname, const char *basename, In
 
 	foreach(lc, index_predicate_columns(d->predicate))
 		if (!OidIsValid(column_type(d->baserel, (char *) lfirst(lc))))
-			return problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
-									   idxname, (char *) lfirst(lc), basename),
-						   psprintf("The predicate is: %s", d->predicate));
+			return column_problem(p, psprintf("the predicate of inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+											  idxname, (char *) lfirst(lc), basename),
+								  psprintf("The predicate is: %s", d->predicate),
+								  psprintf("the predicate of inverted index \"%s\" uses column \"%s\" of table \"%s\"",
+										   idxname, (char *) lfirst(lc), basename),
+								  DDL_COLUMN_DETAIL);
 	if (d->predicate_expr == NULL)
 		return problem(p, psprintf("the predicate of inverted index \"%s\" is not bound to the objects it names",
 								   idxname),
@@ -725,8 +753,11 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		Oid			it = column_type(d->indexrel, d->colnames[i]);
 
 		if (!OidIsValid(bt))
-			return problem(p, psprintf("inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
-									   idxname, d->colnames[i], basename), NULL);
+			return column_problem(p, psprintf("inverted index \"%s\" uses column \"%s\", which table \"%s\" does not have",
+											  idxname, d->colnames[i], basename), NULL,
+								  psprintf("inverted index \"%s\" uses column \"%s\" of table \"%s\"",
+										   idxname, d->colnames[i], basename),
+								  DDL_COLUMN_DETAIL);
 		if (!OidIsValid(it))
 			return problem(p, psprintf("inverted index \"%s\" has no column \"%s\"",
 									   idxname, d->colnames[i]), NULL);
@@ -745,8 +776,11 @@ check_index(IndexDef *d, Oid base_owner, const char *basename, IndexProblem *p)
 		return problem(p, msg, detail);
 	for (int i = 0; i < d->nbasekey; i++)
 		if (!OidIsValid(column_type(d->baserel, d->base_key[i])))
-			return problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
-									   basename, d->base_key[i]), NULL);
+			return column_problem(p, psprintf("table \"%s\" has no column \"%s\" of its registered key",
+											  basename, d->base_key[i]), NULL,
+								  psprintf("inverted index \"%s\" uses column \"%s\" of table \"%s\"",
+										   idxname, d->base_key[i], basename),
+								  "A column of the key registered for a table's inverted indexes cannot be dropped or renamed.");
 	if (d->predicate != NULL && !check_predicate(d, idxname, basename, p))
 		return false;
 	if (OidIsValid(d->counterrel))
@@ -783,6 +817,8 @@ entry_release(RelCacheEntry *head)
 	e->ti.indexes = NULL;
 	e->problem = NULL;
 	e->problem_detail = NULL;
+	e->problem_ddl = NULL;
+	e->problem_ddl_detail = NULL;
 	e->problem_index = InvalidOid;
 }
 
@@ -834,7 +870,7 @@ entry_build(RegistryEntry *e)
 	for (int i = 0; i < n; i++)
 	{
 		IndexDef   *d = &defs[i];
-		IndexProblem p = {NULL, NULL};
+		IndexProblem p = {NULL, NULL, NULL, NULL};
 
 		d->coltypes = palloc0(sizeof(Oid) * d->ncols);
 		d->typlens = palloc0(sizeof(int16) * d->ncols);
@@ -843,6 +879,8 @@ entry_build(RegistryEntry *e)
 		{
 			e->problem = p.msg;
 			e->problem_detail = p.detail;
+			e->problem_ddl = p.ddl_msg;
+			e->problem_ddl_detail = p.ddl_detail;
 			e->problem_index = d->indexrel;
 		}
 	}
@@ -968,6 +1006,20 @@ registry_lookup(Oid relid)
 				 e->problem_detail ? errdetail("%s", e->problem_detail) : 0,
 				 errhint("Repair the index table, or drop the index with drop_inverted_index() and create it again.")));
 	return copy_entry(e);
+}
+
+void
+registry_check_ddl(Oid relid)
+{
+	RegistryEntry *e = entry_get(relid);
+
+	if (e->problem_ddl != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s", e->problem_ddl),
+				 errdetail("%s", e->problem_ddl_detail),
+				 errhint("Keep the column, or drop the index with drop_inverted_index() first and create it again after the change.")));
+	(void) registry_lookup(relid);
 }
 
 bool

@@ -78,6 +78,13 @@ extern TableIndexes *registry_lookup(Oid relid);
 extern TableIndexes *registry_lookup_unchecked(Oid relid);
 
 /*
+ * The checks of registry_lookup(), run after DDL on relid's tables (the
+ * DDL is refused by the error): a column that an index uses and the DDL
+ * dropped or renamed is reported as such, with the index that uses it.
+ */
+extern void registry_check_ddl(Oid relid);
+
+/*
  * Why the unique indexes of index table indexrel (or of a partition of it)
  * could refuse or silently lose index rows whose keys differ: a primary key
  * other than exactly the key columns colnames[0..nkeys-1], in that order, an
