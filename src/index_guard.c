@@ -745,6 +745,24 @@ start_alter_trigger(Node *stmt)
 }
 
 /*
+ * ALTER TABLE ... RENAME COLUMN of an index or counter table, by its owner
+ * (anyone else is refused by the command), is refused before it happens,
+ * as the rest of ALTER TABLE on such a table is (start_alter_table()): the
+ * index is read and written by its column names.
+ */
+static void
+start_rename_column(RenameStmt *stmt)
+{
+	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			base;
+
+	if (OidIsValid(relid) && !index_writes_allowed() &&
+		adjlist_rel_ownercheck(relid, GetUserId()) &&
+		OidIsValid(base = registry_base_of_index(relid)))
+		refuse_derived(relid, base);
+}
+
+/*
  * DETACH PARTITION (not CONCURRENTLY) of a partition of relid: its rows
  * leave the index now, read through the base table while the partition is
  * still in it (base_scan.c), which the base table's owner may do whoever
@@ -937,6 +955,9 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 		start_drop_index((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt))
 		start_drop((DropStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, RenameStmt) &&
+			 ((RenameStmt *) ev->parsetree)->renameType == OBJECT_COLUMN)
+		start_rename_column((RenameStmt *) ev->parsetree);
 	else
 		start_alter_trigger(ev->parsetree);
 	PG_RETURN_VOID();
