@@ -9,10 +9,10 @@
  * through search_path) and kept until a relcache invalidation touches the
  * registry table, which is what dropping and re-creating the extension
  * sends, or a change of a schema (ALTER SCHEMA ... RENAME of the
- * extension's own) touches the name it holds.  Nothing here is built from user input: quoted names come from
- * the catalogs, and operators are spelled OPERATOR(schema.op), so the SQL
- * the other modules generate means the same thing whatever search_path
- * the caller has.
+ * extension's own) touches the name it holds.  Nothing here is built from
+ * user input: quoted names come from the catalogs, and operators are
+ * spelled OPERATOR(schema.op), so the SQL the other modules generate means
+ * the same thing whatever search_path the caller has.
  *
  *-------------------------------------------------------------------------
  */
