@@ -200,7 +200,10 @@ adjlist_index_counts(PG_FUNCTION_ARGS)
  *
  * Rows are compared column by column in their text form (1.0 and 1.00
  * differ), or, typed, with their types' equality where they have one (a
- * build's validation, where the index's values are copies of the table's).  No anonymous record is built: on Citus the index table's rows
+ * build's validation, where the index's values are copies of the table's).
+ * Under a deferrable key (a multiset) the rows of one key are numbered in
+ * the order of their text form on each side and paired by number, so a key
+ * held twice by both sides alike is no difference.  No anonymous record is built: on Citus the index table's rows
  * are first gathered on the coordinator (the materialized CTE), and no
  * record type travels between nodes.
  */
@@ -215,6 +218,7 @@ diff_rows_sql(const IndexDef *ix, bool by_type)
 	StringInfoData on;
 	StringInfoData differ;
 	StringInfoData typed;
+	const char *window = "";
 
 	initStringInfo(&cols);
 	initStringInfo(&ecols);
@@ -251,8 +255,28 @@ diff_rows_sql(const IndexDef *ix, bool by_type)
 	}
 	for (int i = 0; i < ix->ncols; i++)
 		appendStringInfo(&typed, ", a.%s", quote_identifier(ix->colnames[i]));
-	return psprintf("WITH a AS %s(SELECT %s, true AS adjlist_present FROM %s), "
-					"e AS (SELECT *, true AS adjlist_present FROM %s.adjlist_index_rows("
+	if (index_writer_key_deferrable(ix->indexrel, ix->colnames, ix->nkeys))
+	{
+		/* a multiset: the rows of one key paired in order, not crossed */
+		StringInfoData part;
+		StringInfoData ord;
+
+		initStringInfo(&part);
+		initStringInfo(&ord);
+		for (int i = 0; i < ix->ncols; i++)
+		{
+			const char *c = quote_identifier(ix->colnames[i]);
+
+			if (i < ix->nkeys)
+				appendStringInfo(&part, "%s%s", i ? ", " : "", c);
+			appendStringInfo(&ord, "%s%s::pg_catalog.text", i ? ", " : "", c);
+		}
+		window = psprintf(", pg_catalog.row_number() OVER (PARTITION BY %s ORDER BY %s) AS adjlist_n",
+						  part.data, ord.data);
+		appendStringInfoString(&on, " AND e.adjlist_n OPERATOR(pg_catalog.=) a.adjlist_n");
+	}
+	return psprintf("WITH a AS %s(SELECT %s, true AS adjlist_present%s FROM %s), "
+					"e AS (SELECT *, true AS adjlist_present%s FROM %s.adjlist_index_rows("
 					"%u::pg_catalog.oid::pg_catalog.regclass) AS er(%s)) "
 					"SELECT CASE WHEN a.adjlist_present IS NULL THEN 'missing' "
 					"WHEN e.adjlist_present IS NULL THEN 'extra' ELSE 'stale' END::pg_catalog.text, "
@@ -261,7 +285,8 @@ diff_rows_sql(const IndexDef *ix, bool by_type)
 					"CASE WHEN a.adjlist_present THEN pg_catalog.jsonb_build_object(%s) END%s "
 					"FROM e FULL JOIN a ON %s "
 					"WHERE a.adjlist_present IS NULL OR e.adjlist_present IS NULL%s",
-					by_type ? "" : "MATERIALIZED ", cols.data, adjlist_qualified_name(ix->indexrel),
+					by_type ? "" : "MATERIALIZED ", cols.data, window,
+					adjlist_qualified_name(ix->indexrel), window,
 					adjlist_catalog()->nspname, ix->indexrel, ecols.data,
 					key.data, exp.data, act.data, typed.data, on.data, differ.data);
 }

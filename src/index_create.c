@@ -547,15 +547,20 @@ adopt_index_table(CreatePlan *p)
 
 /*
  * The primary key of the index table: its key columns, deferrable when the
- * base table's key is (then both may hold a key twice until commit).
+ * base table's key is (then both may hold a key twice until commit), and
+ * then always initially deferred, whatever the base's is.  SET CONSTRAINTS
+ * naming the base table's key defers that key alone: an index key checked
+ * at the end of each statement would then raise a unique violation for a
+ * duplicate that the base table holds until commit.  Checked at commit it
+ * loses nothing: the index holds the base table's rows as a multiset, so it
+ * holds a key twice only while the base does, and the base's own check,
+ * immediate or deferred, comes no later than the index's.
  */
 static char *
 primary_key_sql(CreatePlan *p)
 {
 	return psprintf("PRIMARY KEY (%s)%s", admin_name_list(p->cols, p->nkeys),
-					!p->pk_deferrable ? "" :
-					p->pk_deferred ? " DEFERRABLE INITIALLY DEFERRED" :
-					" DEFERRABLE INITIALLY IMMEDIATE");
+					p->pk_deferrable ? " DEFERRABLE INITIALLY DEFERRED" : "");
 }
 
 /*
