@@ -22,6 +22,7 @@ OBJS = \
 	src/index_write.o \
 	src/index_sync.o \
 	src/index_sync_check.o \
+	src/index_sync_truncate.o \
 	src/sync_guard.o \
 	src/index_admin.o \
 	src/index_create.o \
