@@ -451,7 +451,9 @@ FROM (VALUES ('k_domain', '{"pk": "A", "sk": "B#1", "v": 0}'), ('k_enum', '{"pk"
 -- the primary key index is read in its order (no sort); the varchar key is
 -- compared as text, its operators' type
 SET enable_seqscan = off;
-SELECT * FROM explain_query('k_varchar', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "y"}');
+-- (an InitPlan's value is $0 up to PostgreSQL 16, (InitPlan 1).col1 from 17)
+SELECT regexp_replace(regexp_replace(e, ' \(returns \$0\)', ''), '\(InitPlan 1\)\.col1', '$0', 'g') AS plan
+FROM explain_query('k_varchar', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "y"}') e;
 SELECT * FROM explain_query('k_enum_inverted', 'B#1', backward => true, lim => 2);
 RESET enable_seqscan;
 
@@ -481,7 +483,8 @@ SELECT t, (SELECT string_agg(q.sort_key || ' ' || (q.key ->> 'v'), ', ') FROM qu
 FROM unnest('{k_enum,k_desc}'::regclass[]) t;
 SELECT key FROM query('k_desc', 'A', '=', 'B#1', exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "blue"}');
 SET enable_seqscan = off;
-SELECT * FROM explain_query('k_desc', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "blue"}');
+SELECT regexp_replace(regexp_replace(e, ' \(returns \$0\)', ''), '\(InitPlan 1\)\.col1', '$0', 'g') AS plan
+FROM explain_query('k_desc', 'A', lim => 2, exclusive_start_key => '{"pk": "A", "sk": "B#1", "v": "blue"}') e;
 RESET enable_seqscan;
 -- (a primary key cannot name another class than the default: PostgreSQL
 -- refuses one over an index of text_pattern_ops)
