@@ -1628,6 +1628,80 @@ SELECT adjsec_util.clean(NULL, $$
 $$) AS forged_key_column_readded;
 
 --
+-- 13. Cache memory under a nested call.  query() and its relatives keep the
+-- key of their table while user code runs: the input function of an extra
+-- key column's type, here a domain whose CHECK calls a function of the
+-- caller's.  That function invalidates the table's cached entry (ALTER
+-- TABLE ... SET, a schema created and dropped) or fills the cache past its
+-- bound (256 tables) and calls query() again, which builds the entry again
+-- and frees what the outer call held.  Each call must return its rows; a
+-- crash here ends this test.  A role with nothing but TEMP can do all of
+-- it but the schema (CREATE on the database, granted for that case only).
+--
+SET ROLE regress_adjsec_temp;
+CREATE FUNCTION pg_temp.nest(int) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE
+	how text := current_setting('adjsec.nest', true);
+BEGIN
+	IF coalesce(how, '') = '' THEN
+		RETURN true;
+	END IF;
+	PERFORM set_config('adjsec.nest', '', false);
+	IF how = 'alter' THEN
+		ALTER TABLE pg_temp.qt SET (fillfactor = 90);
+	ELSIF how = 'schema' THEN
+		CREATE SCHEMA adjsec_nest;
+		DROP SCHEMA adjsec_nest;
+	ELSIF how = 'flood' THEN
+		FOR i IN 1..260 LOOP
+			PERFORM count(*) FROM query(format('pg_temp.qf%s', i)::regclass, 'A');
+		END LOOP;
+	END IF;
+	PERFORM count(*) FROM query('pg_temp.qt', 'A', '>=', 'B');	-- builds it again
+	PERFORM count(*) FROM query('pg_temp.qt2', 'A', '>=', 'B');	-- reuses the memory
+	RETURN true;
+END $$;
+CREATE DOMAIN pg_temp.nestd AS int CHECK (pg_temp.nest(VALUE));
+CREATE TEMP TABLE qt (pk adjkey, sk adjkey, v pg_temp.nestd, PRIMARY KEY (pk, sk, v));
+CREATE TEMP TABLE qt2 (a adjkey, b adjkey, c text, e text, PRIMARY KEY (a, b, c, e));
+INSERT INTO qt VALUES ('A', 'B', 1), ('A', 'C', 2), ('A', 'D', 3);
+DO $$
+BEGIN
+	FOR i IN 1..260 LOOP
+		EXECUTE format('CREATE TEMP TABLE qf%s (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk))', i);
+	END LOOP;
+END $$;
+SELECT count(*) AS cached FROM query('pg_temp.qt', 'A', '>=', 'B');
+SELECT set_config('adjsec.nest', 'alter', false) AS nest;
+SELECT sort_key, key FROM query('pg_temp.qt', 'A', '>=', 'B', NULL, false, 10, '{"pk":"A","sk":"B","v":1}');
+SELECT set_config('adjsec.nest', 'alter', false) AS nest;
+SELECT * FROM query_count_page('pg_temp.qt', 'A', '>=', 'B', NULL, false, 1, '{"pk":"A","sk":"B","v":1}');
+SELECT set_config('adjsec.nest', 'alter', false) AS nest;
+SELECT query_count('pg_temp.qt', 'A', '>=', 'B', NULL, false, NULL, '{"pk":"A","sk":"B","v":1}');
+SELECT set_config('adjsec.nest', 'alter', false) AS nest;
+SELECT count(*) AS plan_lines FROM explain_query('pg_temp.qt', 'A', '>=', 'B', NULL, true, 10, '{"pk":"A","sk":"D","v":3}');
+SELECT set_config('adjsec.nest', 'flood', false) AS nest;
+SELECT sort_key, key FROM query('pg_temp.qt', 'A', '>=', 'B', NULL, true, 10, '{"pk":"A","sk":"D","v":3}');
+SELECT set_config('adjsec.nest', 'flood', false) AS nest;
+SELECT * FROM query_count_page('pg_temp.qt', 'A', NULL, NULL, NULL, false, 1, '{"pk":"A","sk":"B","v":1}');
+RESET ROLE;
+DO $$
+BEGIN
+	EXECUTE format('GRANT CREATE ON DATABASE %I TO regress_adjsec_temp', current_database());
+END $$;
+SET ROLE regress_adjsec_temp;
+SELECT set_config('adjsec.nest', 'schema', false) AS nest;
+SELECT sort_key, key FROM query('pg_temp.qt', 'A', '>=', 'B', NULL, false, 10, '{"pk":"A","sk":"B","v":1}');
+SELECT set_config('adjsec.nest', 'schema', false) AS nest;
+SELECT query_count('pg_temp.qt', 'A', '>=', 'B', NULL, false, 5, '{"pk":"A","sk":"B","v":1}');
+RESET ROLE;
+DO $$
+BEGIN
+	EXECUTE format('REVOKE CREATE ON DATABASE %I FROM regress_adjsec_temp', current_database());
+END $$;
+SELECT count(*) AS nest_schema_left FROM pg_namespace WHERE nspname = 'adjsec_nest';
+
+--
 -- Cleanup
 --
 DROP SCHEMA adjsec, adjsec_shared, adjsec_rls CASCADE;

@@ -1021,14 +1021,14 @@ adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, bo
 				 errmsg("table \"%s\" is not keyed by two adjkey columns", get_rel_name(relid)),
 				 errdetail("An item is read by its partition and sort key; this table's key has %d columns.",
 						   q->ncols)));
-	/* (copies: the cache entry may be rebuilt by a nested call) */
-	keycols[0] = pstrdup(q->cols[0]);
-	keycols[1] = pstrdup(q->cols[1]);
+	/* q is the caller's copy; o's strings are copied */
+	keycols[0] = q->cols[0];
+	keycols[1] = q->cols[1];
 	*payload = o->payload_attno != InvalidAttrNumber ? pstrdup(quote_identifier(o->payload)) : NULL;
 	*is_index = q->is_index;
 	if (limited != NULL)
 		*limited = q->limited;
-	*live = pstrdup(q->live ? q->live : "true");
+	*live = q->live ? q->live : pstrdup("true");
 }
 
 /*

@@ -15,7 +15,10 @@
 /*
  * The saved plan of sql for the current user (prepared as that user, as
  * ri_triggers.c prepares as the role that executes).  The caller is
- * connected to SPI.
+ * connected to SPI.  Valid until the next call of this where no cached
+ * plan is running, which may empty the cache: run it at once, and look it
+ * up again rather than keep it across anything that may call adjlist (a
+ * statement that fires triggers, an index write).
  */
 extern SPIPlanPtr adjlist_plan(const char *sql, int nargs, const Oid *argtypes);
 

@@ -23,6 +23,13 @@
  * caller's right to read the table is checked on every call, and the plans
  * are keyed by role.
  *
+ * Callers get a copy.  A call keeps its table while user code runs (the
+ * input function of a key column's type, a domain's CHECK, a policy), and
+ * that code may invalidate the entry and call query() again, or fill the
+ * cache to its bound: either frees the entry's memory.  So nothing outside
+ * this file holds a pointer into an entry; the statements remembered with
+ * it are looked up again by the build number the copy carries.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -54,13 +61,18 @@
 
 typedef struct QueryEntry
 {
-	RelCacheEntry head;			/* its cxt owns q and everything it points to */
+	RelCacheEntry head;			/* its cxt owns q, sql and what they point to */
 	bool		ready;			/* false: an index table being built */
+	uint64		build;			/* which build q is (0: none) */
 	QueryTable *q;
+	char	   *sql[QUERY_SHAPES];	/* statements built so far, or NULL */
 } QueryEntry;
 
 static RelCache query_cache = REL_CACHE_INIT("adjlist query tables", QueryEntry,
 											 QUERY_CACHE_MAX, NULL);
+
+/* Builds so far in this backend: numbers every build of an entry. */
+static uint64 query_builds = 0;
 
 void
 query_table_relcache_invalidate(Oid relid)
@@ -326,10 +338,96 @@ query_table_build(Oid relid, bool *ready)
 	return q;
 }
 
+/* n strings of src (NULL ones stay NULL), in the current memory context. */
+static char **
+copy_strs(char **src, int n)
+{
+	char	  **dst = palloc(sizeof(char *) * n);
+
+	for (int i = 0; i < n; i++)
+		dst[i] = src[i] ? pstrdup(src[i]) : NULL;
+	return dst;
+}
+
+static Oid *
+copy_oids(const Oid *src, int n)
+{
+	Oid		   *dst = palloc(sizeof(Oid) * n);
+
+	memcpy(dst, src, sizeof(Oid) * n);
+	return dst;
+}
+
+/*
+ * A copy of an entry's table in the current memory context, which no
+ * rebuild or eviction of the entry frees (see query_table.h).  A few
+ * short strings and arrays: about a microsecond, against the tens of a
+ * call.
+ */
+static QueryTable *
+query_table_copy(const QueryTable *src)
+{
+	QueryTable *q = palloc(sizeof(QueryTable));
+	int			n = src->ncols;
+
+	*q = *src;
+	q->qname = pstrdup(src->qname);
+	q->cols = copy_strs(src->cols, n);
+	q->types = copy_oids(src->types, n);
+	q->opfamilies = copy_oids(src->opfamilies, n);
+	q->opcintypes = copy_oids(src->opcintypes, n);
+	q->lt_sql = copy_strs(src->lt_sql, n);
+	q->gt_sql = copy_strs(src->gt_sql, n);
+	q->eq_sql = copy_strs(src->eq_sql, n);
+	q->cast_sql = copy_strs(src->cast_sql, n);
+	q->type_sql = copy_strs(src->type_sql, n);
+	q->live = src->live ? pstrdup(src->live) : NULL;
+	q->item_sql = pstrdup(src->item_sql);
+	q->key_sql = pstrdup(src->key_sql);
+	return q;
+}
+
+/* Build relid's entry e again, in a memory context of its own. */
+static void
+query_entry_build(QueryEntry *e, Oid relid)
+{
+	MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist query table",
+											  ALLOCSET_SMALL_SIZES);
+	MemoryContext oldcxt;
+	QueryTable *q = NULL;
+	bool		ready = false;
+
+	rel_cache_release(&query_cache, &e->head);
+	e->q = NULL;
+	e->build = 0;
+	memset(e->sql, 0, sizeof(e->sql));
+	oldcxt = MemoryContextSwitchTo(cxt);
+	e->head.valid = true;		/* an invalidation during the build clears it */
+	PG_TRY();
+	{
+		q = query_table_build(relid, &ready);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(cxt);
+		e->head.valid = false;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(oldcxt);
+	e->head.cxt = cxt;
+	e->q = q;
+	e->ready = ready;
+	e->build = q->build = ++query_builds;
+}
+
 QueryTable *
 query_table_get(Oid relid)
 {
 	QueryEntry *e;
+	QueryTable *q;
+	bool		ready;
 
 	graph_require_some_select(relid);
 	LockRelationOid(relid, AccessShareLock);
@@ -339,52 +437,43 @@ query_table_get(Oid relid)
 				 errmsg("relation with OID %u does not exist", relid)));
 	e = (QueryEntry *) rel_cache_enter(&query_cache, relid);
 	if (!e->head.valid)
-	{
-		MemoryContext cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist query table",
-												  ALLOCSET_SMALL_SIZES);
-		MemoryContext oldcxt;
-		QueryTable *q = NULL;
-		bool		ready = false;
-
-		rel_cache_release(&query_cache, &e->head);
-		e->q = NULL;
-		oldcxt = MemoryContextSwitchTo(cxt);
-		e->head.valid = true;	/* an invalidation during the build clears it */
-		PG_TRY();
-		{
-			q = query_table_build(relid, &ready);
-		}
-		PG_CATCH();
-		{
-			MemoryContextSwitchTo(oldcxt);
-			MemoryContextDelete(cxt);
-			e->head.valid = false;
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		MemoryContextSwitchTo(oldcxt);
-		e->head.cxt = cxt;
-		e->q = q;
-		e->ready = ready;
-	}
-	if (!e->ready)
+		query_entry_build(e, relid);
+	/* nothing but the copy is used from here on: e may be freed */
+	q = query_table_copy(e->q);
+	ready = e->ready;
+	if (!ready)
 		registry_not_ready(relid);
-	if (e->q->is_index)
-		registry_require_visible(relid, e->q->index_xmin);
-	return e->q;
+	if (q->is_index)
+		registry_require_visible(relid, q->index_xmin);
+	return q;
+}
+
+/* The entry q was copied from, if it is still that build; else NULL. */
+static QueryEntry *
+query_entry_of(const QueryTable *q)
+{
+	QueryEntry *e = (QueryEntry *) rel_cache_find(&query_cache, q->relid);
+
+	if (e == NULL || e->q == NULL || e->build != q->build)
+		return NULL;
+	return e;
 }
 
 char *
 query_table_sql(QueryTable *q, int shape, char *(*build) (QueryTable *q, const void *arg),
 				const void *arg)
 {
-	Assert(shape >= 0 && shape < QUERY_SHAPES);
-	if (q->sql[shape] == NULL)
-	{
-		char	   *sql = build(q, arg);
+	QueryEntry *e;
+	char	   *sql;
 
-		q->sql[shape] = MemoryContextStrdup(GetMemoryChunkContext(q), sql);
-		return sql;
-	}
-	return pstrdup(q->sql[shape]);
+	Assert(shape >= 0 && shape < QUERY_SHAPES);
+	e = query_entry_of(q);
+	if (e != NULL && e->sql[shape] != NULL)
+		return pstrdup(e->sql[shape]);
+	sql = build(q, arg);
+	/* remembered with the build it was made from, looked up again after */
+	e = query_entry_of(q);
+	if (e != NULL && e->sql[shape] == NULL)
+		e->sql[shape] = MemoryContextStrdup(e->head.cxt, sql);
+	return sql;
 }

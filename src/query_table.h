@@ -52,22 +52,29 @@ typedef struct QueryTable
 								 * over t (table_options.c), or NULL */
 	char	   *item_sql;		/* a row t as a jsonb object: to_jsonb(t) */
 	char	   *key_sql;		/* the key columns of t as a jsonb object */
-	char	   *sql[QUERY_SHAPES];	/* statements built so far, or NULL */
+	uint64		build;			/* the build of the cache entry it was
+								 * copied from (query_table_sql()) */
 } QueryTable;
 
 /*
  * The key of relid, which the caller may SELECT some of: locked
  * (AccessShareLock, to the end of the transaction), then read from the
  * cache, built again after any invalidation of the table, its base table,
- * the registry, the options or a schema.  The result points into the
- * cache: use it before anything runs that could call query() again (a
- * statement: row-level security policies may); copy what outlives that.
+ * the registry, the options or a schema.  The result is a copy in the
+ * caller's memory context, never a pointer into the cache: a caller goes
+ * on using it while user code runs (a type's input function, a domain's
+ * CHECK, a row-level security policy, a trigger), and that code may call
+ * query() again, whose rebuild of an invalidated entry, or start over at
+ * the cache's bound, frees the entry's memory.
  */
 extern QueryTable *query_table_get(Oid relid);
 
 /*
  * The statement of shape for q, built by build(q, arg) on first use and
- * remembered with q; returned in the caller's memory context.
+ * remembered in the cache entry q was copied from, while that entry is
+ * still the same build (a statement of a later build is built again from
+ * that build's table); returned in the caller's memory context.  build
+ * must run no user code.
  */
 extern char *query_table_sql(QueryTable *q, int shape,
 							 char *(*build) (QueryTable *q, const void *arg),

@@ -567,7 +567,7 @@ sweep_body(void *arg)
 	char	   *key = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
 							   t->pk, cat->nspname, t->sk, cat->nspname);
 	char	   *cond = psprintf("%s AND %s", key, a->expired);
-	SPIPlanPtr	lock;
+	char	   *lock;
 	SPITupleTable *found;
 	uint64		nfound;
 	int64		n = 0;
@@ -578,8 +578,7 @@ sweep_body(void *arg)
 						 NULL, NULL, false, 0, SPI_OK_SELECT);
 	found = SPI_tuptable;
 	nfound = SPI_processed;
-	lock = adjlist_plan(psprintf("SELECT 1 FROM %s b WHERE %s FOR UPDATE OF b SKIP LOCKED",
-								 t->qname, cond), 2, types);
+	lock = psprintf("SELECT 1 FROM %s b WHERE %s FOR UPDATE OF b SKIP LOCKED", t->qname, cond);
 	for (uint64 r = 0; r < nfound; r++)
 	{
 		Datum		values[2];
@@ -589,7 +588,12 @@ sweep_body(void *arg)
 		CHECK_FOR_INTERRUPTS();
 		values[0] = SPI_getbinval(found->vals[r], found->tupdesc, 1, &isnull);
 		values[1] = SPI_getbinval(found->vals[r], found->tupdesc, 2, &isnull);
-		adjlist_plan_execute(lock, values, NULL, false, 0, SPI_OK_SELECT);
+		/*
+		 * Its plan looked up each time: the delete before ran triggers and
+		 * index writes, and the next adjlist_plan() where no plan runs may
+		 * empty the cache (plan_cache.h), freeing a plan kept from before.
+		 */
+		adjlist_plan_execute(adjlist_plan(lock, 2, types), values, NULL, false, 0, SPI_OK_SELECT);
 		locked = SPI_processed > 0;
 		SPI_freetuptable(SPI_tuptable);
 		if (locked)
