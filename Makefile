@@ -28,6 +28,7 @@ OBJS = \
 	src/index_create.o \
 	src/index_build.o \
 	src/index_check.o \
+	src/ddl_collected.o \
 	src/index_guard.o \
 	src/index_persistence.o \
 	src/index_restore.o \

@@ -26,6 +26,7 @@
 \set SHOW_CONTEXT never
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS dt CASCADE;
+DROP SCHEMA IF EXISTS dt_elsewhere CASCADE;
 DROP ROLE IF EXISTS regress_dt_dba;
 DROP ROLE IF EXISTS regress_dt_other;
 RESET client_min_messages;
@@ -636,6 +637,72 @@ SET session_replication_role = replica;
 INSERT INTO dt.rp VALUES ('A#1', 'F#1');
 RESET session_replication_role;
 \set VERBOSITY terse
+
+--
+-- OWNER TO and SET LOGGED / UNLOGGED follow on the table the command
+-- altered, even when its own code moves search_path before it ends (a
+-- CHECK constraint's function with set_config(..., true)) so that the
+-- table's name finds another table by then.
+--
+RESET ROLE;
+CREATE SCHEMA dt_elsewhere AUTHORIZATION regress_dt_dba;
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.mv (pk adjkey, sk adjkey, n int, PRIMARY KEY (pk, sk));
+INSERT INTO dt.mv VALUES ('A#1', 'B#1', 1);
+SELECT create_inverted_index('dt.mv', counters => 1);
+CREATE TABLE dt_elsewhere.mv (n int);
+CREATE FUNCTION dt_elsewhere.mover(int) RETURNS bool LANGUAGE plpgsql AS
+$$BEGIN PERFORM set_config('search_path', 'dt_elsewhere', true); RETURN true; END$$;
+CREATE FUNCTION dt.mv_state()
+RETURNS TABLE (schema name, rel name, owner name, persistence "char")
+LANGUAGE sql AS $$
+	SELECT n.nspname, c.relname, pg_get_userbyid(c.relowner), c.relpersistence
+	FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+	WHERE n.nspname IN ('dt', 'dt_elsewhere') AND c.relkind = 'r' AND c.relname ~ '^mv(_|$)'
+	ORDER BY 1, 2 $$;
+SELECT * FROM dt.mv_state();
+BEGIN;
+SET LOCAL search_path = dt;
+ALTER TABLE mv SET UNLOGGED, ADD CONSTRAINT c1 CHECK (dt_elsewhere.mover(n));
+SHOW search_path;
+SELECT * FROM dt.mv_state();
+COMMIT;
+RESET ROLE;
+BEGIN;
+SET LOCAL search_path = dt;
+ALTER TABLE mv OWNER TO regress_dt_other, ADD CONSTRAINT c2 CHECK (dt_elsewhere.mover(n));
+SHOW search_path;
+SELECT * FROM dt.mv_state();
+COMMIT;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.mv_inverted');
+-- ATTACH PARTITION: the partition it attached joins the index and gets the
+-- triggers.  Core opens it by name after the bound's expressions have run,
+-- and here they move search_path: the one in dt_elsewhere is attached, and
+-- followed, not dt.ap1 that the name found when the command started.
+SET ROLE regress_dt_dba;
+CREATE FUNCTION dt_elsewhere.moved(text) RETURNS text LANGUAGE plpgsql AS
+$$BEGIN PERFORM set_config('search_path', 'dt_elsewhere', true); RETURN $1; END$$;
+CREATE TABLE dt.ap (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+SELECT create_inverted_index('dt.ap');
+CREATE TABLE dt.ap1 (pk adjkey NOT NULL, sk adjkey NOT NULL);
+INSERT INTO dt.ap1 VALUES ('A#1', 'B#1');
+CREATE TABLE dt_elsewhere.ap1 (pk adjkey NOT NULL, sk adjkey NOT NULL);
+INSERT INTO dt_elsewhere.ap1 VALUES ('A#2', 'B#2');
+BEGIN;
+SET LOCAL search_path = dt;
+ALTER TABLE ap ATTACH PARTITION ap1 FOR VALUES FROM (dt_elsewhere.moved('A#')::public.adjkey) TO ('A$');
+SHOW search_path;
+COMMIT;
+SELECT tableoid::regclass, * FROM dt.ap;
+SELECT * FROM dt.ap_inverted ORDER BY 1, 2;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.ap_inverted');
+SELECT tgrelid::regclass, count(*) FROM pg_trigger
+WHERE tgrelid IN ('dt.ap1'::regclass, 'dt_elsewhere.ap1'::regclass) GROUP BY 1;
+RESET ROLE;
+SET client_min_messages = warning;
+DROP SCHEMA dt_elsewhere CASCADE;
+DROP TABLE dt.mv, dt.ap;
+RESET client_min_messages;
 
 --
 -- Cleanup

@@ -26,6 +26,9 @@ SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS st CASCADE;
 DROP ROLE IF EXISTS regress_st_dba;
 DROP ROLE IF EXISTS regress_st_other;
+DROP SCHEMA IF EXISTS st_victim CASCADE;
+DROP ROLE IF EXISTS regress_st_victim;
+DROP ROLE IF EXISTS regress_st_mallory;
 RESET client_min_messages;
 CREATE ROLE regress_st_dba;
 CREATE ROLE regress_st_other;
@@ -142,6 +145,50 @@ ALTER TABLE st.p ENABLE REPLICA TRIGGER adjlist_sync_before_trunc;
 ALTER TABLE st.p DISABLE TRIGGER adjlist_sync_before_trunc;
 SELECT tgenabled, count(*) FROM st.states GROUP BY 1;
 RESET ROLE;
+
+-- 7. The table ALTER TABLE altered, never its name looked up again when it
+-- ends.  mallory, who may only create temporary tables, enables the
+-- triggers of her own temporary table g while a CHECK constraint's function
+-- moves search_path so that "g" finds the victim's partitioned base table:
+-- the victim's partitions keep their states (her command passed ALWAYS on
+-- to them, as ORIGIN, before adjlist followed the command's own OIDs).
+CREATE ROLE regress_st_victim;
+CREATE ROLE regress_st_mallory;
+CREATE SCHEMA st_victim AUTHORIZATION regress_st_victim;
+GRANT USAGE ON SCHEMA st_victim TO PUBLIC;
+SET ROLE regress_st_victim;
+CREATE TABLE st_victim.g (pk adjkey, sk adjkey, r int, PRIMARY KEY (pk, sk, r))
+	PARTITION BY LIST (r);
+CREATE TABLE st_victim.g1 PARTITION OF st_victim.g FOR VALUES IN (1);
+SELECT create_inverted_index('st_victim.g');
+-- the subscriber recipe on one partition only
+ALTER TABLE ONLY st_victim.g1 ENABLE ALWAYS TRIGGER adjlist_sync_before_trunc;
+RESET ROLE;
+CREATE VIEW st.victim_states AS
+SELECT t.tgrelid::regclass AS tbl, t.tgenabled
+FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE c.relnamespace = 'st_victim'::regnamespace AND t.tgname = 'adjlist_sync_before_trunc'
+ORDER BY 1;
+SELECT * FROM st.victim_states;
+SET ROLE regress_st_mallory;
+SET search_path = pg_temp, st_victim;
+CREATE TEMP TABLE g (a int);
+INSERT INTO g VALUES (1);
+CREATE FUNCTION pg_temp.evil(int) RETURNS bool LANGUAGE plpgsql AS
+$$BEGIN PERFORM set_config('search_path', 'st_victim, pg_temp', true); RETURN true; END$$;
+BEGIN;
+ALTER TABLE g ENABLE TRIGGER ALL, ADD CONSTRAINT c CHECK (pg_temp.evil(a));
+SHOW search_path;
+COMMIT;
+DROP TABLE g;
+DROP FUNCTION pg_temp.evil(int);
+RESET search_path;
+RESET ROLE;
+SELECT * FROM st.victim_states;
+SET client_min_messages = warning;
+DROP SCHEMA st_victim CASCADE;
+RESET client_min_messages;
+DROP ROLE regress_st_victim, regress_st_mallory;
 
 --
 -- Cleanup

@@ -518,7 +518,8 @@ admin_citus_installed(void)
  * state to the partitions below (admin_follow_trunc_state(), called by
  * index_guard.c), and a partition that gets the trigger (created,
  * attached) takes its parent's.  As core's recursion, it changes the
- * partitions' triggers whoever owns them.
+ * partitions' triggers whoever owns them, once the role doing it is known
+ * to own the table it enables them on, as ALTER TABLE required.
  *
  * Only ORIGIN and ALWAYS travel (DISABLE and REPLICA of adjlist's triggers
  * are refused, but for a superuser's DISABLE TRIGGER ALL, pg_dump's, which
@@ -604,6 +605,12 @@ admin_follow_trunc_state(Oid relid)
 
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		return;
+	/*
+	 * Only for the role that may ALTER TABLE relid ... ENABLE TRIGGER, as
+	 * the command that calls this required: the partitions then follow
+	 * whoever owns them, as core's recursion to a trigger's clones does.
+	 */
+	admin_require_owner(relid);
 	CommandCounterIncrement();
 	state = trunc_trigger_state(relid);
 	if (state != TRIGGER_FIRES_ON_ORIGIN && state != TRIGGER_FIRES_ALWAYS)

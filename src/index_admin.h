@@ -37,7 +37,7 @@ extern void admin_install_guard(Oid relid);
  * After ALTER TABLE relid (without ONLY) ENABLE [ALWAYS] TRIGGER of
  * adjlist_sync_before_trunc (or ALL or USER): give the state of relid's, a
  * partitioned base table or partition of one, to its partitions' (at any
- * depth).
+ * depth).  Refused unless the current role owns relid.
  */
 extern void admin_follow_trunc_state(Oid relid);
 

@@ -81,6 +81,11 @@
  * The event trigger functions run as the role doing the DDL, which must be
  * allowed to do it; only the registry is written as its owner (registry.c).
  *
+ * At ddl_command_end every follow-up acts on the relations the command
+ * changed, by the OIDs PostgreSQL collected for it (ddl_collected.c), never
+ * its names looked up again: the command's own code may have moved
+ * search_path by then, and a name would find another role's table.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -107,6 +112,7 @@
 #include "nodes/parsenodes.h"
 #include "parser/parse_type.h"
 #include "storage/lmgr.h"
+#include "tcop/deparse_utility.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -116,6 +122,7 @@
 #include "base_key.h"
 #include "catalog.h"
 #include "compat.h"
+#include "ddl_collected.h"
 #include "index_admin.h"
 #include "index_sync_check.h"
 #include "index_persistence.h"
@@ -145,6 +152,7 @@ extension_ready(void)
 	return OidIsValid(get_extension_oid("adjlist", true));
 }
 
+/* (at ddl_command_start only, where the command is about to look it up too) */
 static Oid
 rangevar_oid(RangeVar *rv)
 {
@@ -787,6 +795,8 @@ start_detach(Oid relid, PartitionCmd *cmd)
 		linitial_oid(get_partition_ancestors(part)) != relid)
 		return;
 	index_member_rows(base, part, false);
+	/* (and it loses the triggers at the end: end_detach()) */
+	ddl_remember_detach(relid, part);
 }
 
 static void
@@ -854,6 +864,9 @@ start_alter_table(AlterTableStmt *stmt)
 					 errhint("Use ALTER TABLE ... DETACH PARTITION without CONCURRENTLY.")));
 		if (cmd->subtype == AT_DetachPartition)
 			start_detach(relid, (PartitionCmd *) cmd->def);
+		/* (FINALIZE: the rows leave at the end, as the triggers do) */
+		if (cmd->subtype == AT_DetachPartitionFinalize)
+			ddl_remember_detach(relid, rangevar_oid(((PartitionCmd *) cmd->def)->name));
 	}
 }
 
@@ -968,23 +981,48 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
  * ----------------------------------------------------------------------
  */
 
-static void
-end_create_table(CreateStmt *stmt)
+/*
+ * The tables relid inherits from (CREATE TABLE ... INHERITS), from
+ * pg_inherits: what the command did, not what its names find now.
+ */
+static List *
+inheritance_parents(Oid relid)
 {
-	Oid			relid = rangevar_oid(stmt->relation);
+	Relation	inhrel = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *parents = NIL;
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inhrel, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		parents = lappend_oid(parents, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
+	systable_endscan(scan);
+	table_close(inhrel, AccessShareLock);
+	return parents;
+}
+
+/* CREATE [FOREIGN] TABLE relid ... PARTITION OF or INHERITS */
+static void
+end_create_table(Oid relid, CreateStmt *stmt)
+{
 	ListCell   *lc;
 
-	if (stmt->inhRelations == NIL || !OidIsValid(relid))
+	if (stmt->inhRelations == NIL)
 		return;
 	if (stmt->partbound == NULL)
 	{
-		foreach(lc, stmt->inhRelations)
-			if (registry_involves(rangevar_oid(lfirst_node(RangeVar, lc))))
-				refuse_inheritance(relid, rangevar_oid(lfirst_node(RangeVar, lc)));
+		foreach(lc, inheritance_parents(relid))
+			if (registry_involves(lfirst_oid(lc)))
+				refuse_inheritance(relid, lfirst_oid(lc));
 		return;
 	}
+	if (!get_rel_relispartition(relid))
+		return;
 	{
-		Oid			base = base_of(rangevar_oid(linitial_node(RangeVar, stmt->inhRelations)));
+		Oid			base = base_of(get_partition_parent(relid, false));
 
 		if (!OidIsValid(base))
 			return;
@@ -1068,61 +1106,107 @@ end_alter_type(Oid relid)
 	}
 }
 
+/*
+ * ALTER TABLE relid (of base table base, if it is one or a partition of
+ * one) ... ATTACH PARTITION, at its end: each table it attached.
+ */
 static void
-end_alter_table(AlterTableStmt *stmt)
+end_attach(Oid relid, Oid base, PartitionCmd *pc)
 {
-	Oid			relid = rangevar_oid(stmt->relation);
+	ListCell   *lc;
+
+	foreach(lc, ddl_attached_partitions(relid, pc->name))
+	{
+		Oid			part = lfirst_oid(lc);
+
+		if (registry_involves(part))
+			refuse_new_member(part, relid);
+		/* (a partition of an index or counter table is its storage) */
+		if (OidIsValid(base))
+		{
+			persistence_check_member(base, part);
+			index_member_rows(base, part, true);
+			install_triggers(base);
+		}
+	}
+}
+
+/*
+ * ... DETACH PARTITION [FINALIZE], at its end: the partition that its start
+ * found and DETACH took, which must have left relid.
+ */
+static void
+end_detach(Oid relid, Oid base, bool finalize)
+{
+	Oid			part = ddl_detached_partition(relid);
+
+	if (!OidIsValid(part) || !OidIsValid(base))
+		return;
+	if (get_rel_relispartition(part) && get_partition_parent(part, true) == relid)
+		elog(ERROR, "table %u is still a partition of table %u after DETACH PARTITION",
+			 part, relid);
+	/* (DETACH's rows left at its start: start_detach()) */
+	if (finalize)
+		index_member_rows(base, part, false);
+	remove_triggers(part);
+}
+
+/*
+ * ATTACH, DETACH and INHERIT of ALTER TABLE relid (of base table base, if
+ * it is one or a partition of one): the tables they took, not their names
+ * looked up again (ddl_collected.c).
+ */
+static void
+end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_AttachPartition)
+			end_attach(relid, base, (PartitionCmd *) cmd->def);
+		else if (cmd->subtype == AT_DetachPartition ||
+				 cmd->subtype == AT_DetachPartitionFinalize)
+			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize);
+	}
+	/* INHERIT: the parent it added, as the command collected it */
+	foreach(lc, subcmds)
+	{
+		CollectedATSubcmd *sub = (CollectedATSubcmd *) lfirst(lc);
+
+		if (IsA(sub->parsetree, AlterTableCmd) &&
+			((AlterTableCmd *) sub->parsetree)->subtype == AT_AddInherit &&
+			sub->address.classId == RelationRelationId &&
+			(registry_involves(relid) || registry_involves(sub->address.objectId)))
+			refuse_inheritance(relid, sub->address.objectId);
+	}
+}
+
+/*
+ * ALTER TABLE (or ALTER TYPE) of relid, the relation the command altered
+ * (never its name looked up again: ddl_collected.c).
+ */
+static void
+end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds)
+{
 	Oid			base = base_of(relid);
 	bool		follow_trunc = false;
 	ListCell   *lc;
 
-	if (!OidIsValid(relid))
-		return;
 	if (stmt->objtype == OBJECT_TYPE)
 	{
 		end_alter_type(relid);
 		return;
 	}
+	end_alter_relations(relid, base, stmt, subcmds);
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
 		switch (cmd->subtype)
 		{
-			case AT_AttachPartition:
-				{
-					Oid			part = rangevar_oid(((PartitionCmd *) cmd->def)->name);
-
-					if (registry_involves(part))
-						refuse_new_member(part, relid);
-					/* (a partition of an index or counter table is its storage) */
-					if (OidIsValid(base))
-					{
-						persistence_check_member(base, part);
-						index_member_rows(base, part, true);
-						install_triggers(base);
-					}
-					break;
-				}
-			case AT_DetachPartition:
-			case AT_DetachPartitionFinalize:
-				{
-					Oid			part = rangevar_oid(((PartitionCmd *) cmd->def)->name);
-
-					if (OidIsValid(base) && OidIsValid(part))
-					{
-						/* (DETACH's rows left at its start: start_detach()) */
-						if (cmd->subtype == AT_DetachPartitionFinalize)
-							index_member_rows(base, part, false);
-						remove_triggers(part);
-					}
-					break;
-				}
-			case AT_AddInherit:
-				if (registry_involves(relid) ||
-					registry_involves(rangevar_oid((RangeVar *) cmd->def)))
-					refuse_inheritance(relid, rangevar_oid((RangeVar *) cmd->def));
-				break;
 			case AT_ChangeOwner:
 				if (OidIsValid(base) && base == relid)
 					follow_owner(base);
@@ -1172,43 +1256,63 @@ end_create_trigger(Oid relid, const char *name)
 		sync_check_replica_trigger(relid);
 }
 
-Datum
-adjlist_on_ddl_end(PG_FUNCTION_ARGS)
+/*
+ * One command of the statement that ended, on relation relid (a table, or
+ * the one its trigger, constraint, policy or rule belongs to; the index of
+ * CREATE INDEX), as PostgreSQL collected it.
+ */
+static void
+end_command(DdlCommand *c)
 {
-	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_end");
-	Node	   *stmt = ev->parsetree;
+	Node	   *stmt = c->stmt;
 
-	if (!extension_ready())
-		PG_RETURN_VOID();
 	if (IsA(stmt, CreateForeignTableStmt))
-		end_create_table(&((CreateForeignTableStmt *) stmt)->base);
+		end_create_table(c->relid, &((CreateForeignTableStmt *) stmt)->base);
 	else if (IsA(stmt, CreateStmt))
-		end_create_table((CreateStmt *) stmt);
+		end_create_table(c->relid, (CreateStmt *) stmt);
 	else if (IsA(stmt, AlterTableStmt))
-		end_alter_table((AlterTableStmt *) stmt);
+		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds);
 	else if (IsA(stmt, CreateTrigStmt))
-		end_create_trigger(rangevar_oid(((CreateTrigStmt *) stmt)->relation),
-						   ((CreateTrigStmt *) stmt)->trigname);
+		end_create_trigger(c->relid, ((CreateTrigStmt *) stmt)->trigname);
 	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
 	{
 		/* a unique index on an index table could refuse or lose its rows */
-		Oid			relid = rangevar_oid(((IndexStmt *) stmt)->relation);
+		Oid			relid = IndexGetRelation(c->relid, true);
 
 		if (OidIsValid(relid))
 			recheck(relid);
 	}
 	else if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->relation != NULL)
 	{
-		Oid			relid = rangevar_oid(((RenameStmt *) stmt)->relation);
-
 		if (((RenameStmt *) stmt)->renameType == OBJECT_ATTRIBUTE)
-			end_alter_type(relid);
-		else if (OidIsValid(relid))
+			end_alter_type(c->relid);
+		else
 		{
-			recheck(relid);
-			table_options_check(relid);
+			recheck(c->relid);
+			table_options_check(c->relid);
 		}
 	}
+}
+
+/*
+ * The statement has run: what it did is followed, or refused, on the
+ * relations its commands changed, by their OIDs as PostgreSQL collected
+ * them (ddl_collected.c): its names may find other tables by now.
+ */
+Datum
+adjlist_on_ddl_end(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_end");
+	Node	   *stmt = ev->parsetree;
+	ListCell   *lc;
+
+	if (!extension_ready())
+		PG_RETURN_VOID();
+	if (IsA(stmt, CreateForeignTableStmt) || IsA(stmt, CreateStmt) ||
+		IsA(stmt, AlterTableStmt) || IsA(stmt, CreateTrigStmt) ||
+		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt))
+		foreach(lc, ddl_collected_commands())
+			end_command((DdlCommand *) lfirst(lc));
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
 	{
@@ -1247,8 +1351,9 @@ drop_table_if_exists(Oid relid)
  * tables that may have lost them must keep a unique key on their base key
  * (base_key.c).  At sql_drop the whole statement is done, so a key dropped
  * and added in one ALTER TABLE passes.  Which tables: the one ALTER TABLE
- * names (it drops only its own constraints and indexes); none for DROP
- * TABLE, whose indexes are the dropped tables' own, nor for DROP INDEX,
+ * altered, as collected (ddl_collected.c; it drops only its own
+ * constraints and indexes); none for DROP TABLE, whose indexes are the
+ * dropped tables' own, nor for DROP INDEX,
  * checked before it started (start_drop_index); for any other statement
  * (a DROP ... CASCADE of a type, an operator class, a role's objects) every
  * base table in the schemas of the dropped indexes (an index is in its
@@ -1272,11 +1377,10 @@ check_dropped_keys(EventTriggerData *ev)
 		return;
 	if (IsA(ev->parsetree, AlterTableStmt))
 	{
-		Oid			relid = RangeVarGetRelid(((AlterTableStmt *) ev->parsetree)->relation,
-											 NoLock, true);
-
-		if (OidIsValid(relid))
-			base_key_check_base(relid);
+		/* (the table it altered, not its name looked up again) */
+		foreach(lc, ddl_collected_commands())
+			if (IsA(((DdlCommand *) lfirst(lc))->stmt, AlterTableStmt))
+				base_key_check_base(((DdlCommand *) lfirst(lc))->relid);
 		return;
 	}
 	if (SPI_connect() != SPI_OK_CONNECT)

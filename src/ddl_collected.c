@@ -1,0 +1,257 @@
+/*-------------------------------------------------------------------------
+ *
+ * ddl_collected.c
+ *	  The relations a DDL command changed, as PostgreSQL collected them.
+ *
+ * What adjlist does at ddl_command_end (and sql_drop) must act on exactly
+ * the relations the command changed (index_guard.c).  Looking the
+ * statement's names up again when it ends is not the same: the command's
+ * own code (a CHECK constraint's function, a column default, a trigger)
+ * may have moved search_path meanwhile, with set_config(..., true), and
+ * the same name would then find another role's table.  PostgreSQL records
+ * each command it runs with the OIDs of what it changed, and
+ * pg_event_trigger_ddl_commands() returns the commands of the statement
+ * whose event is firing: DDL that the command's functions run is a
+ * statement of its own, collected and reported apart, so the two never
+ * mix.
+ *
+ * The SQL columns give one object per command, but ALTER TABLE's
+ * subcommands (the partition that ATTACH or DETACH took, the parent that
+ * INHERIT named) are only in the collected command itself, which the
+ * function's "command" column points to (tcop/deparse_utility.h; contrib's
+ * test_ddl_deparse reads it the same way).  It lives in the event trigger
+ * state until the event trigger function returns.
+ *
+ * Before PostgreSQL 17 ALTER TABLE ... ATTACH and DETACH PARTITION collect
+ * no address, so the partition is found otherwise.  ATTACH: a partition of
+ * the table now, of the name the command gave, whose pg_inherits row this
+ * transaction wrote (core looks the name up after the partition bound's
+ * expressions have run, which may have moved search_path: the name alone
+ * is not enough, nor what ddl_command_start found).  DETACH: the partition
+ * that ddl_command_start found (index_guard.c removes its rows there,
+ * while it is still a partition), carried to the end of the same command
+ * in the same subtransaction: DETACH runs no code of the user's before it
+ * opens the partition, so core finds the same one; DDL that another
+ * command's code runs is a command of its own, with its own start and end,
+ * which ALTER TABLE's own DDL cannot interleave on the same table (core
+ * refuses to alter a table that a running statement of the session uses).
+ * What a failed command leaves belongs to a subtransaction that is gone,
+ * and goes with the transaction's memory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_policy.h"
+#include "catalog/pg_rewrite.h"
+#include "catalog/pg_trigger.h"
+#include "executor/spi.h"
+#include "tcop/deparse_utility.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "ddl_collected.h"
+
+/* Column relattr of the row objid of catalog classid (an OID), if any. */
+static Oid
+catalog_row_oid(Oid classid, AttrNumber relattr, Oid objid)
+{
+	Relation	catalog = table_open(classid, AccessShareLock);
+	HeapTuple	tup = get_catalog_object_by_oid(catalog, get_object_attnum_oid(classid), objid);
+	Oid			result = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, relattr, RelationGetDescr(catalog), &isnull);
+
+		if (!isnull)
+			result = DatumGetObjectId(d);
+	}
+	table_close(catalog, AccessShareLock);
+	return result;
+}
+
+/*
+ * The relation that address is (a table, a column of one, an index), or
+ * that it belongs to (a trigger, a table constraint, a policy, a rule):
+ * what ALTER ... RENAME and CREATE TRIGGER report.
+ */
+static Oid
+address_relation(const ObjectAddress *address)
+{
+	switch (address->classId)
+	{
+		case RelationRelationId:
+			return address->objectId;
+		case ConstraintRelationId:
+			return catalog_row_oid(ConstraintRelationId, Anum_pg_constraint_conrelid,
+								   address->objectId);
+		case TriggerRelationId:
+			return catalog_row_oid(TriggerRelationId, Anum_pg_trigger_tgrelid,
+								   address->objectId);
+		case PolicyRelationId:
+			return catalog_row_oid(PolicyRelationId, Anum_pg_policy_polrelid,
+								   address->objectId);
+		case RewriteRelationId:
+			return catalog_row_oid(RewriteRelationId, Anum_pg_rewrite_ev_class,
+								   address->objectId);
+		default:
+			return InvalidOid;
+	}
+}
+
+static DdlCommand *
+make_command(CollectedCommand *cc)
+{
+	DdlCommand *c = palloc0(sizeof(DdlCommand));
+
+	c->stmt = cc->parsetree;
+	if (cc->type == SCT_AlterTable && cc->d.alterTable.classId == RelationRelationId)
+	{
+		c->relid = cc->d.alterTable.objectId;
+		c->subcmds = cc->d.alterTable.subcmds;
+	}
+	else if (cc->type == SCT_Simple)
+		c->relid = address_relation(&cc->d.simple.address);
+	return c;
+}
+
+List *
+ddl_collected_commands(void)
+{
+	List	   *collected = NIL;
+	List	   *result = NIL;
+	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute("SELECT c.command FROM pg_catalog.pg_event_trigger_ddl_commands() c",
+					true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the collected commands");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		/* (in the caller's memory: SPI_finish() frees SPI's) */
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		if (!isnull)
+			collected = lappend(collected, DatumGetPointer(d));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	foreach(lc, collected)
+	{
+		DdlCommand *c = make_command((CollectedCommand *) lfirst(lc));
+
+		if (OidIsValid(c->relid) && c->stmt != NULL)
+			result = lappend(result, c);
+	}
+	return result;
+}
+
+List *
+ddl_attached_partitions(Oid relid, const RangeVar *name)
+{
+	Oid			nsp = InvalidOid;
+	Relation	inhrel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *parts = NIL;
+
+	/* (a schema named explicitly means the same whatever search_path is) */
+	if (name->schemaname != NULL &&
+		!OidIsValid(nsp = LookupExplicitNamespace(name->schemaname, true)))
+		return NIL;
+	inhrel = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_inherits_inhparent, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inhrel, InheritsParentIndexId, true, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Oid			child = ((Form_pg_inherits) GETSTRUCT(tup))->inhrelid;
+		char	   *relname = get_rel_name(child);
+
+		if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)) &&
+			relname != NULL && strcmp(relname, name->relname) == 0 &&
+			(!OidIsValid(nsp) || get_rel_namespace(child) == nsp))
+			parts = lappend_oid(parts, child);
+	}
+	systable_endscan(scan);
+	table_close(inhrel, AccessShareLock);
+	return parts;
+}
+
+/* A DETACH that ddl_command_start saw, in TopTransactionContext. */
+typedef struct Detaching
+{
+	Oid			relid;
+	Oid			part;
+	SubTransactionId subxact;
+} Detaching;
+
+static List *detaching = NIL;
+static bool detaching_registered = false;
+static MemoryContextCallback detaching_callback;
+
+/* TopTransactionContext goes: so does the list in it. */
+static void
+forget_detaching(void *arg)
+{
+	detaching = NIL;
+	detaching_registered = false;
+}
+
+void
+ddl_remember_detach(Oid relid, Oid part)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	Detaching  *d = palloc(sizeof(Detaching));
+
+	if (!detaching_registered)
+	{
+		detaching_callback.func = forget_detaching;
+		detaching_callback.arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, &detaching_callback);
+		detaching_registered = true;
+	}
+	d->relid = relid;
+	d->part = part;
+	d->subxact = GetCurrentSubTransactionId();
+	detaching = lappend(detaching, d);
+	MemoryContextSwitchTo(old);
+}
+
+Oid
+ddl_detached_partition(Oid relid)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+
+	/* the latest of this table in this subtransaction: its own start's */
+	for (int i = list_length(detaching) - 1; i >= 0; i--)
+	{
+		Detaching  *d = (Detaching *) list_nth(detaching, i);
+		Oid			part = d->part;
+
+		if (d->relid != relid || d->subxact != subxact)
+			continue;
+		detaching = list_delete_nth_cell(detaching, i);
+		return part;
+	}
+	return InvalidOid;
+}

@@ -1,0 +1,46 @@
+/*-------------------------------------------------------------------------
+ *
+ * ddl_collected.h
+ *	  The relations a DDL command changed, as PostgreSQL collected them
+ *	  (ddl_collected.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_DDL_COLLECTED_H
+#define ADJLIST_DDL_COLLECTED_H
+
+#include "nodes/parsenodes.h"
+
+/* One command that the statement whose event is firing ran. */
+typedef struct DdlCommand
+{
+	Node	   *stmt;			/* its statement, as collected (a copy) */
+	Oid			relid;			/* the relation it made, altered or renamed
+								 * (or the one its trigger, constraint,
+								 * policy or rule belongs to; an index for
+								 * CREATE INDEX) */
+	List	   *subcmds;		/* ALTER TABLE: its CollectedATSubcmd *s */
+} DdlCommand;
+
+/*
+ * The commands of the statement whose ddl_command_end or sql_drop event is
+ * firing that name a relation, in the order they ran; valid until the
+ * event trigger function returns.
+ */
+extern List *ddl_collected_commands(void);
+
+/*
+ * The partitions that ALTER TABLE relid ATTACH PARTITION name attached:
+ * partitions of relid now, so named, attached in this transaction.
+ */
+extern List *ddl_attached_partitions(Oid relid, const RangeVar *name);
+
+/*
+ * DETACH PARTITION [FINALIZE] of relid: the partition its ddl_command_start
+ * found (ddl_remember_detach()), for its ddl_command_end
+ * (ddl_detached_partition(), once; InvalidOid if none was remembered).
+ */
+extern void ddl_remember_detach(Oid relid, Oid part);
+extern Oid	ddl_detached_partition(Oid relid);
+
+#endif							/* ADJLIST_DDL_COLLECTED_H */
