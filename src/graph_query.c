@@ -629,7 +629,9 @@ adjlist_has_edge(PG_FUNCTION_ARGS)
 		graph_check_data(g, "has_edge() with an edge_filter");
 	st.sklen = sklen;
 	st.found = false;
-	graph_scan(g, &req, exists_edge, &st);
+	/* (no sort key is longer than a key can be: no such edge) */
+	if (sklen <= ADJKEY_MAX_BYTES)
+		graph_scan(g, &req, exists_edge, &st);
 	SPI_finish();
 	PG_RETURN_BOOL(st.found);
 }

@@ -290,8 +290,16 @@ append_forward_rows(StringInfo sql, GraphTable *g, const GraphScan *req, Forward
 
 	if (rows == FORWARD_BARE)
 	{
-		appendStringInfo(sql, " AND %s OPERATOR(%s.=) $%d", g->sk_name, g->op_schema,
-						 param(p, g->keytype, key_datum(conv->edge_prefix, conv->eplen)));
+		/*
+		 * No key is empty, and none longer than a key can be: such a bare
+		 * prefix matches no row, and is no value to send (Citus sends
+		 * parameters to its workers as text, which adjkey's input refuses).
+		 */
+		if (conv->eplen == 0 || conv->eplen > ADJKEY_MAX_BYTES)
+			appendStringInfoString(sql, " AND false");
+		else
+			appendStringInfo(sql, " AND %s OPERATOR(%s.=) $%d", g->sk_name, g->op_schema,
+							 param(p, g->keytype, key_datum(conv->edge_prefix, conv->eplen)));
 		return;
 	}
 	append_prefix(sql, g, g->sk_name, req, rows == FORWARD_EDGES, p);

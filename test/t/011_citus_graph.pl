@@ -485,6 +485,11 @@ sub reads
 		}
 		# target_prefix and sk_is_target conventions
 		push @q, [ 'neighbors target_prefix', srf("neighbors('$v', $N, 'FAN#', target_prefix => 'USER#')", @$NB) ];
+		# an empty edge prefix, and a target no sort key can hold: no value
+		# to send to a worker as a key (every row; false)
+		push @q, [ 'neighbors empty prefix', srf("neighbors('$v', $N, '')", @$NB) ];
+		push @q, [ 'neighbors empty prefix lim', srf("neighbors('$v', $N, '', lim => 3)", @$NB) ];
+		push @q, [ 'has_edge target too long', scalar_q("has_edge('$v', $N, ('USER#' || repeat('x', 2043))::adjkey, 'FOLLOWS#')") ];
 		push @q, [ 'reverse_neighbors target_prefix', srf("reverse_neighbors('$v', $N, 'FAN#', target_prefix => 'USER#')", @$NB) ];
 		push @q, [ 'reverse_neighbors lim/after pages target_prefix', "SELECT t011_pages('in', '$v', $N, 'FAN#', 2, false, 'USER#')" ];
 		push @q, [ 'reverse_neighbors sk_is_target', srf("reverse_neighbors('$v', $N, '', sk_is_target => true)", @$NB) ];
