@@ -696,8 +696,10 @@ COMMIT;
 SELECT tableoid::regclass, * FROM dt.ap;
 SELECT * FROM dt.ap_inverted ORDER BY 1, 2;
 SELECT count(*) AS problems FROM verify_inverted_index('dt.ap_inverted');
+-- (those adjlist puts on the partition itself: on 16 and later its
+-- adjlist_sync_route is also there, cloned from the base table)
 SELECT tgrelid::regclass, count(*) FROM pg_trigger
-WHERE tgrelid IN ('dt.ap1'::regclass, 'dt_elsewhere.ap1'::regclass) GROUP BY 1;
+WHERE tgrelid IN ('dt.ap1'::regclass, 'dt_elsewhere.ap1'::regclass) AND tgparentid = 0 GROUP BY 1;
 RESET ROLE;
 SET client_min_messages = warning;
 DROP SCHEMA dt_elsewhere CASCADE;
