@@ -216,4 +216,30 @@ TRUNCATE g;
 TABLE g ORDER BY pk;
 SELECT pg_temp.check('g');
 
+-- A GRANT on a partition while a TRUNCATE is about to empty it (from a
+-- BEFORE TRUNCATE trigger of another table the same TRUNCATE names) does
+-- not end the window: only the partition's new relfilenode does.
+CREATE TABLE gw (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE gw1 PARTITION OF gw FOR VALUES IN (1);
+CREATE TABLE gw2 PARTITION OF gw FOR VALUES IN (2);
+SELECT create_inverted_index('gw', counters => 1);
+INSERT INTO gw VALUES ('USER#a', 'F#b', 1), ('USER#b', 'F#a', 2);
+CREATE TABLE plain (a int);
+CREATE FUNCTION plain_bt() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF TG_ARGV[0] = 'grant' THEN
+		GRANT SELECT ON gw1 TO PUBLIC;
+	END IF;
+	INSERT INTO gw VALUES ('USER#new', 'F#zz', 1);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER plain_bt BEFORE TRUNCATE ON plain FOR EACH STATEMENT EXECUTE FUNCTION plain_bt('nogrant');
+TRUNCATE gw1, plain;
+DROP TRIGGER plain_bt ON plain;
+CREATE TRIGGER plain_bt BEFORE TRUNCATE ON plain FOR EACH STATEMENT EXECUTE FUNCTION plain_bt('grant');
+TRUNCATE gw1, plain;
+TABLE gw ORDER BY pk;
+SELECT pg_temp.check('gw');
+DROP TABLE gw, plain;
+
 DROP SCHEMA tt CASCADE;

@@ -268,4 +268,19 @@ adjlist_attrmap_by_name(TupleDesc indesc, TupleDesc outdesc)
  * friends are used only through the executor helpers.
  */
 
+/*
+ * Was rel created, or given a new relfilenode, in this transaction (at any
+ * subtransaction level)?  TRUNCATE then empties it in place, keeping its
+ * relfilenode.  The field was renamed in 16 (relfilenode -> relfilelocator).
+ */
+#if PG_VERSION_NUM >= 160000
+#define ADJLIST_REL_NEW_IN_XACT(rel) \
+	((rel)->rd_createSubid != InvalidSubTransactionId || \
+	 (rel)->rd_newRelfilelocatorSubid != InvalidSubTransactionId)
+#else
+#define ADJLIST_REL_NEW_IN_XACT(rel) \
+	((rel)->rd_createSubid != InvalidSubTransactionId || \
+	 (rel)->rd_newRelfilenodeSubid != InvalidSubTransactionId)
+#endif
+
 #endif							/* ADJLIST_COMPAT_H */

@@ -30,6 +30,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/xact.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
@@ -50,6 +51,7 @@
 #include "utils/tuplestore.h"
 
 #include "adjlist.h"
+#include "compat.h"
 #include "index_sync_int.h"
 #include "plan_cache.h"
 
@@ -118,10 +120,14 @@ ancestor_truncating(Oid relid)
  * TRUNCATE marks no partition: its AFTER trigger indexes the table afresh.
  *
  * The TRUNCATE gives the partition a new relfilenode, which ends the
- * window exactly; a partition created (or rewritten) in the same
- * subtransaction is emptied in place instead, keeping its relfilenode, and
- * the relcache invalidation the emptying sends for it (its indexes are
- * rebuilt, which updates its pg_class row) ends the window then.  A
+ * window exactly: nothing else does (a GRANT on it meanwhile, which
+ * invalidates its relcache entry, does not).  A partition created (or
+ * given a new relfilenode) in the same transaction may be emptied in place
+ * instead, keeping its relfilenode: for one such, the next relcache
+ * invalidation for it ends the window (the emptying sends one, its
+ * indexes being rebuilt), which another invalidation meanwhile ends early
+ * too; only such a partition, made in the transaction itself, has that
+ * gap.  A
  * subtransaction that aborts takes its marks, and a transaction all of
  * them.
  */
@@ -132,6 +138,7 @@ typedef struct PendingTruncate
 	Oid			filenode;
 	SubTransactionId subxid;
 	bool		covered;		/* the whole base table is being truncated */
+	bool		in_place;		/* may be emptied keeping its relfilenode */
 	bool		done;
 } PendingTruncate;
 
@@ -155,8 +162,12 @@ pending_relcache_callback(Datum arg, Oid relid)
 	if (!OidIsValid(relid) || pending_lxid != adjlist_local_xid())
 		return;
 	foreach(lc, pending_truncates)
-		if (((PendingTruncate *) lfirst(lc))->relid == relid)
-			((PendingTruncate *) lfirst(lc))->done = true;
+	{
+		PendingTruncate *p = (PendingTruncate *) lfirst(lc);
+
+		if (p->relid == relid && p->in_place)
+			p->done = true;
+	}
 }
 
 static void
@@ -178,6 +189,10 @@ mark_pending(Oid relid, Oid filenode, Oid base, bool covered)
 	static bool registered = false;
 	MemoryContext old;
 	PendingTruncate *p;
+	Relation	rel = relation_open(relid, NoLock);	/* (TRUNCATE locked it) */
+	bool		in_place = ADJLIST_REL_NEW_IN_XACT(rel);
+
+	relation_close(rel, NoLock);
 
 	if (!registered)
 	{
@@ -192,6 +207,7 @@ mark_pending(Oid relid, Oid filenode, Oid base, bool covered)
 	p->filenode = filenode;
 	p->subxid = GetCurrentSubTransactionId();
 	p->covered = covered;
+	p->in_place = in_place;
 	p->done = false;
 	pending_truncates = lappend(pending_list(), p);
 	pending_lxid = adjlist_local_xid();
