@@ -8,6 +8,9 @@
 --    (core decides) does so, and its rows leave the inverted index;
 --    whoever may attach a table does so, and its rows join the index.
 --    A role that may not is refused by core, the index untouched.
+--    DROP SCHEMA ... CASCADE and DROP OWNED BY that drop partitions (a
+--    local or a foreign one, at any depth) of a table that they leave
+--    take their rows out of the index as DROP TABLE does (issue 11).
 -- 2. Temporary tables take no part in adjlist's catalogs: their table
 --    options and registrations are refused, so that none is left behind
 --    (with a dangling OID, and dumped) when the session ends.
@@ -22,6 +25,7 @@
 \set VERBOSITY terse
 SET client_min_messages = warning;
 DROP SCHEMA IF EXISTS po CASCADE;
+DROP SCHEMA IF EXISTS po_x CASCADE;
 DO $$
 DECLARE
 	r name;
@@ -207,9 +211,85 @@ FROM adjlist_inverted_indexes r JOIN pg_class c ON c.oid IN (r.indexrel, r.baser
 WHERE c.relpersistence = 't';
 DROP TABLE tt, tt_inverted;
 
+-- DROP SCHEMA ... CASCADE and DROP OWNED BY of partitions of a table they
+-- leave, with counters.  regress_po_owner owns the base table po.g; the
+-- schema po_x is regress_po_other's, and holds: g2, a leaf; g3, partitioned,
+-- whose g3b is in po (and goes with g3); g6, a foreign partition with two
+-- rows (file_fdw); and gb, another base table with an index (which goes
+-- with it).  In po, regress_po_other owns g4, and g5, partitioned, whose
+-- g5a is the superuser's; g7, the superuser's, is foreign too (po.g stays
+-- a table that cannot have a unique key, base_key).
+CREATE EXTENSION file_fdw;
+CREATE SERVER po_files FOREIGN DATA WRAPPER file_fdw;
+CREATE SCHEMA po_x AUTHORIZATION regress_po_other;
+SET ROLE regress_po_owner;
+CREATE TABLE po.g (pk adjkey, sk adjkey, v int) PARTITION BY LIST (v);
+CREATE TABLE po.g1 PARTITION OF po.g FOR VALUES IN (1);
+RESET ROLE;
+CREATE TABLE po_x.g2 PARTITION OF po.g FOR VALUES IN (2);
+CREATE TABLE po_x.g3 PARTITION OF po.g FOR VALUES IN (3, 30) PARTITION BY LIST (v);
+CREATE TABLE po_x.g3a PARTITION OF po_x.g3 FOR VALUES IN (3);
+CREATE TABLE po.g3b PARTITION OF po_x.g3 FOR VALUES IN (30);
+CREATE TABLE po.g4 PARTITION OF po.g FOR VALUES IN (4);
+ALTER TABLE po.g4 OWNER TO regress_po_other;
+CREATE TABLE po.g5 PARTITION OF po.g FOR VALUES IN (5, 50) PARTITION BY LIST (v);
+ALTER TABLE po.g5 OWNER TO regress_po_other;
+CREATE TABLE po.g5a PARTITION OF po.g5 FOR VALUES IN (50);
+CREATE FOREIGN TABLE po_x.g6 PARTITION OF po.g FOR VALUES IN (6) SERVER po_files
+	OPTIONS (program 'printf ''USER#f1,FOLLOWS#USER#b,6\nUSER#f2,FOLLOWS#USER#b,6\n''', format 'csv');
+CREATE FOREIGN TABLE po.g7 PARTITION OF po.g FOR VALUES IN (7) SERVER po_files
+	OPTIONS (program 'echo USER#f7,FOLLOWS#USER#b,7', format 'csv');
+CREATE TABLE po_x.gb (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE po_x.gb1 PARTITION OF po_x.gb FOR VALUES IN (1);
+INSERT INTO po_x.gb VALUES ('USER#a', 'FOLLOWS#USER#b', 1);
+SELECT create_inverted_index('po_x.gb', counters => 1);
+INSERT INTO po.g SELECT 'USER#' || v || '_' || i, 'FOLLOWS#USER#b', v
+FROM unnest(ARRAY[1, 2, 3, 30, 4, 50]) v, generate_series(1, 3) i;
+-- (by the superuser: regress_po_owner may not read them all)
+SELECT create_inverted_index('po.g', counters => 1, base_key => '{pk,sk}');
+CREATE FUNCTION po.gstate() RETURNS text LANGUAGE sql AS $$
+	SELECT format('base %s, index %s, drift %s, partitions %s',
+				  (SELECT count(*) FROM po.g), (SELECT count(*) FROM po.g_inverted),
+				  (SELECT count(*) FROM verify_inverted_index('po.g_inverted')),
+				  (SELECT string_agg(c.relname, ',' ORDER BY c.relname)
+				   FROM pg_partition_tree('po.g') t JOIN pg_class c ON c.oid = t.relid
+				   WHERE t.level > 0))
+$$;
+SELECT po.gstate() AS g_start;
+-- refused: RESTRICT, and a role that does not own the schema; a rollback
+DROP SCHEMA po_x;
+SET ROLE regress_po_nobody;
+DROP SCHEMA po_x CASCADE;
+RESET ROLE;
+BEGIN;
+DROP SCHEMA po_x CASCADE;
+SELECT po.gstate() AS g_dropped_schema;
+ROLLBACK;
+SELECT po.gstate() AS g_rolled_back;
+-- for real, by the schema's owner
+SET client_min_messages = warning;
+SET ROLE regress_po_other;
+DROP SCHEMA po_x CASCADE;
+RESET ROLE;
+RESET client_min_messages;
+SELECT po.gstate() AS g_after_drop_schema;
+-- DROP OWNED BY the partitions' owner (also of po.ev_m, ev_s and ev_def)
+SELECT po.state() AS ev_before_drop_owned;
+SET ROLE regress_po_nobody;
+DROP OWNED BY regress_po_other;
+RESET ROLE;
+SET ROLE regress_po_other;
+DROP OWNED BY regress_po_other;
+RESET ROLE;
+SELECT po.gstate() AS g_after_drop_owned;
+SELECT po.state() AS ev_after_drop_owned;
+SELECT count(*) AS gb_registrations FROM adjlist_inverted_indexes WHERE indexrel::text LIKE '%gb_inverted';
+
 --
 -- Cleanup
 --
 DROP SCHEMA po CASCADE;
+DROP SERVER po_files;
+DROP EXTENSION file_fdw;
 DROP OWNED BY regress_po_owner, regress_po_other, regress_po_new, regress_po_trunc, regress_po_nobody;
 DROP ROLE regress_po_owner, regress_po_other, regress_po_new, regress_po_trunc, regress_po_nobody;

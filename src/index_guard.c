@@ -91,8 +91,10 @@
 #include "postgres.h"
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/indexing.h"
@@ -113,6 +115,7 @@
 #include "parser/parse_type.h"
 #include "storage/lmgr.h"
 #include "tcop/deparse_utility.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -871,6 +874,24 @@ start_alter_table(AlterTableStmt *stmt)
 }
 
 /*
+ * A partition relid of base that a DROP is about to drop: its rows (and
+ * those of its own partitions) leave the index while they can still be
+ * read (index_member_rows(), as the base table's owner, whoever owns the
+ * partition).
+ */
+static void
+drop_member(Oid base, Oid relid)
+{
+	ListCell   *a;
+
+	/* lock as DROP will: the parents, then the partition */
+	foreach(a, get_partition_ancestors(relid))
+		LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
+	LockRelationOid(relid, AccessExclusiveLock);
+	index_member_rows(base, relid, false);
+}
+
+/*
  * DROP TABLE of a partition: its rows leave the index before it goes.
  * Only for a role that may drop it, the owner of the partition or of its
  * schema (or a superuser), as DROP TABLE checks before it locks anything
@@ -891,8 +912,6 @@ start_drop(DropStmt *stmt)
 		RangeVar   *rv = makeRangeVarFromNameList((List *) lfirst(lc));
 		Oid			relid = rangevar_oid(rv);
 		Oid			base;
-		List	   *ancestors;
-		ListCell   *a;
 
 		if (!OidIsValid(relid) ||
 			(!adjlist_rel_ownercheck(relid, GetUserId()) &&
@@ -901,13 +920,132 @@ start_drop(DropStmt *stmt)
 		base = base_of(relid);
 		if (!OidIsValid(base) || base == relid)
 			continue;
-		/* lock as DROP will: the parents, then the partition */
-		ancestors = get_partition_ancestors(relid);
-		foreach(a, ancestors)
-			LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
-		LockRelationOid(relid, AccessExclusiveLock);
-		index_member_rows(base, relid, false);
+		drop_member(base, relid);
 	}
+}
+
+/*
+ * Is relation relid among those DROP SCHEMA ... CASCADE of the schemas
+ * nsps, or DROP OWNED BY the roles, drops itself (not by a dependency)?
+ * DROP OWNED drops the relations the roles own and the schemas they own
+ * (with what is in them, or it fails).
+ */
+static bool
+cascade_drops(Oid relid, List *nsps, List *roles)
+{
+	Oid			nsp = get_rel_namespace(relid);
+	ListCell   *lc;
+
+	if (list_member_oid(nsps, nsp))
+		return true;
+	foreach(lc, roles)
+		if (adjlist_rel_ownercheck(relid, lfirst_oid(lc)) ||
+			adjlist_namespace_ownercheck(nsp, lfirst_oid(lc)))
+			return true;
+	return false;
+}
+
+/*
+ * DROP SCHEMA ... CASCADE of the schemas nsps, or DROP OWNED BY the roles,
+ * that drops partitions (at any depth) of an indexed base table and not the
+ * table itself: their rows leave the index before they go, as for DROP
+ * TABLE (drop_member()).  A partition goes with its parent, so the one to
+ * remove is the uppermost of the dropped ones under the base table, whose
+ * rows are those of all its own partitions.  One whose base table is
+ * dropped as well needs nothing: the index goes with the table.  (Only
+ * what the statement drops by name is followed, not what a dependency
+ * cascades to, such as a table of a type in the schema.)  The caller has
+ * checked that the role may run the statement: it is not to lock anything
+ * before a statement that is bound to fail.  A statement that then fails
+ * takes the index's change with it.
+ */
+static void
+start_drop_cascade(List *nsps, List *roles)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	List	   *tops = NIL;
+	List	   *bases = NIL;
+	ListCell   *lc;
+	ListCell   *b;
+
+	rel = table_open(RelationRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
+		Oid			relid = c->oid;
+		Oid			base;
+		Oid			top = InvalidOid;
+
+		if (!c->relispartition)
+			continue;
+		base = base_of(relid);
+		if (!OidIsValid(base) || base == relid || cascade_drops(base, nsps, roles))
+			continue;
+		/* the uppermost dropped one from relid up to (not) the base table */
+		if (cascade_drops(relid, nsps, roles))
+			top = relid;
+		foreach(lc, get_partition_ancestors(relid))
+		{
+			if (lfirst_oid(lc) == base)
+				break;
+			if (cascade_drops(lfirst_oid(lc), nsps, roles))
+				top = lfirst_oid(lc);
+		}
+		if (OidIsValid(top) && !list_member_oid(tops, top))
+		{
+			tops = lappend_oid(tops, top);
+			bases = lappend_oid(bases, base);
+		}
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	forboth(lc, tops, b, bases)
+		drop_member(lfirst_oid(b), lfirst_oid(lc));
+}
+
+/* DROP SCHEMA ... CASCADE, by a role that may drop every one of them */
+static void
+start_drop_schema(DropStmt *stmt)
+{
+	List	   *nsps = NIL;
+	ListCell   *lc;
+
+	if (stmt->behavior != DROP_CASCADE)
+		return;					/* (RESTRICT fails on a schema with a table) */
+	foreach(lc, stmt->objects)
+	{
+		Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
+
+		if (!OidIsValid(nsp))
+			continue;
+		if (!adjlist_namespace_ownercheck(nsp, GetUserId()))
+			return;
+		nsps = lappend_oid(nsps, nsp);
+	}
+	if (nsps != NIL)
+		start_drop_cascade(nsps, NIL);
+}
+
+/* DROP OWNED BY, by a role that has the privileges of each of them */
+static void
+start_drop_owned(DropOwnedStmt *stmt)
+{
+	List	   *roles = NIL;
+	ListCell   *lc;
+
+	foreach(lc, stmt->roles)
+	{
+		Oid			role = get_rolespec_oid(lfirst(lc), true);
+
+		/* (DROP OWNED refuses an unknown role or one whose privileges it lacks) */
+		if (!OidIsValid(role) || !has_privs_of_role(GetUserId(), role))
+			return;
+		roles = lappend_oid(roles, role);
+	}
+	start_drop_cascade(NIL, roles);
 }
 
 /*
@@ -966,8 +1104,13 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 	else if (IsA(ev->parsetree, DropStmt) &&
 			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_INDEX)
 		start_drop_index((DropStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, DropStmt) &&
+			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_SCHEMA)
+		start_drop_schema((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt))
 		start_drop((DropStmt *) ev->parsetree);
+	else if (IsA(ev->parsetree, DropOwnedStmt))
+		start_drop_owned((DropOwnedStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, RenameStmt) &&
 			 ((RenameStmt *) ev->parsetree)->renameType == OBJECT_COLUMN)
 		start_rename_column((RenameStmt *) ev->parsetree);
