@@ -215,12 +215,25 @@ DROP TABLE tt, tt_inverted;
 -- leave, with counters.  regress_po_owner owns the base table po.g; the
 -- schema po_x is regress_po_other's, and holds: g2, a leaf; g3, partitioned,
 -- whose g3b is in po (and goes with g3); g6, a foreign partition with two
--- rows (file_fdw); and gb, another base table with an index (which goes
+-- rows (postgres_fdw, a loopback to tables of po_src); and gb, another base
+-- table with an index (which goes
 -- with it).  In po, regress_po_other owns g4, and g5, partitioned, whose
 -- g5a is the superuser's; g7, the superuser's, is foreign too (po.g stays
 -- a table that cannot have a unique key, base_key).
-CREATE EXTENSION file_fdw;
-CREATE SERVER po_files FOREIGN DATA WRAPPER file_fdw;
+CREATE EXTENSION postgres_fdw;
+DO $$ BEGIN
+	EXECUTE format('CREATE SERVER po_files FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
+				   current_database(), current_setting('port'),
+				   coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'));
+END $$;
+CREATE USER MAPPING FOR PUBLIC SERVER po_files OPTIONS (password_required 'false');
+CREATE SCHEMA po_src;
+CREATE TABLE po_src.g6 (pk adjkey, sk adjkey, v int);
+INSERT INTO po_src.g6 VALUES ('USER#f1', 'FOLLOWS#USER#b', 6), ('USER#f2', 'FOLLOWS#USER#b', 6);
+CREATE TABLE po_src.g7 (pk adjkey, sk adjkey, v int);
+INSERT INTO po_src.g7 VALUES ('USER#f7', 'FOLLOWS#USER#b', 7);
+GRANT USAGE ON SCHEMA po_src TO PUBLIC;
+GRANT SELECT ON po_src.g6, po_src.g7 TO PUBLIC;
 CREATE SCHEMA po_x AUTHORIZATION regress_po_other;
 SET ROLE regress_po_owner;
 CREATE TABLE po.g (pk adjkey, sk adjkey, v int) PARTITION BY LIST (v);
@@ -236,9 +249,9 @@ CREATE TABLE po.g5 PARTITION OF po.g FOR VALUES IN (5, 50) PARTITION BY LIST (v)
 ALTER TABLE po.g5 OWNER TO regress_po_other;
 CREATE TABLE po.g5a PARTITION OF po.g5 FOR VALUES IN (50);
 CREATE FOREIGN TABLE po_x.g6 PARTITION OF po.g FOR VALUES IN (6) SERVER po_files
-	OPTIONS (program 'printf ''USER#f1,FOLLOWS#USER#b,6\nUSER#f2,FOLLOWS#USER#b,6\n''', format 'csv');
+	OPTIONS (schema_name 'po_src', table_name 'g6');
 CREATE FOREIGN TABLE po.g7 PARTITION OF po.g FOR VALUES IN (7) SERVER po_files
-	OPTIONS (program 'echo USER#f7,FOLLOWS#USER#b,7', format 'csv');
+	OPTIONS (schema_name 'po_src', table_name 'g7');
 CREATE TABLE po_x.gb (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
 CREATE TABLE po_x.gb1 PARTITION OF po_x.gb FOR VALUES IN (1);
 INSERT INTO po_x.gb VALUES ('USER#a', 'FOLLOWS#USER#b', 1);
@@ -289,7 +302,9 @@ SELECT count(*) AS gb_registrations FROM adjlist_inverted_indexes WHERE indexrel
 -- Cleanup
 --
 DROP SCHEMA po CASCADE;
+DROP USER MAPPING FOR PUBLIC SERVER po_files;
 DROP SERVER po_files;
-DROP EXTENSION file_fdw;
+DROP EXTENSION postgres_fdw;
+DROP SCHEMA po_src CASCADE;
 DROP OWNED BY regress_po_owner, regress_po_other, regress_po_new, regress_po_trunc, regress_po_nobody;
 DROP ROLE regress_po_owner, regress_po_other, regress_po_new, regress_po_trunc, regress_po_nobody;
