@@ -289,7 +289,10 @@ SELECT po.gstate() AS g_after_drop_schema;
 -- DROP OWNED BY the partitions' owner (also of po.ev_m, ev_s and ev_def)
 SELECT po.state() AS ev_before_drop_owned;
 SET ROLE regress_po_nobody;
+\set VERBOSITY terse
+-- (terse: 16 and later add a DETAIL)
 DROP OWNED BY regress_po_other;
+\set VERBOSITY default
 RESET ROLE;
 SET ROLE regress_po_other;
 DROP OWNED BY regress_po_other;
