@@ -30,10 +30,20 @@ typedef struct DdlCommand
 extern List *ddl_collected_commands(void);
 
 /*
- * The partitions that ALTER TABLE relid ATTACH PARTITION name attached:
- * partitions of relid now, so named, attached in this transaction.
+ * ALTER TABLE ... ATTACH PARTITION stmt: its ddl_command_start remembers
+ * the command counter (ddl_remember_attach()), for its ddl_command_end
+ * (ddl_attach_started(), once; InvalidCommandId if none was remembered).
  */
-extern List *ddl_attached_partitions(Oid relid, const RangeVar *name);
+extern void ddl_remember_attach(Node *stmt);
+extern CommandId ddl_attach_started(Node *stmt);
+
+/*
+ * The partitions that ALTER TABLE relid ATTACH PARTITION name attached:
+ * partitions of relid now, so named, whose pg_inherits row this
+ * transaction wrote since command since (ddl_attach_started(); any, if
+ * InvalidCommandId), and that no earlier call has returned.
+ */
+extern List *ddl_attached_partitions(Oid relid, const RangeVar *name, CommandId since);
 
 /*
  * DETACH PARTITION [FINALIZE] of relid: the partition its ddl_command_start

@@ -956,6 +956,15 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
+	/* (ATTACH PARTITION: where its own catalog writes begin, for its end) */
+	if (IsA(ev->parsetree, AlterTableStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((AlterTableStmt *) ev->parsetree)->cmds)
+			if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AttachPartition)
+				ddl_remember_attach(ev->parsetree);
+	}
 	/* (after pg_upgrade, once: before a rename or drop of what they name) */
 	index_predicate_rebind_all();
 	if (IsA(ev->parsetree, AlterTableStmt))
@@ -1111,11 +1120,11 @@ end_alter_type(Oid relid)
  * one) ... ATTACH PARTITION, at its end: each table it attached.
  */
 static void
-end_attach(Oid relid, Oid base, PartitionCmd *pc)
+end_attach(Oid relid, Oid base, PartitionCmd *pc, CommandId since)
 {
 	ListCell   *lc;
 
-	foreach(lc, ddl_attached_partitions(relid, pc->name))
+	foreach(lc, ddl_attached_partitions(relid, pc->name, since))
 	{
 		Oid			part = lfirst_oid(lc);
 
@@ -1157,7 +1166,8 @@ end_detach(Oid relid, Oid base, bool finalize)
  * looked up again (ddl_collected.c).
  */
 static void
-end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
+end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds,
+					CommandId since)
 {
 	ListCell   *lc;
 
@@ -1166,7 +1176,7 @@ end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
 		if (cmd->subtype == AT_AttachPartition)
-			end_attach(relid, base, (PartitionCmd *) cmd->def);
+			end_attach(relid, base, (PartitionCmd *) cmd->def, since);
 		else if (cmd->subtype == AT_DetachPartition ||
 				 cmd->subtype == AT_DetachPartitionFinalize)
 			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize);
@@ -1189,7 +1199,7 @@ end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
  * (never its name looked up again: ddl_collected.c).
  */
 static void
-end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds)
+end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds, CommandId since)
 {
 	Oid			base = base_of(relid);
 	bool		follow_trunc = false;
@@ -1200,7 +1210,7 @@ end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds)
 		end_alter_type(relid);
 		return;
 	}
-	end_alter_relations(relid, base, stmt, subcmds);
+	end_alter_relations(relid, base, stmt, subcmds, since);
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
@@ -1262,7 +1272,7 @@ end_create_trigger(Oid relid, const char *name)
  * CREATE INDEX), as PostgreSQL collected it.
  */
 static void
-end_command(DdlCommand *c)
+end_command(DdlCommand *c, CommandId since)
 {
 	Node	   *stmt = c->stmt;
 
@@ -1271,7 +1281,7 @@ end_command(DdlCommand *c)
 	else if (IsA(stmt, CreateStmt))
 		end_create_table(c->relid, (CreateStmt *) stmt);
 	else if (IsA(stmt, AlterTableStmt))
-		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds);
+		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds, since);
 	else if (IsA(stmt, CreateTrigStmt))
 		end_create_trigger(c->relid, ((CreateTrigStmt *) stmt)->trigname);
 	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
@@ -1308,11 +1318,18 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
+	/* (CREATE SCHEMA: its CREATE TABLE, INDEX and TRIGGER are collected) */
 	if (IsA(stmt, CreateForeignTableStmt) || IsA(stmt, CreateStmt) ||
 		IsA(stmt, AlterTableStmt) || IsA(stmt, CreateTrigStmt) ||
-		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt))
+		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt) || IsA(stmt, CreateSchemaStmt))
+	{
+		/* ATTACH PARTITION: what this command attached (ddl_collected.c) */
+		CommandId	since = IsA(stmt, AlterTableStmt) ? ddl_attach_started(stmt)
+			: InvalidCommandId;
+
 		foreach(lc, ddl_collected_commands())
-			end_command((DdlCommand *) lfirst(lc));
+			end_command((DdlCommand *) lfirst(lc), since);
+	}
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
 	{
