@@ -791,6 +791,30 @@ RESET ROLE;
 CREATE SCHEMA dt_s3 AUTHORIZATION regress_dt_dba
 	CREATE TABLE c3 (x int) INHERITS (dt.ch);
 SELECT count(*) FROM pg_namespace WHERE nspname = 'dt_s3';
+
+--
+-- A ddl_command_start event trigger of the DBA's that moves search_path
+-- (it fires after adjlist's): DETACH PARTITION's names then find other
+-- tables than the ones adjlist prepared at the start, and the command is
+-- refused.
+--
+CREATE TABLE dt_s1.cs (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE dt_s1.cs1 PARTITION OF dt_s1.cs FOR VALUES IN (1);
+INSERT INTO dt.cs VALUES ('A#a', 'B#b', 1);
+INSERT INTO dt_s1.cs VALUES ('A#x', 'B#y', 1);
+SELECT create_inverted_index('dt_s1.cs');
+CREATE FUNCTION dt.zz_path() RETURNS event_trigger LANGUAGE plpgsql AS
+$$BEGIN PERFORM set_config('search_path', 'dt_s1, public', true); END$$;
+CREATE EVENT TRIGGER zz_dt_path ON ddl_command_start WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION dt.zz_path();
+BEGIN;
+SET LOCAL search_path = dt, public;
+ALTER TABLE cs DETACH PARTITION cs1;
+ROLLBACK;
+DROP EVENT TRIGGER zz_dt_path;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.cs_inverted');
+SELECT count(*) AS problems FROM verify_inverted_index('dt_s1.cs_inverted');
+SELECT count(*) FROM pg_inherits WHERE inhrelid IN ('dt.cs1'::regclass, 'dt_s1.cs1'::regclass);
 SET client_min_messages = warning;
 DROP SCHEMA dt_s1, dt_s2 CASCADE;
 DROP TABLE dt.at, dt.at2, dt.cs, dt.ch;

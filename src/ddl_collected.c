@@ -37,11 +37,17 @@
  * transaction, whose rows are in the index already.  DETACH: the partition
  * that ddl_command_start found (index_guard.c removes its rows there,
  * while it is still a partition), carried to the end of the same command
- * in the same subtransaction: DETACH runs no code of the user's before it
+ * in the same subtransaction (and not one that an enclosing command's start
+ * remembered: since its own start): DETACH runs no code of the user's before it
  * opens the partition, so core finds the same one; DDL that another
  * command's code runs is a command of its own, with its own start and end,
  * which ALTER TABLE's own DDL cannot interleave on the same table (core
  * refuses to alter a table that a running statement of the session uses).
+ * But the start trigger of the user's that fires after adjlist's may move
+ * search_path, and core then detaches another table than the one adjlist
+ * found: what ddl_command_start remembered for the command and its end did
+ * not take (ddl_detach_left()), or a partition of an indexed table that
+ * ddl_command_start did not prepare, makes the end refuse the command.
  * What a failed command leaves belongs to a subtransaction that is gone,
  * and goes with the transaction's memory.
  *
@@ -176,12 +182,12 @@ ddl_collected_commands(void)
  * end, and what ATTACH PARTITION has already taken, in
  * TopTransactionContext: it goes with the transaction's memory.
  */
-typedef struct Attaching
+typedef struct Starting
 {
 	Node	   *stmt;			/* the statement (only compared) */
 	SubTransactionId subxact;
 	CommandId	since;			/* the command counter at its start */
-} Attaching;
+} Starting;
 
 typedef struct Attached
 {
@@ -190,7 +196,7 @@ typedef struct Attached
 	CommandId	cmin;			/* of its pg_inherits row */
 } Attached;
 
-static List *attaching = NIL;
+static List *starting = NIL;
 static List *attached = NIL;
 
 /* A DETACH that ddl_command_start saw. */
@@ -199,6 +205,7 @@ typedef struct Detaching
 	Oid			relid;
 	Oid			part;
 	SubTransactionId subxact;
+	CommandId	cid;			/* the command counter then */
 } Detaching;
 
 static List *detaching = NIL;
@@ -209,7 +216,7 @@ static MemoryContextCallback carry_callback;
 static void
 forget_carried(void *arg)
 {
-	attaching = NIL;
+	starting = NIL;
 	attached = NIL;
 	detaching = NIL;
 	carry_registered = false;
@@ -229,31 +236,31 @@ carry_context(void)
 }
 
 void
-ddl_remember_attach(Node *stmt)
+ddl_remember_start(Node *stmt)
 {
 	MemoryContext old = carry_context();
-	Attaching  *a = palloc(sizeof(Attaching));
+	Starting   *a = palloc(sizeof(Starting));
 
 	a->stmt = stmt;
 	a->subxact = GetCurrentSubTransactionId();
 	a->since = GetCurrentCommandId(false);
-	attaching = lappend(attaching, a);
+	starting = lappend(starting, a);
 	MemoryContextSwitchTo(old);
 }
 
 CommandId
-ddl_attach_started(Node *stmt)
+ddl_command_started(Node *stmt)
 {
 	SubTransactionId subxact = GetCurrentSubTransactionId();
 
-	for (int i = list_length(attaching) - 1; i >= 0; i--)
+	for (int i = list_length(starting) - 1; i >= 0; i--)
 	{
-		Attaching  *a = (Attaching *) list_nth(attaching, i);
+		Starting   *a = (Starting *) list_nth(starting, i);
 		CommandId	since = a->since;
 
 		if (a->stmt != stmt || a->subxact != subxact)
 			continue;
-		attaching = list_delete_nth_cell(attaching, i);
+		starting = list_delete_nth_cell(starting, i);
 		return since;
 	}
 	return InvalidCommandId;
@@ -334,12 +341,13 @@ ddl_remember_detach(Oid relid, Oid part)
 	d->relid = relid;
 	d->part = part;
 	d->subxact = GetCurrentSubTransactionId();
+	d->cid = GetCurrentCommandId(false);
 	detaching = lappend(detaching, d);
 	MemoryContextSwitchTo(old);
 }
 
 Oid
-ddl_detached_partition(Oid relid)
+ddl_detached_partition(Oid relid, CommandId since)
 {
 	SubTransactionId subxact = GetCurrentSubTransactionId();
 
@@ -349,10 +357,29 @@ ddl_detached_partition(Oid relid)
 		Detaching  *d = (Detaching *) list_nth(detaching, i);
 		Oid			part = d->part;
 
-		if (d->relid != relid || d->subxact != subxact)
+		if (d->relid != relid || d->subxact != subxact ||
+			(since != InvalidCommandId && d->cid < since))
 			continue;
 		detaching = list_delete_nth_cell(detaching, i);
 		return part;
 	}
 	return InvalidOid;
+}
+
+bool
+ddl_detach_left(CommandId since)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+	ListCell   *lc;
+
+	if (since == InvalidCommandId)
+		return false;
+	foreach(lc, detaching)
+	{
+		Detaching  *d = (Detaching *) lfirst(lc);
+
+		if (d->subxact == subxact && d->cid >= since)
+			return true;
+	}
+	return false;
 }

@@ -956,14 +956,22 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
-	/* (ATTACH PARTITION: where its own catalog writes begin, for its end) */
+	/* (ATTACH and DETACH PARTITION: where the command begins, for its end) */
 	if (IsA(ev->parsetree, AlterTableStmt))
 	{
 		ListCell   *lc;
 
 		foreach(lc, ((AlterTableStmt *) ev->parsetree)->cmds)
-			if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AttachPartition)
-				ddl_remember_attach(ev->parsetree);
+		{
+			AlterTableType t = lfirst_node(AlterTableCmd, lc)->subtype;
+
+			if (t == AT_AttachPartition || t == AT_DetachPartition ||
+				t == AT_DetachPartitionFinalize)
+			{
+				ddl_remember_start(ev->parsetree);
+				break;
+			}
+		}
 	}
 	/* (after pg_upgrade, once: before a rename or drop of what they name) */
 	index_predicate_rebind_all();
@@ -1116,6 +1124,23 @@ end_alter_type(Oid relid)
 }
 
 /*
+ * The command's names found other tables at its end than at its start,
+ * where adjlist prepared the ones they found then (search_path moved in
+ * between, by another ddl_command_start event trigger): refused, which
+ * undoes what the start did.
+ */
+static void
+refuse_moved_names(const char *command)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("%s acted on another table than the one its name found when it started",
+					command),
+			 errdetail("search_path changed while the command ran (a ddl_command_start event trigger?), and a table taking part in an inverted index would not be kept exact."),
+			 errhint("Qualify the table names with their schema, or keep search_path unchanged in event triggers.")));
+}
+
+/*
  * ALTER TABLE relid (of base table base, if it is one or a partition of
  * one) ... ATTACH PARTITION, at its end: each table it attached.
  */
@@ -1145,15 +1170,16 @@ end_attach(Oid relid, Oid base, PartitionCmd *pc, CommandId since)
  * found and DETACH took, which must have left relid.
  */
 static void
-end_detach(Oid relid, Oid base, bool finalize)
+end_detach(Oid relid, Oid base, bool finalize, CommandId since)
 {
-	Oid			part = ddl_detached_partition(relid);
+	Oid			part = ddl_detached_partition(relid, since);
 
-	if (!OidIsValid(part) || !OidIsValid(base))
+	if (!OidIsValid(base))
 		return;
-	if (get_rel_relispartition(part) && get_partition_parent(part, true) == relid)
-		elog(ERROR, "table %u is still a partition of table %u after DETACH PARTITION",
-			 part, relid);
+	/* (its start found another table, or another partition) */
+	if (!OidIsValid(part) ||
+		(get_rel_relispartition(part) && get_partition_parent(part, true) == relid))
+		refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
 	/* (DETACH's rows left at its start: start_detach()) */
 	if (finalize)
 		index_member_rows(base, part, false);
@@ -1179,7 +1205,7 @@ end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds,
 			end_attach(relid, base, (PartitionCmd *) cmd->def, since);
 		else if (cmd->subtype == AT_DetachPartition ||
 				 cmd->subtype == AT_DetachPartitionFinalize)
-			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize);
+			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize, since);
 	}
 	/* INHERIT: the parent it added, as the command collected it */
 	foreach(lc, subcmds)
@@ -1324,11 +1350,14 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt) || IsA(stmt, CreateSchemaStmt))
 	{
 		/* ATTACH PARTITION: what this command attached (ddl_collected.c) */
-		CommandId	since = IsA(stmt, AlterTableStmt) ? ddl_attach_started(stmt)
+		CommandId	since = IsA(stmt, AlterTableStmt) ? ddl_command_started(stmt)
 			: InvalidCommandId;
 
 		foreach(lc, ddl_collected_commands())
 			end_command((DdlCommand *) lfirst(lc), since);
+		/* DETACH: its start prepared a table that the command did not take */
+		if (ddl_detach_left(since))
+			refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
 	}
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
