@@ -794,9 +794,9 @@ SELECT count(*) FROM pg_namespace WHERE nspname = 'dt_s3';
 
 --
 -- A ddl_command_start event trigger of the DBA's that moves search_path
--- (it fires after adjlist's): DETACH PARTITION's names then find other
--- tables than the ones adjlist prepared at the start, and the command is
--- refused.
+-- (it fires after adjlist's): DETACH PARTITION's and DROP TABLE's names
+-- then find other tables than the ones adjlist prepared at the start, and
+-- the command is refused.
 --
 CREATE TABLE dt_s1.cs (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
 CREATE TABLE dt_s1.cs1 PARTITION OF dt_s1.cs FOR VALUES IN (1);
@@ -805,11 +805,19 @@ INSERT INTO dt_s1.cs VALUES ('A#x', 'B#y', 1);
 SELECT create_inverted_index('dt_s1.cs');
 CREATE FUNCTION dt.zz_path() RETURNS event_trigger LANGUAGE plpgsql AS
 $$BEGIN PERFORM set_config('search_path', 'dt_s1, public', true); END$$;
-CREATE EVENT TRIGGER zz_dt_path ON ddl_command_start WHEN TAG IN ('ALTER TABLE')
+CREATE EVENT TRIGGER zz_dt_path ON ddl_command_start WHEN TAG IN ('ALTER TABLE', 'DROP TABLE')
 	EXECUTE FUNCTION dt.zz_path();
 BEGIN;
 SET LOCAL search_path = dt, public;
 ALTER TABLE cs DETACH PARTITION cs1;
+ROLLBACK;
+BEGIN;
+SET LOCAL search_path = dt, public;
+DROP TABLE cs1;
+ROLLBACK;
+BEGIN;
+SET LOCAL search_path = dt, public;
+DROP TABLE IF EXISTS cs1, cs_nonesuch;
 ROLLBACK;
 DROP EVENT TRIGGER zz_dt_path;
 SELECT count(*) AS problems FROM verify_inverted_index('dt.cs_inverted');

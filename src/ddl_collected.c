@@ -74,6 +74,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "ddl_collected.h"
 
@@ -209,6 +210,16 @@ typedef struct Detaching
 } Detaching;
 
 static List *detaching = NIL;
+
+/* A partition that DROP TABLE's ddl_command_start took out of its index. */
+typedef struct Dropping
+{
+	Oid			relid;
+	SubTransactionId subxact;
+	CommandId	cid;
+} Dropping;
+
+static List *dropping = NIL;
 static bool carry_registered = false;
 static MemoryContextCallback carry_callback;
 
@@ -219,6 +230,7 @@ forget_carried(void *arg)
 	starting = NIL;
 	attached = NIL;
 	detaching = NIL;
+	dropping = NIL;
 	carry_registered = false;
 }
 
@@ -382,4 +394,39 @@ ddl_detach_left(CommandId since)
 			return true;
 	}
 	return false;
+}
+
+void
+ddl_remember_drop(Oid relid)
+{
+	MemoryContext old = carry_context();
+	Dropping   *d = palloc(sizeof(Dropping));
+
+	d->relid = relid;
+	d->subxact = GetCurrentSubTransactionId();
+	d->cid = GetCurrentCommandId(false);
+	dropping = lappend(dropping, d);
+	MemoryContextSwitchTo(old);
+}
+
+Oid
+ddl_drop_left(CommandId since)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+	Oid			left = InvalidOid;
+
+	if (since == InvalidCommandId)
+		return InvalidOid;
+	/* this command's (its own start's and later), taken off the list */
+	for (int i = list_length(dropping) - 1; i >= 0; i--)
+	{
+		Dropping   *d = (Dropping *) list_nth(dropping, i);
+
+		if (d->subxact != subxact || d->cid < since)
+			continue;
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(d->relid)))
+			left = d->relid;
+		dropping = list_delete_nth_cell(dropping, i);
+	}
+	return left;
 }

@@ -57,4 +57,13 @@ extern void ddl_remember_detach(Oid relid, Oid part);
 extern Oid	ddl_detached_partition(Oid relid, CommandId since);
 extern bool ddl_detach_left(CommandId since);
 
+/*
+ * DROP TABLE: the partitions whose rows its ddl_command_start took out of
+ * their index (ddl_remember_drop()); at its ddl_command_end,
+ * ddl_drop_left() forgets those remembered since command since
+ * (ddl_command_started()) and returns one that still exists, if any.
+ */
+extern void ddl_remember_drop(Oid relid);
+extern Oid	ddl_drop_left(CommandId since);
+
 #endif							/* ADJLIST_DDL_COLLECTED_H */

@@ -907,6 +907,8 @@ start_drop(DropStmt *stmt)
 			LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
 		LockRelationOid(relid, AccessExclusiveLock);
 		index_member_rows(base, relid, false);
+		/* (it must be gone at the end: adjlist_on_ddl_end()) */
+		ddl_remember_drop(relid);
 	}
 }
 
@@ -956,7 +958,11 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
-	/* (ATTACH and DETACH PARTITION: where the command begins, for its end) */
+	/* (ATTACH, DETACH PARTITION, DROP TABLE: where it begins, for its end) */
+	if (IsA(ev->parsetree, DropStmt) &&
+		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||
+		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_FOREIGN_TABLE))
+		ddl_remember_start(ev->parsetree);
 	if (IsA(ev->parsetree, AlterTableStmt))
 	{
 		ListCell   *lc;
@@ -1359,6 +1365,9 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 		if (ddl_detach_left(since))
 			refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
 	}
+	/* DROP TABLE: a partition whose rows its start took out must be gone */
+	if (IsA(stmt, DropStmt) && OidIsValid(ddl_drop_left(ddl_command_started(stmt))))
+		refuse_moved_names("DROP TABLE");
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
 	{
