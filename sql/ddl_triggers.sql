@@ -707,6 +707,128 @@ DROP TABLE dt.mv, dt.ap;
 RESET client_min_messages;
 
 --
+-- ATTACH PARTITION takes exactly the partition this command attached: not
+-- one of the same name in another schema that an earlier ATTACH of the
+-- transaction took (its rows are in the index already, and its counters
+-- would count them twice), in either order, nor the same table's earlier
+-- attachment when it is detached and attached again.
+--
+CREATE SCHEMA dt_s1 AUTHORIZATION regress_dt_dba;
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.at (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE dt.at1 PARTITION OF dt.at FOR VALUES IN (1);
+SELECT create_inverted_index('dt.at', counters => 1);
+CREATE TABLE dt_s1.atp (LIKE dt.at);
+INSERT INTO dt_s1.atp VALUES ('A#c', 'B#a', 2);
+CREATE TABLE dt.atp (LIKE dt.at);
+INSERT INTO dt.atp VALUES ('A#d', 'B#a', 3);
+BEGIN;
+SET LOCAL search_path = dt;
+ALTER TABLE at ATTACH PARTITION dt_s1.atp FOR VALUES IN (2);
+ALTER TABLE at ATTACH PARTITION atp FOR VALUES IN (3);
+COMMIT;
+SELECT direction, sum(n) FROM dt.at_inverted_degree GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.at_inverted');
+-- the other order
+ALTER TABLE dt.at DETACH PARTITION dt_s1.atp;
+ALTER TABLE dt.at DETACH PARTITION dt.atp;
+SELECT direction, sum(n) FROM dt.at_inverted_degree GROUP BY 1 ORDER BY 1;
+BEGIN;
+SET LOCAL search_path = dt;
+ALTER TABLE at ATTACH PARTITION atp FOR VALUES IN (3);
+ALTER TABLE at ATTACH PARTITION dt_s1.atp FOR VALUES IN (2);
+COMMIT;
+SELECT direction, sum(n) FROM dt.at_inverted_degree GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.at_inverted');
+-- detached and attached again, and a second table after it, in one
+-- transaction (and a savepoint rolled back in between)
+BEGIN;
+ALTER TABLE dt.at DETACH PARTITION dt.atp;
+ALTER TABLE dt.at ATTACH PARTITION dt.atp FOR VALUES IN (3);
+SAVEPOINT s;
+ALTER TABLE dt.at DETACH PARTITION dt_s1.atp;
+ROLLBACK TO SAVEPOINT s;
+ALTER TABLE dt.at DETACH PARTITION dt_s1.atp;
+ALTER TABLE dt.at ATTACH PARTITION dt_s1.atp FOR VALUES IN (2);
+COMMIT;
+SELECT direction, sum(n) FROM dt.at_inverted_degree GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.at_inverted');
+-- a partition attached before the table had its index, then another of
+-- the same name: the first one's rows are counted once, by the build
+ALTER TABLE dt.at DETACH PARTITION dt_s1.atp;
+ALTER TABLE dt.at DETACH PARTITION dt.atp;
+CREATE TABLE dt.at2 (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+BEGIN;
+ALTER TABLE dt.at2 ATTACH PARTITION dt_s1.atp FOR VALUES IN (2);
+SELECT create_inverted_index('dt.at2', counters => 1);
+SET LOCAL search_path = dt;
+ALTER TABLE at2 ATTACH PARTITION atp FOR VALUES IN (3);
+COMMIT;
+SELECT direction, sum(n) FROM dt.at2_inverted_degree GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.at2_inverted');
+RESET ROLE;
+
+--
+-- CREATE SCHEMA's own CREATE TABLE: PARTITION OF an indexed table is
+-- followed as CREATE TABLE's is, and INHERITS of one is refused.
+--
+SET ROLE regress_dt_dba;
+CREATE TABLE dt.cs (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE dt.cs1 PARTITION OF dt.cs FOR VALUES IN (1);
+SELECT create_inverted_index('dt.cs', counters => 1);
+RESET ROLE;
+CREATE SCHEMA dt_s2 AUTHORIZATION regress_dt_dba
+	CREATE TABLE p2 PARTITION OF dt.cs FOR VALUES IN (2);
+SET ROLE regress_dt_dba;
+SELECT count(*) AS adjlist_triggers FROM pg_trigger
+WHERE tgrelid = 'dt_s2.p2'::regclass AND tgname LIKE 'adjlist%' AND tgparentid = 0;
+INSERT INTO dt_s2.p2 VALUES ('A#c', 'B#a', 2);
+SELECT direction, sum(n) FROM dt.cs_inverted_degree GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.cs_inverted');
+CREATE TABLE dt.ch (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('dt.ch');
+RESET ROLE;
+CREATE SCHEMA dt_s3 AUTHORIZATION regress_dt_dba
+	CREATE TABLE c3 (x int) INHERITS (dt.ch);
+SELECT count(*) FROM pg_namespace WHERE nspname = 'dt_s3';
+
+--
+-- A ddl_command_start event trigger of the DBA's that moves search_path
+-- (it fires after adjlist's): DETACH PARTITION's and DROP TABLE's names
+-- then find other tables than the ones adjlist prepared at the start, and
+-- the command is refused.
+--
+CREATE TABLE dt_s1.cs (pk adjkey, sk adjkey, v int, PRIMARY KEY (pk, sk, v)) PARTITION BY LIST (v);
+CREATE TABLE dt_s1.cs1 PARTITION OF dt_s1.cs FOR VALUES IN (1);
+INSERT INTO dt.cs VALUES ('A#a', 'B#b', 1);
+INSERT INTO dt_s1.cs VALUES ('A#x', 'B#y', 1);
+SELECT create_inverted_index('dt_s1.cs');
+CREATE FUNCTION dt.zz_path() RETURNS event_trigger LANGUAGE plpgsql AS
+$$BEGIN PERFORM set_config('search_path', 'dt_s1, public', true); END$$;
+CREATE EVENT TRIGGER zz_dt_path ON ddl_command_start WHEN TAG IN ('ALTER TABLE', 'DROP TABLE')
+	EXECUTE FUNCTION dt.zz_path();
+BEGIN;
+SET LOCAL search_path = dt, public;
+ALTER TABLE cs DETACH PARTITION cs1;
+ROLLBACK;
+BEGIN;
+SET LOCAL search_path = dt, public;
+DROP TABLE cs1;
+ROLLBACK;
+BEGIN;
+SET LOCAL search_path = dt, public;
+DROP TABLE IF EXISTS cs1, cs_nonesuch;
+ROLLBACK;
+DROP EVENT TRIGGER zz_dt_path;
+SELECT count(*) AS problems FROM verify_inverted_index('dt.cs_inverted');
+SELECT count(*) AS problems FROM verify_inverted_index('dt_s1.cs_inverted');
+SELECT count(*) FROM pg_inherits WHERE inhrelid IN ('dt.cs1'::regclass, 'dt_s1.cs1'::regclass);
+SET client_min_messages = warning;
+DROP SCHEMA dt_s1, dt_s2 CASCADE;
+DROP TABLE dt.at, dt.at2, dt.cs, dt.ch;
+RESET client_min_messages;
+
+--
 -- Cleanup
 --
 SET client_min_messages = warning;

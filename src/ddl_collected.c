@@ -25,16 +25,29 @@
  * Before PostgreSQL 17 ALTER TABLE ... ATTACH and DETACH PARTITION collect
  * no address, so the partition is found otherwise.  ATTACH: a partition of
  * the table now, of the name the command gave, whose pg_inherits row this
- * transaction wrote (core looks the name up after the partition bound's
+ * command wrote (core looks the name up after the partition bound's
  * expressions have run, which may have moved search_path: the name alone
- * is not enough, nor what ddl_command_start found).  DETACH: the partition
+ * is not enough, nor what ddl_command_start found).  This command's: the
+ * row's cmin is at least the command counter at its ddl_command_start
+ * (every earlier statement's writes have lower ones, and the counter
+ * never goes back, not even when a subtransaction aborts), and no ATTACH
+ * that ended meanwhile took it (one run by this command's code, such as
+ * another event trigger's, which has its own start and end).  The same
+ * name may be another schema's partition attached earlier in the
+ * transaction, whose rows are in the index already.  DETACH: the partition
  * that ddl_command_start found (index_guard.c removes its rows there,
  * while it is still a partition), carried to the end of the same command
- * in the same subtransaction: DETACH runs no code of the user's before it
+ * in the same subtransaction (and not one that an enclosing command's start
+ * remembered: since its own start): DETACH runs no code of the user's before it
  * opens the partition, so core finds the same one; DDL that another
  * command's code runs is a command of its own, with its own start and end,
  * which ALTER TABLE's own DDL cannot interleave on the same table (core
  * refuses to alter a table that a running statement of the session uses).
+ * But the start trigger of the user's that fires after adjlist's may move
+ * search_path, and core then detaches another table than the one adjlist
+ * found: what ddl_command_start remembered for the command and its end did
+ * not take (ddl_detach_left()), or a partition of an indexed table that
+ * ddl_command_start did not prepare, makes the end refuse the command.
  * What a failed command leaves belongs to a subtransaction that is gone,
  * and goes with the transaction's memory.
  *
@@ -61,6 +74,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "ddl_collected.h"
 
@@ -164,8 +178,123 @@ ddl_collected_commands(void)
 	return result;
 }
 
+/*
+ * What the commands of this transaction carry from their start to their
+ * end, and what ATTACH PARTITION has already taken, in
+ * TopTransactionContext: it goes with the transaction's memory.
+ */
+typedef struct Starting
+{
+	Node	   *stmt;			/* the statement (only compared) */
+	SubTransactionId subxact;
+	CommandId	since;			/* the command counter at its start */
+} Starting;
+
+typedef struct Attached
+{
+	Oid			parent;
+	Oid			child;
+	CommandId	cmin;			/* of its pg_inherits row */
+} Attached;
+
+static List *starting = NIL;
+static List *attached = NIL;
+
+/* A DETACH that ddl_command_start saw. */
+typedef struct Detaching
+{
+	Oid			relid;
+	Oid			part;
+	SubTransactionId subxact;
+	CommandId	cid;			/* the command counter then */
+} Detaching;
+
+static List *detaching = NIL;
+
+/* A partition that DROP TABLE's ddl_command_start took out of its index. */
+typedef struct Dropping
+{
+	Oid			relid;
+	SubTransactionId subxact;
+	CommandId	cid;
+} Dropping;
+
+static List *dropping = NIL;
+static bool carry_registered = false;
+static MemoryContextCallback carry_callback;
+
+/* TopTransactionContext goes: so do the lists in it. */
+static void
+forget_carried(void *arg)
+{
+	starting = NIL;
+	attached = NIL;
+	detaching = NIL;
+	dropping = NIL;
+	carry_registered = false;
+}
+
+static MemoryContext
+carry_context(void)
+{
+	if (!carry_registered)
+	{
+		carry_callback.func = forget_carried;
+		carry_callback.arg = NULL;
+		MemoryContextRegisterResetCallback(TopTransactionContext, &carry_callback);
+		carry_registered = true;
+	}
+	return MemoryContextSwitchTo(TopTransactionContext);
+}
+
+void
+ddl_remember_start(Node *stmt)
+{
+	MemoryContext old = carry_context();
+	Starting   *a = palloc(sizeof(Starting));
+
+	a->stmt = stmt;
+	a->subxact = GetCurrentSubTransactionId();
+	a->since = GetCurrentCommandId(false);
+	starting = lappend(starting, a);
+	MemoryContextSwitchTo(old);
+}
+
+CommandId
+ddl_command_started(Node *stmt)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+
+	for (int i = list_length(starting) - 1; i >= 0; i--)
+	{
+		Starting   *a = (Starting *) list_nth(starting, i);
+		CommandId	since = a->since;
+
+		if (a->stmt != stmt || a->subxact != subxact)
+			continue;
+		starting = list_delete_nth_cell(starting, i);
+		return since;
+	}
+	return InvalidCommandId;
+}
+
+static bool
+already_attached(Oid parent, Oid child, CommandId cmin)
+{
+	ListCell   *lc;
+
+	foreach(lc, attached)
+	{
+		Attached   *a = (Attached *) lfirst(lc);
+
+		if (a->parent == parent && a->child == child && a->cmin == cmin)
+			return true;
+	}
+	return false;
+}
+
 List *
-ddl_attached_partitions(Oid relid, const RangeVar *name)
+ddl_attached_partitions(Oid relid, const RangeVar *name, CommandId since)
 {
 	Oid			nsp = InvalidOid;
 	Relation	inhrel;
@@ -185,60 +314,52 @@ ddl_attached_partitions(Oid relid, const RangeVar *name)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Oid			child = ((Form_pg_inherits) GETSTRUCT(tup))->inhrelid;
-		char	   *relname = get_rel_name(child);
+		char	   *relname;
+		CommandId	cmin;
+		MemoryContext old;
+		Attached   *a;
 
-		if (TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)) &&
-			relname != NULL && strcmp(relname, name->relname) == 0 &&
-			(!OidIsValid(nsp) || get_rel_namespace(child) == nsp))
-			parts = lappend_oid(parts, child);
+		if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data)))
+			continue;
+		/* written by this command, and not by a command it ran */
+		cmin = HeapTupleHeaderGetCmin(tup->t_data);
+		if ((since != InvalidCommandId && cmin < since) ||
+			already_attached(relid, child, cmin))
+			continue;
+		relname = get_rel_name(child);
+		if (relname == NULL || strcmp(relname, name->relname) != 0 ||
+			(OidIsValid(nsp) && get_rel_namespace(child) != nsp))
+			continue;
+		parts = lappend_oid(parts, child);
+		old = carry_context();
+		a = palloc(sizeof(Attached));
+		a->parent = relid;
+		a->child = child;
+		a->cmin = cmin;
+		attached = lappend(attached, a);
+		MemoryContextSwitchTo(old);
 	}
 	systable_endscan(scan);
 	table_close(inhrel, AccessShareLock);
 	return parts;
 }
 
-/* A DETACH that ddl_command_start saw, in TopTransactionContext. */
-typedef struct Detaching
-{
-	Oid			relid;
-	Oid			part;
-	SubTransactionId subxact;
-} Detaching;
-
-static List *detaching = NIL;
-static bool detaching_registered = false;
-static MemoryContextCallback detaching_callback;
-
-/* TopTransactionContext goes: so does the list in it. */
-static void
-forget_detaching(void *arg)
-{
-	detaching = NIL;
-	detaching_registered = false;
-}
-
 void
 ddl_remember_detach(Oid relid, Oid part)
 {
-	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	MemoryContext old = carry_context();
 	Detaching  *d = palloc(sizeof(Detaching));
 
-	if (!detaching_registered)
-	{
-		detaching_callback.func = forget_detaching;
-		detaching_callback.arg = NULL;
-		MemoryContextRegisterResetCallback(TopTransactionContext, &detaching_callback);
-		detaching_registered = true;
-	}
 	d->relid = relid;
 	d->part = part;
 	d->subxact = GetCurrentSubTransactionId();
+	d->cid = GetCurrentCommandId(false);
 	detaching = lappend(detaching, d);
 	MemoryContextSwitchTo(old);
 }
 
 Oid
-ddl_detached_partition(Oid relid)
+ddl_detached_partition(Oid relid, CommandId since)
 {
 	SubTransactionId subxact = GetCurrentSubTransactionId();
 
@@ -248,10 +369,64 @@ ddl_detached_partition(Oid relid)
 		Detaching  *d = (Detaching *) list_nth(detaching, i);
 		Oid			part = d->part;
 
-		if (d->relid != relid || d->subxact != subxact)
+		if (d->relid != relid || d->subxact != subxact ||
+			(since != InvalidCommandId && d->cid < since))
 			continue;
 		detaching = list_delete_nth_cell(detaching, i);
 		return part;
 	}
 	return InvalidOid;
+}
+
+bool
+ddl_detach_left(CommandId since)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+	ListCell   *lc;
+
+	if (since == InvalidCommandId)
+		return false;
+	foreach(lc, detaching)
+	{
+		Detaching  *d = (Detaching *) lfirst(lc);
+
+		if (d->subxact == subxact && d->cid >= since)
+			return true;
+	}
+	return false;
+}
+
+void
+ddl_remember_drop(Oid relid)
+{
+	MemoryContext old = carry_context();
+	Dropping   *d = palloc(sizeof(Dropping));
+
+	d->relid = relid;
+	d->subxact = GetCurrentSubTransactionId();
+	d->cid = GetCurrentCommandId(false);
+	dropping = lappend(dropping, d);
+	MemoryContextSwitchTo(old);
+}
+
+Oid
+ddl_drop_left(CommandId since)
+{
+	SubTransactionId subxact = GetCurrentSubTransactionId();
+	Oid			left = InvalidOid;
+
+	if (since == InvalidCommandId)
+		return InvalidOid;
+	/* this command's (its own start's and later), taken off the list */
+	for (int i = list_length(dropping) - 1; i >= 0; i--)
+	{
+		Dropping   *d = (Dropping *) list_nth(dropping, i);
+
+		if (d->subxact != subxact || d->cid < since)
+			continue;
+		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(d->relid)))
+			left = d->relid;
+		dropping = list_delete_nth_cell(dropping, i);
+	}
+	return left;
 }

@@ -30,17 +30,40 @@ typedef struct DdlCommand
 extern List *ddl_collected_commands(void);
 
 /*
- * The partitions that ALTER TABLE relid ATTACH PARTITION name attached:
- * partitions of relid now, so named, attached in this transaction.
+ * ALTER TABLE ... ATTACH or DETACH PARTITION stmt: its ddl_command_start
+ * remembers the command counter (ddl_remember_start()), for its
+ * ddl_command_end (ddl_command_started(), once; InvalidCommandId if none
+ * was remembered).
  */
-extern List *ddl_attached_partitions(Oid relid, const RangeVar *name);
+extern void ddl_remember_start(Node *stmt);
+extern CommandId ddl_command_started(Node *stmt);
+
+/*
+ * The partitions that ALTER TABLE relid ATTACH PARTITION name attached:
+ * partitions of relid now, so named, whose pg_inherits row this
+ * transaction wrote since command since (ddl_command_started(); any, if
+ * InvalidCommandId), and that no earlier call has returned.
+ */
+extern List *ddl_attached_partitions(Oid relid, const RangeVar *name, CommandId since);
 
 /*
  * DETACH PARTITION [FINALIZE] of relid: the partition its ddl_command_start
  * found (ddl_remember_detach()), for its ddl_command_end
- * (ddl_detached_partition(), once; InvalidOid if none was remembered).
+ * (ddl_detached_partition(), once, of those remembered since command since;
+ * InvalidOid if none was remembered).  ddl_detach_left(): whether one
+ * remembered since then is left, which the command's end did not take.
  */
 extern void ddl_remember_detach(Oid relid, Oid part);
-extern Oid	ddl_detached_partition(Oid relid);
+extern Oid	ddl_detached_partition(Oid relid, CommandId since);
+extern bool ddl_detach_left(CommandId since);
+
+/*
+ * DROP TABLE: the partitions whose rows its ddl_command_start took out of
+ * their index (ddl_remember_drop()); at its ddl_command_end,
+ * ddl_drop_left() forgets those remembered since command since
+ * (ddl_command_started()) and returns one that still exists, if any.
+ */
+extern void ddl_remember_drop(Oid relid);
+extern Oid	ddl_drop_left(CommandId since);
 
 #endif							/* ADJLIST_DDL_COLLECTED_H */

@@ -921,6 +921,8 @@ start_drop(DropStmt *stmt)
 		if (!OidIsValid(base) || base == relid)
 			continue;
 		drop_member(base, relid);
+		/* (it must be gone at the end: adjlist_on_ddl_end()) */
+		ddl_remember_drop(relid);
 	}
 }
 
@@ -1094,6 +1096,27 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
+	/* (ATTACH, DETACH PARTITION, DROP TABLE: where it begins, for its end) */
+	if (IsA(ev->parsetree, DropStmt) &&
+		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||
+		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_FOREIGN_TABLE))
+		ddl_remember_start(ev->parsetree);
+	if (IsA(ev->parsetree, AlterTableStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((AlterTableStmt *) ev->parsetree)->cmds)
+		{
+			AlterTableType t = lfirst_node(AlterTableCmd, lc)->subtype;
+
+			if (t == AT_AttachPartition || t == AT_DetachPartition ||
+				t == AT_DetachPartitionFinalize)
+			{
+				ddl_remember_start(ev->parsetree);
+				break;
+			}
+		}
+	}
 	/* (after pg_upgrade, once: before a rename or drop of what they name) */
 	index_predicate_rebind_all();
 	if (IsA(ev->parsetree, AlterTableStmt))
@@ -1250,15 +1273,32 @@ end_alter_type(Oid relid)
 }
 
 /*
+ * The command's names found other tables at its end than at its start,
+ * where adjlist prepared the ones they found then (search_path moved in
+ * between, by another ddl_command_start event trigger): refused, which
+ * undoes what the start did.
+ */
+static void
+refuse_moved_names(const char *command)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("%s acted on another table than the one its name found when it started",
+					command),
+			 errdetail("search_path changed while the command ran (a ddl_command_start event trigger?), and a table taking part in an inverted index would not be kept exact."),
+			 errhint("Qualify the table names with their schema, or keep search_path unchanged in event triggers.")));
+}
+
+/*
  * ALTER TABLE relid (of base table base, if it is one or a partition of
  * one) ... ATTACH PARTITION, at its end: each table it attached.
  */
 static void
-end_attach(Oid relid, Oid base, PartitionCmd *pc)
+end_attach(Oid relid, Oid base, PartitionCmd *pc, CommandId since)
 {
 	ListCell   *lc;
 
-	foreach(lc, ddl_attached_partitions(relid, pc->name))
+	foreach(lc, ddl_attached_partitions(relid, pc->name, since))
 	{
 		Oid			part = lfirst_oid(lc);
 
@@ -1279,15 +1319,16 @@ end_attach(Oid relid, Oid base, PartitionCmd *pc)
  * found and DETACH took, which must have left relid.
  */
 static void
-end_detach(Oid relid, Oid base, bool finalize)
+end_detach(Oid relid, Oid base, bool finalize, CommandId since)
 {
-	Oid			part = ddl_detached_partition(relid);
+	Oid			part = ddl_detached_partition(relid, since);
 
-	if (!OidIsValid(part) || !OidIsValid(base))
+	if (!OidIsValid(base))
 		return;
-	if (get_rel_relispartition(part) && get_partition_parent(part, true) == relid)
-		elog(ERROR, "table %u is still a partition of table %u after DETACH PARTITION",
-			 part, relid);
+	/* (its start found another table, or another partition) */
+	if (!OidIsValid(part) ||
+		(get_rel_relispartition(part) && get_partition_parent(part, true) == relid))
+		refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
 	/* (DETACH's rows left at its start: start_detach()) */
 	if (finalize)
 		index_member_rows(base, part, false);
@@ -1300,7 +1341,8 @@ end_detach(Oid relid, Oid base, bool finalize)
  * looked up again (ddl_collected.c).
  */
 static void
-end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
+end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds,
+					CommandId since)
 {
 	ListCell   *lc;
 
@@ -1309,10 +1351,10 @@ end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
 		if (cmd->subtype == AT_AttachPartition)
-			end_attach(relid, base, (PartitionCmd *) cmd->def);
+			end_attach(relid, base, (PartitionCmd *) cmd->def, since);
 		else if (cmd->subtype == AT_DetachPartition ||
 				 cmd->subtype == AT_DetachPartitionFinalize)
-			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize);
+			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize, since);
 	}
 	/* INHERIT: the parent it added, as the command collected it */
 	foreach(lc, subcmds)
@@ -1332,7 +1374,7 @@ end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds)
  * (never its name looked up again: ddl_collected.c).
  */
 static void
-end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds)
+end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds, CommandId since)
 {
 	Oid			base = base_of(relid);
 	bool		follow_trunc = false;
@@ -1343,7 +1385,7 @@ end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds)
 		end_alter_type(relid);
 		return;
 	}
-	end_alter_relations(relid, base, stmt, subcmds);
+	end_alter_relations(relid, base, stmt, subcmds, since);
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
@@ -1405,7 +1447,7 @@ end_create_trigger(Oid relid, const char *name)
  * CREATE INDEX), as PostgreSQL collected it.
  */
 static void
-end_command(DdlCommand *c)
+end_command(DdlCommand *c, CommandId since)
 {
 	Node	   *stmt = c->stmt;
 
@@ -1414,7 +1456,7 @@ end_command(DdlCommand *c)
 	else if (IsA(stmt, CreateStmt))
 		end_create_table(c->relid, (CreateStmt *) stmt);
 	else if (IsA(stmt, AlterTableStmt))
-		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds);
+		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds, since);
 	else if (IsA(stmt, CreateTrigStmt))
 		end_create_trigger(c->relid, ((CreateTrigStmt *) stmt)->trigname);
 	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
@@ -1451,11 +1493,24 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 
 	if (!extension_ready())
 		PG_RETURN_VOID();
+	/* (CREATE SCHEMA: its CREATE TABLE, INDEX and TRIGGER are collected) */
 	if (IsA(stmt, CreateForeignTableStmt) || IsA(stmt, CreateStmt) ||
 		IsA(stmt, AlterTableStmt) || IsA(stmt, CreateTrigStmt) ||
-		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt))
+		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt) || IsA(stmt, CreateSchemaStmt))
+	{
+		/* ATTACH PARTITION: what this command attached (ddl_collected.c) */
+		CommandId	since = IsA(stmt, AlterTableStmt) ? ddl_command_started(stmt)
+			: InvalidCommandId;
+
 		foreach(lc, ddl_collected_commands())
-			end_command((DdlCommand *) lfirst(lc));
+			end_command((DdlCommand *) lfirst(lc), since);
+		/* DETACH: its start prepared a table that the command did not take */
+		if (ddl_detach_left(since))
+			refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
+	}
+	/* DROP TABLE: a partition whose rows its start took out must be gone */
+	if (IsA(stmt, DropStmt) && OidIsValid(ddl_drop_left(ddl_command_started(stmt))))
+		refuse_moved_names("DROP TABLE");
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
 	{

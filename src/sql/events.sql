@@ -17,12 +17,15 @@ CREATE EVENT TRIGGER adjlist_ddl_start ON ddl_command_start
 	EXECUTE FUNCTION adjlist_on_ddl_start();
 -- (renames and moves of what a sparse index's predicate may name: its text
 -- is written again, index_predicate.c; an adjlist_sync_replica trigger
--- made in a form that would miss changes is refused, index_sync_check.c)
+-- made in a form that would miss changes is refused, index_sync_check.c;
+-- CREATE SCHEMA: the tables it creates, PARTITION OF or INHERITS, as
+-- CREATE TABLE's; DROP TABLE: the partitions whose rows its start took
+-- out of their index must be gone, index_guard.c)
 CREATE EVENT TRIGGER adjlist_ddl_end ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER FOREIGN TABLE', 'CREATE TABLE', 'CREATE FOREIGN TABLE',
 				'CREATE INDEX', 'ALTER SCHEMA', 'ALTER FUNCTION', 'ALTER ROUTINE', 'ALTER OPERATOR',
 				'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER EXTENSION',
-				'CREATE TRIGGER')
+				'CREATE TRIGGER', 'CREATE SCHEMA', 'DROP TABLE', 'DROP FOREIGN TABLE')
 	EXECUTE FUNCTION adjlist_on_ddl_end();
 CREATE EVENT TRIGGER adjlist_sql_drop ON sql_drop
 	EXECUTE FUNCTION adjlist_on_sql_drop();
