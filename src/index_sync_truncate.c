@@ -127,9 +127,8 @@ ancestor_truncating(Oid relid)
  * invalidation for it ends the window (the emptying sends one, its
  * indexes being rebuilt), which another invalidation meanwhile ends early
  * too; only such a partition, made in the transaction itself, has that
- * gap.  A
- * subtransaction that aborts takes its marks, and a transaction all of
- * them.
+ * gap.  A subtransaction that aborts takes its marks, and a transaction
+ * all of them.
  */
 typedef struct PendingTruncate
 {
