@@ -12,6 +12,7 @@ OBJS = \
 	src/catalog.o \
 	src/rel_cache.o \
 	src/registry.o \
+	src/registry_check.o \
 	src/base_key.o \
 	src/table_options.o \
 	src/plan_cache.o \
@@ -30,6 +31,8 @@ OBJS = \
 	src/index_check.o \
 	src/ddl_collected.o \
 	src/index_guard.o \
+	src/index_guard_drop.o \
+	src/index_guard_end.o \
 	src/index_persistence.o \
 	src/index_restore.o \
 	src/index_update.o \

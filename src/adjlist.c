@@ -11,8 +11,11 @@
  *	adjkey_funcs.c		begins_with, prefix-range bounds, key components
  *	adjkey_support.c	planner support: index conditions and selectivity
  *	catalog.c			where adjlist's own objects are, names, role switches
+ *	rel_cache.c			the bounded per-relation caches the others keep
  *	registry.c			the registry of inverted indexes: the only code that
- *						reads or writes adjlist_inverted_indexes
+ *						reads or writes adjlist_inverted_indexes; its cache
+ *	registry_check.c	a registered index checked against the catalogs
+ *	base_key.c			the base key of an index stays unique
  *	plan_cache.c		saved SPI plans, keyed by statement and role
  *	index_rule.c		what index rows and counter deltas a base row gives
  *	index_predicate.c	the predicate of a sparse index
@@ -20,13 +23,18 @@
  *	writer_info.c		what the writer knows of a table, cached; its path
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
+ *	index_sync_truncate.c TRUNCATE of an indexed table or partition
  *	index_sync_check.c	which triggers may, and the index tables' guard
  *	sync_guard.c		statements whose rows no trigger sees: refused
  *	index_admin.c		an index's triggers, partitions' rows, drop
  *	index_create.c		create_inverted_index() in one transaction
  *	index_build.c		create_inverted_index(..., concurrently => true)
  *	index_check.c		verify, rebuild, counters, index rows
- *	index_guard.c		event triggers: DDL on indexed tables
+ *	ddl_collected.c		the relations a DDL command changed, as collected
+ *	index_guard.c		event triggers: DDL on indexed tables, at its start
+ *	index_guard_drop.c	DROP of partitions, schemas, owned objects; sql_drop
+ *	index_guard_end.c	DDL followed at its end (ATTACH, DETACH, OWNER TO)
+ *	index_persistence.c	LOGGED / UNLOGGED follows the base table
  *	index_restore.c		registry rows pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C
  *	write_api.c			put_edge, put_edges, delete_edge, delete_node
@@ -43,6 +51,7 @@
  *	graph_scan_spi.c	the SQL path of the reader
  *	graph_nodes.c		node sets and expansion for multi-hop calls
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
+ *	graph_neighbor_scan.c a custom scan that streams neighbors() in FROM
  *	graph_dynamo_query.c query(), query_count(), query_count_page(),
  *						explain_query()
  *	query_table.c		what those read of a table, and their statements,
@@ -57,6 +66,8 @@
  *						chosen by the planner when data is not read
  *	table_options.c		a table's payload and expiry columns, sweep_expired()
  *	uninstall.c			adjlist_uninstall()
+ *	uninstall_plan.c	what depends on the extension, found and sorted
+ *	uninstall_rewrite.c	expressions on keys rewritten to use text
  *
  * The includes form layers, each using only those above it:
  *
@@ -66,7 +77,7 @@
  *	4. index rules and the one writer: index_rule.h, index_predicate.h,
  *	   index_write.h, writer_info.h
  *	5. what keeps indexes exact: index_sync.c, sync_guard.c (index_sync_check.h), index_admin.h (index_admin.c,
- *	   index_create.c, index_build.c), index_check.h, index_guard.c,
+ *	   index_create.c, index_build.c), index_check.h, index_guard*.c,
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
  *	   dynamo_io.h
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h

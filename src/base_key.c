@@ -22,7 +22,7 @@
  *	- DDL that leaves no such key (ALTER TABLE ... DROP CONSTRAINT, DROP
  *	  INDEX, a DROP ... CASCADE that takes the index with it), or replaces
  *	  it by a deferrable one in one ALTER TABLE while the index table's key
- *	  is immediate, is refused at its sql_drop event (index_guard.c), which
+ *	  is immediate, is refused at its sql_drop event (index_guard_drop.c), which
  *	  fires once the whole statement is done (a key dropped and added again
  *	  in one ALTER TABLE passes).  DROP INDEX is also checked before it
  *	  starts: DROP INDEX CONCURRENTLY commits before sql_drop, and an error

@@ -4,7 +4,7 @@
  *	  The relations a DDL command changed, as PostgreSQL collected them.
  *
  * What adjlist does at ddl_command_end (and sql_drop) must act on exactly
- * the relations the command changed (index_guard.c).  Looking the
+ * the relations the command changed (index_guard_end.c).  Looking the
  * statement's names up again when it ends is not the same: the command's
  * own code (a CHECK constraint's function, a column default, a trigger)
  * may have moved search_path meanwhile, with set_config(..., true), and

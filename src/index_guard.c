@@ -81,10 +81,13 @@
  * The event trigger functions run as the role doing the DDL, which must be
  * allowed to do it; only the registry is written as its owner (registry.c).
  *
- * At ddl_command_end every follow-up acts on the relations the command
- * changed, by the OIDs PostgreSQL collected for it (ddl_collected.c), never
- * its names looked up again: the command's own code may have moved
- * search_path by then, and a name would find another role's table.
+ * Three files: this one holds the ddl_command_start trigger (the guards
+ * and refusals above, taken before a command changes anything);
+ * index_guard_drop.c what DROP does (a partition's rows leave the index at
+ * the start; the sql_drop trigger unregisters and re-makes at the end);
+ * index_guard_end.c the ddl_command_end trigger, which follows ATTACH,
+ * DETACH, CREATE ... PARTITION OF, OWNER TO and rechecks the definitions.
+ * What they share is in index_guard_int.h.
  *
  *-------------------------------------------------------------------------
  */
@@ -127,6 +130,7 @@
 #include "compat.h"
 #include "ddl_collected.h"
 #include "index_admin.h"
+#include "index_guard_int.h"
 #include "index_sync_check.h"
 #include "index_persistence.h"
 #include "index_predicate.h"
@@ -135,11 +139,9 @@
 #include "table_options.h"
 
 PG_FUNCTION_INFO_V1(adjlist_on_ddl_start);
-PG_FUNCTION_INFO_V1(adjlist_on_ddl_end);
-PG_FUNCTION_INFO_V1(adjlist_on_sql_drop);
 
-static EventTriggerData *
-event_data(FunctionCallInfo fcinfo, const char *fname)
+EventTriggerData *
+guard_event_data(FunctionCallInfo fcinfo, const char *fname)
 {
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -149,22 +151,22 @@ event_data(FunctionCallInfo fcinfo, const char *fname)
 }
 
 /* Is adjlist installed in this database? (event triggers outlive nothing) */
-static bool
-extension_ready(void)
+bool
+guard_extension_ready(void)
 {
 	return OidIsValid(get_extension_oid("adjlist", true));
 }
 
 /* (at ddl_command_start only, where the command is about to look it up too) */
-static Oid
-rangevar_oid(RangeVar *rv)
+Oid
+guard_rangevar_oid(RangeVar *rv)
 {
 	return rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
 }
 
 /* The registered base table of relid (itself or an ancestor), if any. */
-static Oid
-base_of(Oid relid)
+Oid
+guard_base_of(Oid relid)
 {
 	return OidIsValid(relid) ? registry_base_of(relid) : InvalidOid;
 }
@@ -173,8 +175,8 @@ base_of(Oid relid)
  * Table child would inherit from parent, and one of them takes part in an
  * inverted index: the message names the one that does.
  */
-static void
-refuse_inheritance(Oid child, Oid parent)
+void
+guard_refuse_inheritance(Oid child, Oid parent)
 {
 	if (registry_involves(child))
 		ereport(ERROR,
@@ -189,8 +191,8 @@ refuse_inheritance(Oid child, Oid parent)
 			 errdetail("Inverted indexes support declarative partitioning, not table inheritance.")));
 }
 
-static void
-refuse_new_member(Oid relid, Oid parent)
+void
+guard_refuse_new_member(Oid relid, Oid parent)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -437,8 +439,8 @@ check_column_cmd(Oid relid, Oid base, AlterTableCmd *cmd)
  * a composite type.  (pg_class has no index on reloftype: ALTER TYPE scans
  * it too.)
  */
-static List *
-typed_tables(Oid relid)
+List *
+guard_typed_tables(Oid relid)
 {
 	Oid			typid;
 	Relation	classrel;
@@ -496,7 +498,7 @@ start_alter_type(Oid relid, AlterTableStmt *stmt)
 		!adjlist_rel_ownercheck(relid, GetUserId()))
 		return;
 	LockRelationOid(relid, AccessExclusiveLock);
-	foreach(lc, typed_tables(relid))
+	foreach(lc, guard_typed_tables(relid))
 	{
 		Oid			t = lfirst_oid(lc);
 		Oid			base;
@@ -512,7 +514,7 @@ start_alter_type(Oid relid, AlterTableStmt *stmt)
 				continue;
 			if (OidIsValid(base = registry_base_of_index(t)))
 				refuse_derived(t, base);
-			if (OidIsValid(base = base_of(t)))
+			if (OidIsValid(base = guard_base_of(t)))
 				check_column_cmd(t, base, cmd);
 		}
 	}
@@ -538,7 +540,7 @@ trigger_guarded(Oid relid)
 	if (!OidIsValid(relid) || index_writes_allowed() ||
 		!adjlist_rel_ownercheck(relid, GetUserId()))
 		return InvalidOid;
-	base = base_of(relid);
+	base = guard_base_of(relid);
 	return OidIsValid(base) ? base : registry_base_of_index(relid);
 }
 
@@ -594,7 +596,7 @@ index_names(Oid relid, Oid base, int *n)
 	List	   *rels = list_make1_oid(relid);
 	StringInfoData buf;
 
-	if (base_of(relid) != base && get_rel_relispartition(relid))
+	if (guard_base_of(relid) != base && get_rel_relispartition(relid))
 		rels = list_concat(rels, get_partition_ancestors(relid));
 	initStringInfo(&buf);
 	*n = 0;
@@ -602,7 +604,7 @@ index_names(Oid relid, Oid base, int *n)
 	{
 		const IndexDef *ix = &ti->indexes[i];
 
-		if (base_of(relid) != base && !list_member_oid(rels, ix->indexrel) &&
+		if (guard_base_of(relid) != base && !list_member_oid(rels, ix->indexrel) &&
 			!(OidIsValid(ix->counterrel) && list_member_oid(rels, ix->counterrel)))
 			continue;
 		appendStringInfo(&buf, "%s\"%s\"", *n > 0 ? ", " : "", get_rel_name(ix->indexrel));
@@ -622,7 +624,7 @@ refuse_trigger_change(const char *msg, const char *tgname, Oid relid, Oid base,
 	int			n;
 	char	   *names = index_names(relid, base, &n);
 
-	if (base_of(relid) == base)
+	if (guard_base_of(relid) == base)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg_internal("%s", msg),
@@ -651,7 +653,7 @@ static const char *const drop_hint =
 static void
 check_trigger_cmd(Oid relid, Oid base, AlterTableCmd *cmd)
 {
-	const char *hint = base_of(relid) == base ? bulk_load_hint : derived_hint;
+	const char *hint = guard_base_of(relid) == base ? bulk_load_hint : derived_hint;
 	char	   *tgname;
 
 	switch (cmd->subtype)
@@ -686,7 +688,7 @@ check_trigger_cmd(Oid relid, Oid base, AlterTableCmd *cmd)
 static void
 check_trigger_cmds(AlterTableStmt *stmt)
 {
-	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			relid = guard_rangevar_oid(stmt->relation);
 	Oid			base = trigger_guarded(relid);
 	ListCell   *lc;
 
@@ -711,7 +713,7 @@ start_drop_trigger(DropStmt *stmt)
 
 		if (list_length(names) < 2)
 			continue;
-		relid = rangevar_oid(makeRangeVarFromNameList(list_truncate(list_copy(names),
+		relid = guard_rangevar_oid(makeRangeVarFromNameList(list_truncate(list_copy(names),
 																	list_length(names) - 1)));
 		base = trigger_guarded(relid);
 		if (OidIsValid(base) && own_trigger(relid, tgname) != NULL)
@@ -734,14 +736,14 @@ start_alter_trigger(Node *stmt)
 
 	if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->renameType == OBJECT_TRIGGER)
 	{
-		relid = rangevar_oid(((RenameStmt *) stmt)->relation);
+		relid = guard_rangevar_oid(((RenameStmt *) stmt)->relation);
 		tgname = ((RenameStmt *) stmt)->subname;
 	}
 	else if (IsA(stmt, AlterObjectDependsStmt) &&
 			 ((AlterObjectDependsStmt *) stmt)->objectType == OBJECT_TRIGGER &&
 			 !((AlterObjectDependsStmt *) stmt)->remove)
 	{
-		relid = rangevar_oid(((AlterObjectDependsStmt *) stmt)->relation);
+		relid = guard_rangevar_oid(((AlterObjectDependsStmt *) stmt)->relation);
 		tgname = strVal(llast(castNode(List, ((AlterObjectDependsStmt *) stmt)->object)));
 	}
 	else
@@ -764,7 +766,7 @@ start_alter_trigger(Node *stmt)
 static void
 start_rename_column(RenameStmt *stmt)
 {
-	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			relid = guard_rangevar_oid(stmt->relation);
 	Oid			base;
 
 	if (OidIsValid(relid) && !index_writes_allowed() &&
@@ -785,14 +787,14 @@ start_rename_column(RenameStmt *stmt)
 static void
 start_detach(Oid relid, PartitionCmd *cmd)
 {
-	Oid			part = rangevar_oid(cmd->name);
+	Oid			part = guard_rangevar_oid(cmd->name);
 	Oid			base;
 
 	if (!OidIsValid(part) || !adjlist_rel_ownercheck(relid, GetUserId()))
 		return;
 	LockRelationOid(relid, AccessExclusiveLock);
 	LockRelationOid(part, AccessExclusiveLock);
-	base = base_of(relid);
+	base = guard_base_of(relid);
 	/* (DETACH refuses a table that is not a partition of relid) */
 	if (!OidIsValid(base) || part == base || !get_rel_relispartition(part) ||
 		linitial_oid(get_partition_ancestors(part)) != relid)
@@ -805,7 +807,7 @@ start_detach(Oid relid, PartitionCmd *cmd)
 static void
 start_alter_table(AlterTableStmt *stmt)
 {
-	Oid			relid = rangevar_oid(stmt->relation);
+	Oid			relid = guard_rangevar_oid(stmt->relation);
 	Oid			base;
 	bool		guarded;
 	ListCell   *lc;
@@ -829,7 +831,7 @@ start_alter_table(AlterTableStmt *stmt)
 	/* (ALTER FOREIGN TABLE: only its triggers and column types are checked here) */
 	if (stmt->objtype == OBJECT_FOREIGN_TABLE)
 	{
-		if (guarded && OidIsValid(base = base_of(relid)))
+		if (guarded && OidIsValid(base = guard_base_of(relid)))
 			foreach(lc, stmt->cmds)
 				check_column_cmd(relid, base, lfirst_node(AlterTableCmd, lc));
 		return;
@@ -850,7 +852,7 @@ start_alter_table(AlterTableStmt *stmt)
 				refuse_derived(relid, base);
 		return;
 	}
-	if (!OidIsValid(base = base_of(relid)))
+	if (!OidIsValid(base = guard_base_of(relid)))
 		return;
 	foreach(lc, stmt->cmds)
 	{
@@ -863,192 +865,16 @@ start_alter_table(AlterTableStmt *stmt)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot detach a partition of \"%s\" concurrently", get_rel_name(relid)),
 					 errdetail("Table \"%s\" has an inverted index, which DETACH PARTITION ... CONCURRENTLY could not keep exact between its two transactions.",
-							   get_rel_name(base_of(relid))),
+							   get_rel_name(guard_base_of(relid))),
 					 errhint("Use ALTER TABLE ... DETACH PARTITION without CONCURRENTLY.")));
 		if (cmd->subtype == AT_DetachPartition)
 			start_detach(relid, (PartitionCmd *) cmd->def);
 		/* (FINALIZE: the rows leave at the end, as the triggers do) */
 		if (cmd->subtype == AT_DetachPartitionFinalize)
-			ddl_remember_detach(relid, rangevar_oid(((PartitionCmd *) cmd->def)->name));
+			ddl_remember_detach(relid, guard_rangevar_oid(((PartitionCmd *) cmd->def)->name));
 	}
 }
 
-/*
- * A partition relid of base that a DROP is about to drop: its rows (and
- * those of its own partitions) leave the index while they can still be
- * read (index_member_rows(), as the base table's owner, whoever owns the
- * partition).
- */
-static void
-drop_member(Oid base, Oid relid)
-{
-	ListCell   *a;
-
-	/* lock as DROP will: the parents, then the partition */
-	foreach(a, get_partition_ancestors(relid))
-		LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
-	LockRelationOid(relid, AccessExclusiveLock);
-	index_member_rows(base, relid, false);
-}
-
-/*
- * DROP TABLE of a partition: its rows leave the index before it goes.
- * Only for a role that may drop it, the owner of the partition or of its
- * schema (or a superuser), as DROP TABLE checks before it locks anything
- * (RangeVarCallbackForDropRelation()): any other is refused by DROP TABLE
- * itself, at once, and must not first queue an ACCESS EXCLUSIVE lock on
- * the table and its parents, which would stall every reader of the table
- * behind a statement that is bound to fail.
- */
-static void
-start_drop(DropStmt *stmt)
-{
-	ListCell   *lc;
-
-	if (stmt->removeType != OBJECT_TABLE && stmt->removeType != OBJECT_FOREIGN_TABLE)
-		return;
-	foreach(lc, stmt->objects)
-	{
-		RangeVar   *rv = makeRangeVarFromNameList((List *) lfirst(lc));
-		Oid			relid = rangevar_oid(rv);
-		Oid			base;
-
-		if (!OidIsValid(relid) ||
-			(!adjlist_rel_ownercheck(relid, GetUserId()) &&
-			 !adjlist_namespace_ownercheck(get_rel_namespace(relid), GetUserId())))
-			continue;
-		base = base_of(relid);
-		if (!OidIsValid(base) || base == relid)
-			continue;
-		drop_member(base, relid);
-		/* (it must be gone at the end: adjlist_on_ddl_end()) */
-		ddl_remember_drop(relid);
-	}
-}
-
-/*
- * Is relation relid among those DROP SCHEMA ... CASCADE of the schemas
- * nsps, or DROP OWNED BY the roles, drops itself (not by a dependency)?
- * DROP OWNED drops the relations the roles own and the schemas they own
- * (with what is in them, or it fails).
- */
-static bool
-cascade_drops(Oid relid, List *nsps, List *roles)
-{
-	Oid			nsp = get_rel_namespace(relid);
-	ListCell   *lc;
-
-	if (list_member_oid(nsps, nsp))
-		return true;
-	foreach(lc, roles)
-		if (adjlist_rel_ownercheck(relid, lfirst_oid(lc)) ||
-			adjlist_namespace_ownercheck(nsp, lfirst_oid(lc)))
-			return true;
-	return false;
-}
-
-/*
- * DROP SCHEMA ... CASCADE of the schemas nsps, or DROP OWNED BY the roles,
- * that drops partitions (at any depth) of an indexed base table and not the
- * table itself: their rows leave the index before they go, as for DROP
- * TABLE (drop_member()).  A partition goes with its parent, so the one to
- * remove is the uppermost of the dropped ones under the base table, whose
- * rows are those of all its own partitions.  One whose base table is
- * dropped as well needs nothing: the index goes with the table.  (Only
- * what the statement drops by name is followed, not what a dependency
- * cascades to, such as a table of a type in the schema.)  The caller has
- * checked that the role may run the statement: it is not to lock anything
- * before a statement that is bound to fail.  A statement that then fails
- * takes the index's change with it.
- */
-static void
-start_drop_cascade(List *nsps, List *roles)
-{
-	Relation	rel;
-	TableScanDesc scan;
-	HeapTuple	tup;
-	List	   *tops = NIL;
-	List	   *bases = NIL;
-	ListCell   *lc;
-	ListCell   *b;
-
-	rel = table_open(RelationRelationId, AccessShareLock);
-	scan = table_beginscan_catalog(rel, 0, NULL);
-	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
-	{
-		Form_pg_class c = (Form_pg_class) GETSTRUCT(tup);
-		Oid			relid = c->oid;
-		Oid			base;
-		Oid			top = InvalidOid;
-
-		if (!c->relispartition)
-			continue;
-		base = base_of(relid);
-		if (!OidIsValid(base) || base == relid || cascade_drops(base, nsps, roles))
-			continue;
-		/* the uppermost dropped one from relid up to (not) the base table */
-		if (cascade_drops(relid, nsps, roles))
-			top = relid;
-		foreach(lc, get_partition_ancestors(relid))
-		{
-			if (lfirst_oid(lc) == base)
-				break;
-			if (cascade_drops(lfirst_oid(lc), nsps, roles))
-				top = lfirst_oid(lc);
-		}
-		if (OidIsValid(top) && !list_member_oid(tops, top))
-		{
-			tops = lappend_oid(tops, top);
-			bases = lappend_oid(bases, base);
-		}
-	}
-	table_endscan(scan);
-	table_close(rel, AccessShareLock);
-	forboth(lc, tops, b, bases)
-		drop_member(lfirst_oid(b), lfirst_oid(lc));
-}
-
-/* DROP SCHEMA ... CASCADE, by a role that may drop every one of them */
-static void
-start_drop_schema(DropStmt *stmt)
-{
-	List	   *nsps = NIL;
-	ListCell   *lc;
-
-	if (stmt->behavior != DROP_CASCADE)
-		return;					/* (RESTRICT fails on a schema with a table) */
-	foreach(lc, stmt->objects)
-	{
-		Oid			nsp = get_namespace_oid(strVal(lfirst(lc)), true);
-
-		if (!OidIsValid(nsp))
-			continue;
-		if (!adjlist_namespace_ownercheck(nsp, GetUserId()))
-			return;
-		nsps = lappend_oid(nsps, nsp);
-	}
-	if (nsps != NIL)
-		start_drop_cascade(nsps, NIL);
-}
-
-/* DROP OWNED BY, by a role that has the privileges of each of them */
-static void
-start_drop_owned(DropOwnedStmt *stmt)
-{
-	List	   *roles = NIL;
-	ListCell   *lc;
-
-	foreach(lc, stmt->roles)
-	{
-		Oid			role = get_rolespec_oid(lfirst(lc), true);
-
-		/* (DROP OWNED refuses an unknown role or one whose privileges it lacks) */
-		if (!OidIsValid(role) || !has_privs_of_role(GetUserId(), role))
-			return;
-		roles = lappend_oid(roles, role);
-	}
-	start_drop_cascade(NIL, roles);
-}
 
 /*
  * DROP INDEX [CONCURRENTLY] of the primary key or unique index that a base
@@ -1065,14 +891,14 @@ start_drop_index(DropStmt *stmt)
 
 	foreach(lc, stmt->objects)
 	{
-		Oid			index = rangevar_oid(makeRangeVarFromNameList((List *) lfirst(lc)));
+		Oid			index = guard_rangevar_oid(makeRangeVarFromNameList((List *) lfirst(lc)));
 		Oid			table;
 		char		kind = get_rel_relkind(index);
 
 		if (kind != RELKIND_INDEX && kind != RELKIND_PARTITIONED_INDEX)
 			continue;
 		table = IndexGetRelation(index, true);
-		if (!OidIsValid(table) || base_of(table) != table)
+		if (!OidIsValid(table) || guard_base_of(table) != table)
 			continue;
 		dropping = lappend_oid(dropping, index);
 		bases = list_append_unique_oid(bases, table);
@@ -1092,9 +918,9 @@ start_drop_index(DropStmt *stmt)
 Datum
 adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 {
-	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_start");
+	EventTriggerData *ev = guard_event_data(fcinfo, "adjlist_on_ddl_start");
 
-	if (!extension_ready())
+	if (!guard_extension_ready())
 		PG_RETURN_VOID();
 	/* (ATTACH, DETACH PARTITION, DROP TABLE: where it begins, for its end) */
 	if (IsA(ev->parsetree, DropStmt) &&
@@ -1129,11 +955,11 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 		start_drop_index((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt) &&
 			 ((DropStmt *) ev->parsetree)->removeType == OBJECT_SCHEMA)
-		start_drop_schema((DropStmt *) ev->parsetree);
+		guard_start_drop_schema((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt))
-		start_drop((DropStmt *) ev->parsetree);
+		guard_start_drop((DropStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropOwnedStmt))
-		start_drop_owned((DropOwnedStmt *) ev->parsetree);
+		guard_start_drop_owned((DropOwnedStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, RenameStmt) &&
 			 ((RenameStmt *) ev->parsetree)->renameType == OBJECT_COLUMN)
 		start_rename_column((RenameStmt *) ev->parsetree);
@@ -1142,540 +968,3 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* ----------------------------------------------------------------------
- * ddl_command_end
- * ----------------------------------------------------------------------
- */
-
-/*
- * The tables relid inherits from (CREATE TABLE ... INHERITS), from
- * pg_inherits: what the command did, not what its names find now.
- */
-static List *
-inheritance_parents(Oid relid)
-{
-	Relation	inhrel = table_open(InheritsRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	List	   *parents = NIL;
-
-	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(relid));
-	scan = systable_beginscan(inhrel, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-		parents = lappend_oid(parents, ((Form_pg_inherits) GETSTRUCT(tup))->inhparent);
-	systable_endscan(scan);
-	table_close(inhrel, AccessShareLock);
-	return parents;
-}
-
-/* CREATE [FOREIGN] TABLE relid ... PARTITION OF or INHERITS */
-static void
-end_create_table(Oid relid, CreateStmt *stmt)
-{
-	ListCell   *lc;
-
-	if (stmt->inhRelations == NIL)
-		return;
-	if (stmt->partbound == NULL)
-	{
-		foreach(lc, inheritance_parents(relid))
-			if (registry_involves(lfirst_oid(lc)))
-				refuse_inheritance(relid, lfirst_oid(lc));
-		return;
-	}
-	if (!get_rel_relispartition(relid))
-		return;
-	{
-		Oid			base = base_of(get_partition_parent(relid, false));
-
-		if (!OidIsValid(base))
-			return;
-		persistence_check_member(base, relid);
-		install_triggers(base);
-		/* a foreign table can bring rows with it */
-		if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
-			index_member_rows(base, relid, true);
-	}
-}
-
-/* ALTER TABLE base OWNER TO r: the index and counter tables follow. */
-static void
-follow_owner(Oid base)
-{
-	TableIndexes *ti = registry_lookup_unchecked(base);
-	const char *owner;
-
-	if (ti->nindexes == 0 || ti->baserel != base)
-		return;
-	owner = quote_identifier(GetUserNameFromId(adjlist_rel_owner(base), false));
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	for (int i = 0; i < ti->nindexes; i++)
-	{
-		List	   *rels = list_make1_oid(ti->indexes[i].indexrel);
-		ListCell   *lc;
-
-		if (get_rel_relkind(ti->indexes[i].indexrel) == RELKIND_PARTITIONED_TABLE)
-			rels = find_all_inheritors(ti->indexes[i].indexrel, NoLock, NULL);
-		if (OidIsValid(ti->indexes[i].counterrel))
-			rels = lappend_oid(rels, ti->indexes[i].counterrel);
-		foreach(lc, rels)
-		{
-			if (adjlist_rel_owner(lfirst_oid(lc)) == adjlist_rel_owner(base))
-				continue;
-			/* as adjlist's own statement: not rechecked until all have moved */
-			index_execute_sql(psprintf("ALTER TABLE %s OWNER TO %s",
-									   adjlist_qualified_name(lfirst_oid(lc)), owner),
-							  false, SPI_OK_UTILITY);
-		}
-	}
-	SPI_finish();
-}
-
-/*
- * Check every index that relid (a base, index or counter table, or a
- * partition of one) takes part in; an error refuses the DDL.  adjlist's own
- * DDL is checked by the statement that runs it, once it is all done.
- */
-static void
-recheck(Oid relid)
-{
-	Oid			base = base_of(relid);
-
-	if (index_writes_allowed())
-		return;
-	if (!OidIsValid(base))
-		base = registry_base_of_index(relid);
-	if (OidIsValid(base))
-	{
-		registry_invalidate(base);
-		CommandCounterIncrement();
-		registry_check_ddl(base);
-	}
-}
-
-/*
- * ALTER TYPE ... CASCADE of composite type relid (or ... RENAME ATTRIBUTE)
- * has altered its typed tables: check every index they take part in.
- */
-static void
-end_alter_type(Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, typed_tables(relid))
-	{
-		recheck(lfirst_oid(lc));
-		table_options_check(lfirst_oid(lc));
-	}
-}
-
-/*
- * The command's names found other tables at its end than at its start,
- * where adjlist prepared the ones they found then (search_path moved in
- * between, by another ddl_command_start event trigger): refused, which
- * undoes what the start did.
- */
-static void
-refuse_moved_names(const char *command)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("%s acted on another table than the one its name found when it started",
-					command),
-			 errdetail("search_path changed while the command ran (a ddl_command_start event trigger?), and a table taking part in an inverted index would not be kept exact."),
-			 errhint("Qualify the table names with their schema, or keep search_path unchanged in event triggers.")));
-}
-
-/*
- * ALTER TABLE relid (of base table base, if it is one or a partition of
- * one) ... ATTACH PARTITION, at its end: each table it attached.
- */
-static void
-end_attach(Oid relid, Oid base, PartitionCmd *pc, CommandId since)
-{
-	ListCell   *lc;
-
-	foreach(lc, ddl_attached_partitions(relid, pc->name, since))
-	{
-		Oid			part = lfirst_oid(lc);
-
-		if (registry_involves(part))
-			refuse_new_member(part, relid);
-		/* (a partition of an index or counter table is its storage) */
-		if (OidIsValid(base))
-		{
-			persistence_check_member(base, part);
-			index_member_rows(base, part, true);
-			install_triggers(base);
-		}
-	}
-}
-
-/*
- * ... DETACH PARTITION [FINALIZE], at its end: the partition that its start
- * found and DETACH took, which must have left relid.
- */
-static void
-end_detach(Oid relid, Oid base, bool finalize, CommandId since)
-{
-	Oid			part = ddl_detached_partition(relid, since);
-
-	if (!OidIsValid(base))
-		return;
-	/* (its start found another table, or another partition) */
-	if (!OidIsValid(part) ||
-		(get_rel_relispartition(part) && get_partition_parent(part, true) == relid))
-		refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
-	/* (DETACH's rows left at its start: start_detach()) */
-	if (finalize)
-		index_member_rows(base, part, false);
-	remove_triggers(part);
-}
-
-/*
- * ATTACH, DETACH and INHERIT of ALTER TABLE relid (of base table base, if
- * it is one or a partition of one): the tables they took, not their names
- * looked up again (ddl_collected.c).
- */
-static void
-end_alter_relations(Oid relid, Oid base, AlterTableStmt *stmt, List *subcmds,
-					CommandId since)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->cmds)
-	{
-		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-		if (cmd->subtype == AT_AttachPartition)
-			end_attach(relid, base, (PartitionCmd *) cmd->def, since);
-		else if (cmd->subtype == AT_DetachPartition ||
-				 cmd->subtype == AT_DetachPartitionFinalize)
-			end_detach(relid, base, cmd->subtype == AT_DetachPartitionFinalize, since);
-	}
-	/* INHERIT: the parent it added, as the command collected it */
-	foreach(lc, subcmds)
-	{
-		CollectedATSubcmd *sub = (CollectedATSubcmd *) lfirst(lc);
-
-		if (IsA(sub->parsetree, AlterTableCmd) &&
-			((AlterTableCmd *) sub->parsetree)->subtype == AT_AddInherit &&
-			sub->address.classId == RelationRelationId &&
-			(registry_involves(relid) || registry_involves(sub->address.objectId)))
-			refuse_inheritance(relid, sub->address.objectId);
-	}
-}
-
-/*
- * ALTER TABLE (or ALTER TYPE) of relid, the relation the command altered
- * (never its name looked up again: ddl_collected.c).
- */
-static void
-end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds, CommandId since)
-{
-	Oid			base = base_of(relid);
-	bool		follow_trunc = false;
-	ListCell   *lc;
-
-	if (stmt->objtype == OBJECT_TYPE)
-	{
-		end_alter_type(relid);
-		return;
-	}
-	end_alter_relations(relid, base, stmt, subcmds, since);
-	foreach(lc, stmt->cmds)
-	{
-		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-		switch (cmd->subtype)
-		{
-			case AT_ChangeOwner:
-				if (OidIsValid(base) && base == relid)
-					follow_owner(base);
-				break;
-			case AT_SetLogged:
-			case AT_SetUnLogged:
-				if (OidIsValid(base) && base == relid)
-					persistence_follow(base);
-				break;
-			case AT_EnableTrig:
-			case AT_EnableAlwaysTrig:
-			case AT_EnableTrigAll:
-			case AT_EnableTrigUser:
-				/* without ONLY, as core recurses to clones (index_admin.c) */
-				if (OidIsValid(base) && stmt->relation->inh &&
-					(cmd->name == NULL || strcmp(cmd->name, "adjlist_sync_before_trunc") == 0))
-					follow_trunc = true;
-				break;
-			default:
-				break;
-		}
-	}
-	if (follow_trunc)
-		admin_follow_trunc_state(relid);
-	recheck(relid);
-	table_options_check(relid);
-
-	/*
-	 * The registry's triggers enabled again after pg_restore --data-only
-	 * --disable-triggers (only its owner can): the predicates of the rows
-	 * copied meanwhile are bound now.
-	 */
-	if (relid == adjlist_catalog()->registry)
-		index_predicate_bind_missing(InvalidOid);
-}
-
-/*
- * CREATE TRIGGER adjlist_sync_replica on an indexed table: its form is
- * checked (index_sync_check.c).  No other trigger on adjlist_sync_trigger() can
- * be renamed to it: ALTER TRIGGER ... RENAME of one is refused at the start.
- */
-static void
-end_create_trigger(Oid relid, const char *name)
-{
-	if (OidIsValid(relid) && name != NULL && strcmp(name, "adjlist_sync_replica") == 0 &&
-		OidIsValid(base_of(relid)))
-		sync_check_replica_trigger(relid);
-}
-
-/*
- * One command of the statement that ended, on relation relid (a table, or
- * the one its trigger, constraint, policy or rule belongs to; the index of
- * CREATE INDEX), as PostgreSQL collected it.
- */
-static void
-end_command(DdlCommand *c, CommandId since)
-{
-	Node	   *stmt = c->stmt;
-
-	if (IsA(stmt, CreateForeignTableStmt))
-		end_create_table(c->relid, &((CreateForeignTableStmt *) stmt)->base);
-	else if (IsA(stmt, CreateStmt))
-		end_create_table(c->relid, (CreateStmt *) stmt);
-	else if (IsA(stmt, AlterTableStmt))
-		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds, since);
-	else if (IsA(stmt, CreateTrigStmt))
-		end_create_trigger(c->relid, ((CreateTrigStmt *) stmt)->trigname);
-	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
-	{
-		/* a unique index on an index table could refuse or lose its rows */
-		Oid			relid = IndexGetRelation(c->relid, true);
-
-		if (OidIsValid(relid))
-			recheck(relid);
-	}
-	else if (IsA(stmt, RenameStmt) && ((RenameStmt *) stmt)->relation != NULL)
-	{
-		if (((RenameStmt *) stmt)->renameType == OBJECT_ATTRIBUTE)
-			end_alter_type(c->relid);
-		else
-		{
-			recheck(c->relid);
-			table_options_check(c->relid);
-		}
-	}
-}
-
-/*
- * The statement has run: what it did is followed, or refused, on the
- * relations its commands changed, by their OIDs as PostgreSQL collected
- * them (ddl_collected.c): its names may find other tables by now.
- */
-Datum
-adjlist_on_ddl_end(PG_FUNCTION_ARGS)
-{
-	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_ddl_end");
-	Node	   *stmt = ev->parsetree;
-	ListCell   *lc;
-
-	if (!extension_ready())
-		PG_RETURN_VOID();
-	/* (CREATE SCHEMA: its CREATE TABLE, INDEX and TRIGGER are collected) */
-	if (IsA(stmt, CreateForeignTableStmt) || IsA(stmt, CreateStmt) ||
-		IsA(stmt, AlterTableStmt) || IsA(stmt, CreateTrigStmt) ||
-		IsA(stmt, IndexStmt) || IsA(stmt, RenameStmt) || IsA(stmt, CreateSchemaStmt))
-	{
-		/* ATTACH PARTITION: what this command attached (ddl_collected.c) */
-		CommandId	since = IsA(stmt, AlterTableStmt) ? ddl_command_started(stmt)
-			: InvalidCommandId;
-
-		foreach(lc, ddl_collected_commands())
-			end_command((DdlCommand *) lfirst(lc), since);
-		/* DETACH: its start prepared a table that the command did not take */
-		if (ddl_detach_left(since))
-			refuse_moved_names("ALTER TABLE ... DETACH PARTITION");
-	}
-	/* DROP TABLE: a partition whose rows its start took out must be gone */
-	if (IsA(stmt, DropStmt) && OidIsValid(ddl_drop_left(ddl_command_started(stmt))))
-		refuse_moved_names("DROP TABLE");
-	/* a renamed or moved object: the predicates' text names it anew */
-	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
-	{
-		index_predicate_refresh();
-		index_comments_refresh();
-	}
-	PG_RETURN_VOID();
-}
-
-/* ----------------------------------------------------------------------
- * sql_drop
- * ----------------------------------------------------------------------
- */
-
-static bool
-oid_in(Oid *oids, int n, Oid oid)
-{
-	for (int i = 0; i < n; i++)
-		if (oids[i] == oid)
-			return true;
-	return false;
-}
-
-static void
-drop_table_if_exists(Oid relid)
-{
-	if (get_rel_name(relid) == NULL)
-		return;
-	if (SPI_execute(psprintf("DROP TABLE IF EXISTS %s", adjlist_qualified_name(relid)),
-					false, 0) != SPI_OK_UTILITY)
-		elog(ERROR, "could not drop table %u", relid);
-}
-
-/*
- * Indexes dropped (ALTER TABLE ... DROP CONSTRAINT, a cascade): the base
- * tables that may have lost them must keep a unique key on their base key
- * (base_key.c).  At sql_drop the whole statement is done, so a key dropped
- * and added in one ALTER TABLE passes.  Which tables: the one ALTER TABLE
- * altered, as collected (ddl_collected.c; it drops only its own
- * constraints and indexes); none for DROP TABLE, whose indexes are the
- * dropped tables' own, nor for DROP INDEX,
- * checked before it started (start_drop_index); for any other statement
- * (a DROP ... CASCADE of a type, an operator class, a role's objects) every
- * base table in the schemas of the dropped indexes (an index is in its
- * table's schema).  So a table whose key was missing before (an index made
- * by an older version) does not make unrelated DDL fail; and of those only
- * the ones this transaction holds in ACCESS EXCLUSIVE mode, as dropping a
- * table's index locks it (base_key_check_schema()), so that it never waits
- * for a lock that another role holds on a table it does not touch.
- */
-static void
-check_dropped_keys(EventTriggerData *ev)
-{
-	List	   *schemas = NIL;
-	ListCell   *lc;
-	MemoryContext caller = CurrentMemoryContext;
-
-	if (IsA(ev->parsetree, DropStmt) &&
-		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||
-		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_FOREIGN_TABLE ||
-		 ((DropStmt *) ev->parsetree)->removeType == OBJECT_INDEX))
-		return;
-	if (IsA(ev->parsetree, AlterTableStmt))
-	{
-		/* (the table it altered, not its name looked up again) */
-		foreach(lc, ddl_collected_commands())
-			if (IsA(((DdlCommand *) lfirst(lc))->stmt, AlterTableStmt))
-				base_key_check_base(((DdlCommand *) lfirst(lc))->relid);
-		return;
-	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute("SELECT DISTINCT n.oid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
-					"JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) d.schema_name "
-					"WHERE d.object_type OPERATOR(pg_catalog.=) 'index'", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the dropped objects");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		Oid			nsp = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-														 SPI_tuptable->tupdesc, 1, &isnull));
-		/* (in the caller's memory: SPI_finish() frees SPI's) */
-		MemoryContext old = MemoryContextSwitchTo(caller);
-
-		schemas = lappend_oid(schemas, nsp);
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
-	foreach(lc, schemas)
-		base_key_check_schema(lfirst_oid(lc));
-}
-
-Datum
-adjlist_on_sql_drop(PG_FUNCTION_ARGS)
-{
-	EventTriggerData *ev = event_data(fcinfo, "adjlist_on_sql_drop");
-	Oid		   *dropped;
-	int			ndropped;
-	List	   *bases = NIL;
-	ListCell   *lc;
-	MemoryContext caller = CurrentMemoryContext;
-
-	if (!extension_ready())
-		PG_RETURN_VOID();
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
-					"WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass "
-					"AND d.objsubid OPERATOR(pg_catalog.=) 0", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the dropped objects");
-	ndropped = (int) SPI_processed;
-	dropped = palloc(sizeof(Oid) * Max(ndropped, 1));
-	for (int i = 0; i < ndropped; i++)
-	{
-		bool		isnull;
-
-		dropped[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-													SPI_tuptable->tupdesc, 1, &isnull));
-	}
-
-	for (int i = 0; i < ndropped; i++)
-	{
-		TableIndexes *ti = registry_lookup_unchecked(dropped[i]);
-		IndexDef   *ix;
-
-		table_options_forget(dropped[i]);
-
-		/* a base table: its indexes go with it */
-		if (ti->nindexes > 0 && ti->baserel == dropped[i])
-		{
-			for (int k = 0; k < ti->nindexes; k++)
-			{
-				registry_delete(ti->indexes[k].indexrel);
-				if (!oid_in(dropped, ndropped, ti->indexes[k].indexrel))
-					drop_table_if_exists(ti->indexes[k].indexrel);
-				if (OidIsValid(ti->indexes[k].counterrel) &&
-					!oid_in(dropped, ndropped, ti->indexes[k].counterrel))
-					drop_table_if_exists(ti->indexes[k].counterrel);
-			}
-			continue;
-		}
-		/* an index table: unregister it; its base keeps the others */
-		ix = registry_index(dropped[i], false);
-		if (ix == NULL && registry_involves(dropped[i]))
-			registry_forget_counters(dropped[i]);	/* a counter table */
-		if (ix != NULL)
-		{
-			registry_delete(ix->indexrel);
-			if (OidIsValid(ix->counterrel) && !oid_in(dropped, ndropped, ix->counterrel))
-				drop_table_if_exists(ix->counterrel);
-			/* (a base gone with the event triggers off has no triggers to make) */
-			if (!oid_in(dropped, ndropped, ix->baserel) && get_rel_name(ix->baserel) != NULL)
-			{
-				/* (in the caller's memory: SPI_finish() frees SPI's) */
-				MemoryContext old = MemoryContextSwitchTo(caller);
-
-				bases = list_append_unique_oid(bases, ix->baserel);
-				MemoryContextSwitchTo(old);
-			}
-		}
-	}
-	SPI_finish();
-	CommandCounterIncrement();
-	foreach(lc, bases)
-		install_triggers(lfirst_oid(lc));
-	check_dropped_keys(ev);
-	PG_RETURN_VOID();
-}

@@ -1,0 +1,35 @@
+/*-------------------------------------------------------------------------
+ *
+ * index_guard_int.h
+ *	  What adjlist's three event triggers share: index_guard.c (the
+ *	  ddl_command_start guards and refusals, and the dispatch of every
+ *	  command at its start), index_guard_drop.c (DROP of partitions, schemas
+ *	  and owned objects at the start; the sql_drop trigger) and
+ *	  index_guard_end.c (the ddl_command_end follow-ups).  Not for other
+ *	  modules.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ADJLIST_INDEX_GUARD_INT_H
+#define ADJLIST_INDEX_GUARD_INT_H
+
+#include "fmgr.h"
+#include "commands/event_trigger.h"
+#include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
+
+/* index_guard.c */
+extern EventTriggerData *guard_event_data(FunctionCallInfo fcinfo, const char *fname);
+extern bool guard_extension_ready(void);
+extern Oid	guard_rangevar_oid(RangeVar *rv);
+extern Oid	guard_base_of(Oid relid);
+extern void guard_refuse_inheritance(Oid child, Oid parent) pg_attribute_noreturn();
+extern void guard_refuse_new_member(Oid relid, Oid parent) pg_attribute_noreturn();
+extern List *guard_typed_tables(Oid relid);
+
+/* index_guard_drop.c: DROP at ddl_command_start */
+extern void guard_start_drop(DropStmt *stmt);
+extern void guard_start_drop_schema(DropStmt *stmt);
+extern void guard_start_drop_owned(DropOwnedStmt *stmt);
+
+#endif							/* ADJLIST_INDEX_GUARD_INT_H */
