@@ -669,6 +669,40 @@ SELECT set_ttl('ttln', 'exp');
 SELECT import_dynamodb('ttln', '{"Item":{"pk":{"S":"U"},"sk":{"S":"1"},"exp":{"N":"1E+20"}}}');
 SELECT * FROM export_dynamodb('ttln');
 
+-- user code that query() runs before its statement (here a domain's CHECK
+-- of a start key's value) cannot ALTER or DROP the table under the call:
+-- PostgreSQL refuses, as for a table an active query uses, and the call
+-- never answers from a table that changed under it
+CREATE TABLE ddl_flag (what text);
+CREATE FUNCTION ddl_check(int) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE w text;
+BEGIN
+	IF $1 = 7 THEN
+		DELETE FROM ddl_flag RETURNING what INTO w;
+		IF w IS NOT NULL THEN EXECUTE w; END IF;
+	END IF;
+	RETURN true;
+END $$;
+CREATE DOMAIN ddl_int AS int CHECK (ddl_check(VALUE));
+CREATE TABLE k_ddl (pk adjkey, sk adjkey, v ddl_int, w text DEFAULT 'x', PRIMARY KEY (pk, sk, v));
+INSERT INTO k_ddl VALUES ('A', 'B', 1), ('A', 'B', 7), ('A', 'C', 3);
+CREATE FUNCTION pg_temp.ddl_in_call(stmt text, call text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+	INSERT INTO ddl_flag VALUES (stmt);
+	r := pg_temp.err(call);
+	DELETE FROM ddl_flag;		-- (the error took the check's DELETE back)
+	RETURN r;
+END $$;
+SELECT s AS ddl, c AS call, pg_temp.ddl_in_call(s, c) AS result
+FROM unnest(ARRAY['ALTER TABLE k_ddl ALTER COLUMN w TYPE varchar(5)', 'DROP TABLE k_ddl']) s,
+	 unnest(ARRAY[$$SELECT * FROM query('k_ddl', 'A', exclusive_start_key => '{"pk":"A","sk":"B","v":7}')$$,
+				  $$SELECT query_count('k_ddl', 'A', exclusive_start_key => '{"pk":"A","sk":"B","v":7}')$$,
+				  $$SELECT * FROM query_count_page('k_ddl', 'A', lim => 5, exclusive_start_key => '{"pk":"A","sk":"B","v":7}')$$]) c
+ORDER BY 1, 2;
+SELECT sort_key, key FROM query('k_ddl', 'A', exclusive_start_key => '{"pk":"A","sk":"B","v":7}');
+SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = 'k_ddl'::regclass AND attname = 'w';
+
 RESET search_path;
 SET client_min_messages = warning;
 DROP SCHEMA dynamo_fidelity CASCADE;

@@ -807,6 +807,7 @@ adjlist_query(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	SPI_finish();
+	query_table_release(q);
 	return (Datum) 0;
 }
 
@@ -841,6 +842,7 @@ adjlist_explain_query(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &v, &isnull);
 	}
 	SPI_finish();
+	query_table_release(q);
 	return (Datum) 0;
 }
 
@@ -960,11 +962,14 @@ adjlist_query_count(PG_FUNCTION_ARGS)
 	QueryArgs	a;
 	Datum		lek;
 	bool		lek_null;
+	int64		n;
 
 	check_table_and_partition(fcinfo);
 	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, q, &a, PG_NARGS() > 5);
-	PG_RETURN_INT64(count_items(q, &a, &lek, &lek_null));
+	n = count_items(q, &a, &lek, &lek_null);
+	query_table_release(q);
+	PG_RETURN_INT64(n);
 }
 
 /*
@@ -992,6 +997,7 @@ adjlist_query_count_page(PG_FUNCTION_ARGS)
 	q = query_table_get(PG_GETARG_OID(0));
 	read_args(fcinfo, q, &a, true);
 	values[0] = Int64GetDatum(count_items(q, &a, &values[1], &nulls[1]));
+	query_table_release(q);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
@@ -1015,6 +1021,7 @@ adjlist_item_table(Oid relid, char **keycols, char **payload, bool *is_index, bo
 	QueryTable *q = query_table_get(relid);
 	TableOptions *o = table_options(relid);
 
+	query_table_release(q);		/* (only its description is used) */
 	if (q->ncols != 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TABLE_DEFINITION),
@@ -1042,6 +1049,7 @@ adjlist_item_ttl(Oid relid, Oid *type)
 	QueryTable *q = query_table_get(relid);
 	TableOptions *o = table_options(q->optrel);
 
+	query_table_release(q);		/* (only its description is used) */
 	if (o->ttl == NULL || get_attnum(relid, o->ttl) == InvalidAttrNumber)
 		return NULL;
 	*type = o->ttl_type;

@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "access/relation.h"
 #include "access/stratnum.h"
 #include "access/table.h"
 #include "catalog/pg_am_d.h"
@@ -440,12 +441,21 @@ query_table_get(Oid relid)
 		query_entry_build(e, relid);
 	/* nothing but the copy is used from here on: e may be freed */
 	q = query_table_copy(e->q);
+	q->rel = relation_open(relid, NoLock);
 	ready = e->ready;
 	if (!ready)
 		registry_not_ready(relid);
 	if (q->is_index)
 		registry_require_visible(relid, q->index_xmin);
 	return q;
+}
+
+void
+query_table_release(QueryTable *q)
+{
+	if (q->rel != NULL)
+		relation_close(q->rel, NoLock);
+	q->rel = NULL;
 }
 
 /* The entry q was copied from, if it is still that build; else NULL. */

@@ -11,6 +11,8 @@
 
 #include "postgres.h"
 
+#include "utils/relcache.h"
+
 /*
  * Statements are remembered per shape: kind (rows, count, counted page)
  * times sort condition (8) times start key, backward and limit (2 each).
@@ -54,6 +56,8 @@ typedef struct QueryTable
 	char	   *key_sql;		/* the key columns of t as a jsonb object */
 	uint64		build;			/* the build of the cache entry it was
 								 * copied from (query_table_sql()) */
+	Relation	rel;			/* the table, held open by the caller's copy
+								 * until query_table_release() */
 } QueryTable;
 
 /*
@@ -66,8 +70,14 @@ typedef struct QueryTable
  * CHECK, a row-level security policy, a trigger), and that code may call
  * query() again, whose rebuild of an invalidated entry, or start over at
  * the cache's bound, frees the entry's memory.
+ *
+ * The copy also holds the table open until query_table_release(), so that
+ * such user code cannot ALTER or DROP the table under the call (PostgreSQL
+ * refuses it, as for a table an active query uses: CheckTableNotInUse()).
+ * An error lets go of it with the transaction's resources.
  */
 extern QueryTable *query_table_get(Oid relid);
+extern void query_table_release(QueryTable *q);
 
 /*
  * The statement of shape for q, built by build(q, arg) on first use and
