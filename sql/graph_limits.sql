@@ -31,6 +31,17 @@ SELECT reachable_count('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#'
 SELECT count(*) FROM traverse('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000);
 SET adjlist.max_memory = '64MB';
 SELECT reachable_count('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000);
+-- a call's output is not its memory: traverse() with paths of 700 nodes
+-- down a chain of long keys returns 246,050 keys (220 MB), which go to the
+-- result (spilled to disk past work_mem) row by row; the backend's peak
+-- memory (Linux: VmHWM) must not grow by anything like that
+CREATE FUNCTION pg_temp.peak_kb() RETURNS bigint LANGUAGE sql AS
+$$SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s*(\d+) kB'))[1]::bigint$$;
+SET adjlist.max_memory = '8MB';
+SELECT pg_temp.peak_kb() AS peak_before \gset
+SELECT count(*), sum(cardinality(path)) AS keys_in_paths
+FROM traverse('longkeys', ('N#' || repeat('x', 900) || 1)::adjkey, 'L#', 5000, lim => 700, with_path => true);
+SELECT pg_temp.peak_kb() - :peak_before < 100000 AS output_not_held_in_memory;
 RESET adjlist.max_memory;
 DROP TABLE longkeys;
 

@@ -493,6 +493,7 @@ walk_emit(ReturnSetInfo *rsinfo, NodeSet *last, int64 limit)
 {
 	GNode	  **sorted = palloc(sizeof(GNode *) * Max(last->n, 1));
 	int			n;
+	MemoryContext rowcxt;
 
 	if (limit > 0 && limit < last->n)
 		n = walk_best(last, (int) limit, sorted);
@@ -502,15 +503,21 @@ walk_emit(ReturnSetInfo *rsinfo, NodeSet *last, int64 limit)
 		n = last->n;
 	}
 	qsort(sorted, n, sizeof(GNode *), node_cmp_score);
+	/* (each row's key freed once stored: the output is not the walk's memory) */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walk row", ALLOCSET_SMALL_SIZES);
 	for (int32 i = 0; i < n; i++)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
 
 		values[0] = PointerGetDatum(adjkey_from_utf8(sorted[i]->key.data, sorted[i]->key.len));
 		values[1] = Int64GetDatum(sorted[i]->score);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
 	}
+	MemoryContextDelete(rowcxt);
 }
 
 /*

@@ -142,6 +142,7 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	int32		max_depth;
 	int64		limit;
 	bool		with_path;
+	MemoryContext rowcxt;
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i <= 4; i++)
@@ -163,17 +164,29 @@ adjlist_traverse(PG_FUNCTION_ARGS)
 	nodeset_init(&set, CurrentMemoryContext, "traverse");
 	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), max_depth, limit, &set);
 
+	/*
+	 * Each row's key and path are made in a context reset after the row is
+	 * stored (the tuplestore copies it, and spills to disk past work_mem):
+	 * paths of a deep search, depth keys a row, would otherwise all stay in
+	 * the call's memory, which adjlist.max_memory bounds for the search
+	 * itself, not for its output.
+	 */
+	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "traverse row", ALLOCSET_DEFAULT_SIZES);
 	for (int32 id = 1; id < set.n; id++)
 	{
 		GNode	   *node = set.byid[id];
 		Datum		values[3];
 		bool		nulls[3] = {false, false, !with_path};
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
 
 		values[0] = PointerGetDatum(adjkey_from_utf8(node->key.data, node->key.len));
 		values[1] = Int32GetDatum(node->depth);
 		values[2] = with_path ? PointerGetDatum(graph_path_array(g, &set, node)) : (Datum) 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
 	}
+	MemoryContextDelete(rowcxt);
 	graph_reader_end(rd);
 	SPI_finish();
 	return (Datum) 0;
