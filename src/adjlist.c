@@ -24,6 +24,7 @@
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
  *	index_sync_truncate.c TRUNCATE of an indexed table or partition
+ *	index_sync_leaving.c writes into a partition being detached or dropped
  *	index_sync_check.c	which triggers may, and the index tables' guard
  *	sync_guard.c		statements whose rows no trigger sees: refused
  *	index_admin.c		an index's triggers, partitions' rows, drop
@@ -34,6 +35,7 @@
  *	index_guard.c		event triggers: DDL on indexed tables, at its start
  *	index_guard_drop.c	DROP of partitions, schemas, owned objects; sql_drop
  *	index_guard_end.c	DDL followed at its end (ATTACH, DETACH, OWNER TO)
+ *	index_guard_names.c	what a DDL's names found at its start, and what it did
  *	index_persistence.c	LOGGED / UNLOGGED follows the base table
  *	index_restore.c		registry rows pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C

@@ -77,6 +77,12 @@
  *	  primary key or unique index on an index's base key, or replaces it by
  *	  a deferrable one while the index table's key is immediate: refused
  *	  (base_key.c), naming the index.
+ *	- A statement whose names, looked up here, find other objects than
+ *	  those it then acts on (another ddl_command_start event trigger moved
+ *	  search_path meanwhile) is refused at its end when either takes part
+ *	  in an index (index_guard_names.c); a row written into a partition
+ *	  between the start of its DETACH or DROP and the end is refused
+ *	  (index_sync_leaving.c).
  *
  * The event trigger functions run as the role doing the DDL, which must be
  * allowed to do it; only the registry is written as its owner (registry.c).
@@ -132,6 +138,7 @@
 #include "index_admin.h"
 #include "index_guard_int.h"
 #include "index_sync_check.h"
+#include "index_sync_leaving.h"
 #include "index_persistence.h"
 #include "index_predicate.h"
 #include "index_write.h"
@@ -800,6 +807,7 @@ start_detach(Oid relid, PartitionCmd *cmd)
 		linitial_oid(get_partition_ancestors(part)) != relid)
 		return;
 	index_member_rows(base, part, false);
+	sync_leaving_mark(base, part, true);
 	/* (and it loses the triggers at the end: end_detach()) */
 	ddl_remember_detach(relid, part);
 }
@@ -922,6 +930,7 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 
 	if (!guard_extension_ready())
 		PG_RETURN_VOID();
+	ddl_names_start(ev->parsetree);
 	/* (ATTACH, DETACH PARTITION, DROP TABLE: where it begins, for its end) */
 	if (IsA(ev->parsetree, DropStmt) &&
 		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||

@@ -44,6 +44,7 @@
 #include "ddl_collected.h"
 #include "index_admin.h"
 #include "index_guard_int.h"
+#include "index_sync_leaving.h"
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
@@ -71,6 +72,7 @@ drop_member(Oid base, Oid relid)
 		LockRelationOid(lfirst_oid(a), AccessExclusiveLock);
 	LockRelationOid(relid, AccessExclusiveLock);
 	index_member_rows(base, relid, false);
+	sync_leaving_mark(base, relid, false);
 }
 
 /*
@@ -326,6 +328,7 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 
 	if (!guard_extension_ready())
 		PG_RETURN_VOID();
+	ddl_names_dropped(ev->parsetree);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "

@@ -186,7 +186,7 @@ end_alter_type(Oid relid)
  * between, by another ddl_command_start event trigger): refused, which
  * undoes what the start did.
  */
-static void
+void
 refuse_moved_names(const char *command)
 {
 	ereport(ERROR,
@@ -419,6 +419,8 @@ adjlist_on_ddl_end(PG_FUNCTION_ARGS)
 	/* DROP TABLE: a partition whose rows its start took out must be gone */
 	if (IsA(stmt, DropStmt) && OidIsValid(ddl_drop_left(ddl_command_started(stmt))))
 		refuse_moved_names("DROP TABLE");
+	/* any other name that found another table at the start (index_guard_names.c) */
+	ddl_names_end(stmt);
 	/* a renamed or moved object: the predicates' text names it anew */
 	if (IsA(stmt, RenameStmt) || IsA(stmt, AlterObjectSchemaStmt))
 	{

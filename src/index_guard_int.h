@@ -32,4 +32,16 @@ extern void guard_start_drop(DropStmt *stmt);
 extern void guard_start_drop_schema(DropStmt *stmt);
 extern void guard_start_drop_owned(DropOwnedStmt *stmt);
 
+/* index_guard_end.c */
+extern void refuse_moved_names(const char *command) pg_attribute_noreturn();
+
+/*
+ * index_guard_names.c: what the statement's names found at its start
+ * (ddl_names_start()), compared at its ddl_command_end (ddl_names_end())
+ * and sql_drop (ddl_names_dropped()) with what it acted on.
+ */
+extern void ddl_names_start(Node *stmt);
+extern void ddl_names_end(Node *stmt);
+extern void ddl_names_dropped(Node *stmt);
+
 #endif							/* ADJLIST_INDEX_GUARD_INT_H */

@@ -81,6 +81,7 @@
 #include "index_rule.h"
 #include "index_sync_check.h"
 #include "index_sync_int.h"
+#include "index_sync_leaving.h"
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
@@ -898,6 +899,8 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 				 errmsg("the adjlist sync trigger must fire AFTER the change")));
 
 	sync_begin(&st, rel, false);
+	if (st.nindexes > 0)
+		sync_refuse_leaving_writes(st.ti->baserel, td);
 	if (st.nindexes > 0 && !TRIGGER_FIRED_BY_DELETE(ev) && sync_truncate_pending())
 	{
 		if (TRIGGER_FIRED_FOR_ROW(ev))
