@@ -23,8 +23,8 @@ extern EventTriggerData *guard_event_data(FunctionCallInfo fcinfo, const char *f
 extern bool guard_extension_ready(void);
 extern Oid	guard_rangevar_oid(RangeVar *rv);
 extern Oid	guard_base_of(Oid relid);
-extern void guard_refuse_inheritance(Oid child, Oid parent) pg_attribute_noreturn();
-extern void guard_refuse_new_member(Oid relid, Oid parent) pg_attribute_noreturn();
+extern void guard_refuse_inheritance(Oid child, Oid parent);
+extern void guard_refuse_new_member(Oid relid, Oid parent);
 extern List *guard_typed_tables(Oid relid);
 
 /* index_guard_drop.c: DROP at ddl_command_start */
@@ -33,7 +33,7 @@ extern void guard_start_drop_schema(DropStmt *stmt);
 extern void guard_start_drop_owned(DropOwnedStmt *stmt);
 
 /* index_guard_end.c */
-extern void refuse_moved_names(const char *command) pg_attribute_noreturn();
+extern void refuse_moved_names(const char *command);
 
 /*
  * index_guard_names.c: what the statement's names found at its start
