@@ -35,6 +35,7 @@
 #include "adjlist.h"
 #include "base_key.h"
 #include "catalog.h"
+#include "detach_pending.h"
 #include "index_admin.h"
 #include "index_check.h"
 #include "index_rule.h"
@@ -573,6 +574,9 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 				 errmsg("an inverted index can be rebuilt only in a READ COMMITTED transaction"),
 				 errdetail("It reads the table after locking it, which a transaction snapshot taken earlier would not see."),
 				 errhint("Run it in its own transaction, or after SET TRANSACTION ISOLATION LEVEL READ COMMITTED.")));
+	/* (no partition pending detach: detach_pending.c) */
+	LockRelationOid(ix->baserel, ShareRowExclusiveLock);
+	detach_pending_refuse(ix->baserel, psprintf("rebuild inverted index \"%s\"", get_rel_name(ix->indexrel)));
 	/* (an index registered before its base key had to be unique) */
 	if (ix->nbasekey > 0)
 	{

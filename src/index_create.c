@@ -60,6 +60,7 @@
 #include "adjlist.h"
 #include "base_key.h"
 #include "catalog.h"
+#include "detach_pending.h"
 #include "index_admin.h"
 #include "index_persistence.h"
 #include "index_predicate.h"
@@ -191,6 +192,7 @@ plan_base(CreatePlan *p, char *partition_key, char *sort_key)
 						p->concurrently ? ShareUpdateExclusiveLock : ShareRowExclusiveLock);
 	/* (locked: no partition becomes unlogged meanwhile) */
 	persistence_check_base(p->base);
+	detach_pending_refuse(p->base, psprintf("create an inverted index of table \"%s\"", p->base_name));
 
 	if (admin_column_type(p->base, partition_key) != cat->keytype ||
 		admin_column_type(p->base, sort_key) != cat->keytype)

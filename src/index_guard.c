@@ -954,6 +954,7 @@ adjlist_on_ddl_start(PG_FUNCTION_ARGS)
 	}
 	/* (after pg_upgrade, once: before a rename or drop of what they name) */
 	index_predicate_rebind_all();
+	guard_refuse_foreign_options(ev->parsetree);
 	if (IsA(ev->parsetree, AlterTableStmt))
 		start_alter_table((AlterTableStmt *) ev->parsetree);
 	else if (IsA(ev->parsetree, DropStmt) &&

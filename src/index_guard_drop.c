@@ -73,6 +73,7 @@ drop_member(Oid base, Oid relid)
 	LockRelationOid(relid, AccessExclusiveLock);
 	index_member_rows(base, relid, false);
 	sync_leaving_mark(base, relid, false);
+	guard_cascade_note_taken(relid);
 }
 
 /*
@@ -329,6 +330,7 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	if (!guard_extension_ready())
 		PG_RETURN_VOID();
 	ddl_names_dropped(ev->parsetree);
+	guard_cascade_check_members(ev);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (SPI_execute("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
@@ -391,6 +393,7 @@ adjlist_on_sql_drop(PG_FUNCTION_ARGS)
 	foreach(lc, bases)
 		install_triggers(lfirst_oid(lc));
 	check_dropped_keys(ev);
+	guard_cascade_recheck_columns(ev);
 	PG_RETURN_VOID();
 }
 

@@ -39,6 +39,7 @@
 #include "catalog.h"
 #include "compat.h"
 #include "ddl_collected.h"
+#include "detach_pending.h"
 #include "index_admin.h"
 #include "index_guard_int.h"
 #include "index_sync_check.h"
@@ -164,6 +165,13 @@ recheck(Oid relid)
 	}
 }
 
+/* recheck(), for the sql_drop trigger (index_guard_cascade.c) */
+void
+guard_recheck(Oid relid)
+{
+	recheck(relid);
+}
+
 /*
  * ALTER TYPE ... CASCADE of composite type relid (or ... RENAME ATTRIBUTE)
  * has altered its typed tables: check every index they take part in.
@@ -216,6 +224,7 @@ end_attach(Oid relid, Oid base, PartitionCmd *pc, CommandId since)
 		if (OidIsValid(base))
 		{
 			persistence_check_member(base, part);
+			detach_pending_refuse(part, psprintf("attach \"%s\" to \"%s\"", get_rel_name(part), get_rel_name(relid)));
 			index_member_rows(base, part, true);
 			install_triggers(base);
 		}

@@ -5,8 +5,10 @@
  *	  ddl_command_start guards and refusals, and the dispatch of every
  *	  command at its start), index_guard_drop.c (DROP of partitions, schemas
  *	  and owned objects at the start; the sql_drop trigger) and
- *	  index_guard_end.c (the ddl_command_end follow-ups).  Not for other
- *	  modules.
+ *	  index_guard_end.c (the ddl_command_end follow-ups); with
+ *	  index_guard_cascade.c (what a DROP takes by a dependency, at sql_drop)
+ *	  and index_guard_foreign.c (foreign tables' options, at the start).
+ *	  Not for other modules.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,5 +45,15 @@ extern void refuse_moved_names(const char *command);
 extern void ddl_names_start(Node *stmt);
 extern void ddl_names_end(Node *stmt);
 extern void ddl_names_dropped(Node *stmt);
+
+extern void guard_recheck(Oid relid);
+
+/* index_guard_cascade.c: what a DROP takes by a dependency (sql_drop) */
+extern void guard_cascade_note_taken(Oid relid);
+extern void guard_cascade_check_members(EventTriggerData *ev);
+extern void guard_cascade_recheck_columns(EventTriggerData *ev);
+
+/* index_guard_foreign.c: ALTER FOREIGN TABLE ... OPTIONS (ddl_command_start) */
+extern void guard_refuse_foreign_options(Node *parsetree);
 
 #endif							/* ADJLIST_INDEX_GUARD_INT_H */

@@ -1,0 +1,160 @@
+--
+-- dependency_drops: what DDL reaches through a dependency, and foreign
+-- partitions re-pointed (issue 11).
+--
+-- 1. A partition of an indexed table dropped not by DROP TABLE but by a
+--    cascade (DROP SERVER ... CASCADE or DROP EXTENSION postgres_fdw
+--    CASCADE of a foreign partition, DROP FUNCTION ... CASCADE of a
+--    function in a sub-partitioned partition's key) would keep its rows in
+--    the index, where they can no longer be read at sql_drop: refused
+--    (2BP01), naming the partition and its indexed table.  DROP TABLE of
+--    the partition (also ... CASCADE), DETACH PARTITION first, or a cascade
+--    that drops the base table too are not refused.
+-- 2. A column an index uses, dropped by DROP TYPE / DROP DOMAIN ...
+--    CASCADE of its type: refused as ALTER TABLE ... DROP COLUMN is,
+--    naming the index (55000); the table stays writable.  A column no index
+--    uses goes, and a sparse index whose predicate reads the column goes
+--    with it, as documented.
+-- 3. ALTER FOREIGN TABLE ... OPTIONS (table or column options that say
+--    which remote rows it holds) of a foreign partition of an indexed
+--    table: refused (0A000); postgres_fdw's options that change no row stay
+--    allowed; DETACH, alter, ATTACH re-indexes.
+--
+-- Each case runs in a subtransaction that dd.run() rolls back, and prints
+-- its outcome ("ok" with the problems verify_inverted_index() finds in each
+-- index left, or "error <SQLSTATE>" and the message).
+--
+\set SHOW_CONTEXT never
+\set VERBOSITY terse
+SET client_min_messages = warning;
+DROP SCHEMA IF EXISTS dd CASCADE;
+DROP SCHEMA IF EXISTS dd_src CASCADE;
+CREATE SCHEMA dd;
+CREATE SCHEMA dd_src;
+
+-- (the rows of an index table)
+CREATE FUNCTION dd.nrows(idx regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s', idx) INTO n;
+	RETURN n;
+END $$;
+CREATE FUNCTION dd.state() RETURNS text LANGUAGE sql AS $$
+	SELECT coalesce(string_agg(format('%s: %s rows, %s problems', r.indexrel, dd.nrows(r.indexrel),
+									  (SELECT count(*) FROM verify_inverted_index(r.indexrel))),
+							   '; ' ORDER BY r.indexrel::text), 'no index')
+	FROM adjlist_inverted_indexes r
+	WHERE r.baserel::text LIKE 'dd.%'
+$$;
+
+CREATE FUNCTION dd.run(cmd text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	res text;
+BEGIN
+	BEGIN
+		EXECUTE cmd;
+		res := 'ok; ' || dd.state();
+		RAISE EXCEPTION 'undo';
+	EXCEPTION WHEN OTHERS THEN
+		IF res IS NULL THEN
+			res := format('error %s: %s', SQLSTATE, SQLERRM);
+		END IF;
+	END;
+	RETURN res;
+END $$;
+
+-- a loopback server for foreign partitions
+CREATE EXTENSION postgres_fdw;
+DO $$ BEGIN
+	EXECUTE format('CREATE SERVER dd_loop FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
+				   current_database(), current_setting('port'),
+				   coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'));
+END $$;
+CREATE USER MAPPING FOR PUBLIC SERVER dd_loop OPTIONS (password_required 'false');
+CREATE TABLE dd_src.fa (pk adjkey, sk adjkey, v int);
+INSERT INTO dd_src.fa VALUES ('USER#f1', 'FOLLOWS#USER#b', 6), ('USER#f2', 'FOLLOWS#USER#b', 6);
+CREATE TABLE dd_src.fb (pk adjkey, sk adjkey, v int);
+INSERT INTO dd_src.fb VALUES ('USER#f9', 'FOLLOWS#USER#z', 6);
+
+-- dd.g: a local partition, a foreign one, and a sub-partitioned one whose
+-- key calls a function of ours
+CREATE FUNCTION dd.kf(adjkey) RETURNS text IMMUTABLE LANGUAGE sql AS $$ SELECT left($1::text, 1) $$;
+CREATE TABLE dd.g (pk adjkey, sk adjkey, v int) PARTITION BY LIST (v);
+CREATE TABLE dd.g1 PARTITION OF dd.g FOR VALUES IN (1);
+CREATE TABLE dd.g3 PARTITION OF dd.g FOR VALUES IN (3) PARTITION BY LIST (dd.kf(pk));
+CREATE TABLE dd.g3a PARTITION OF dd.g3 FOR VALUES IN ('U');
+CREATE FOREIGN TABLE dd.g6 PARTITION OF dd.g FOR VALUES IN (6) SERVER dd_loop
+	OPTIONS (schema_name 'dd_src', table_name 'fa');
+INSERT INTO dd.g VALUES ('USER#a', 'FOLLOWS#USER#b', 1), ('USER#c', 'FOLLOWS#USER#b', 3);
+SELECT create_inverted_index('dd.g', base_key => '{pk,sk}', counters => 1);
+SELECT dd.state();
+
+-- ----------------------------------------------------------------------
+-- 1. Partitions dropped through a dependency
+-- ----------------------------------------------------------------------
+-- refused: the foreign partition goes with its server, or its wrapper
+SELECT dd.run('DROP SERVER dd_loop CASCADE');
+SELECT dd.run('DROP EXTENSION postgres_fdw CASCADE');
+-- refused: the sub-partitioned partition goes with its key's function
+SELECT dd.run('DROP FUNCTION dd.kf(adjkey) CASCADE');
+-- allowed: DROP TABLE of the partition itself takes its rows out first
+SELECT dd.run('DROP FOREIGN TABLE dd.g6 CASCADE');
+SELECT dd.run('DROP TABLE dd.g3 CASCADE');
+-- allowed: detached first (in the same transaction), then the cascade
+SELECT dd.run('ALTER TABLE dd.g DETACH PARTITION dd.g6; DROP SERVER dd_loop CASCADE');
+SELECT dd.run('ALTER TABLE dd.g DETACH PARTITION dd.g3; DROP FUNCTION dd.kf(adjkey) CASCADE');
+-- allowed: a cascade that drops the base table as well (its index goes)
+SELECT dd.run('DROP TABLE dd.g CASCADE');
+SELECT dd.state();
+
+-- ----------------------------------------------------------------------
+-- 2. Columns dropped through a dependency
+-- ----------------------------------------------------------------------
+CREATE TYPE dd.mood AS ENUM ('ok', 'sad');
+CREATE DOMAIN dd.flag AS boolean;
+CREATE DOMAIN dd.note AS text;
+CREATE TABLE dd.m (pk adjkey, sk adjkey, m dd.mood, f dd.flag, n dd.note,
+				   PRIMARY KEY (pk, sk));
+INSERT INTO dd.m VALUES ('USER#a', 'FOLLOWS#USER#b', 'ok', true, 'x'),
+	('USER#b', 'FOLLOWS#USER#a', 'sad', false, 'y');
+SELECT create_inverted_index('dd.m', include => '{m}');
+SELECT create_inverted_index('dd.m', index_name => 'm_flagged', predicate => 'f');
+SELECT dd.state();
+-- refused as ALTER TABLE ... DROP COLUMN is, naming the index
+SELECT dd.run('ALTER TABLE dd.m DROP COLUMN m');
+SELECT dd.run('DROP TYPE dd.mood CASCADE');
+-- a column no index uses goes
+SELECT dd.run('DROP DOMAIN dd.note CASCADE');
+-- the predicate's column goes, and the sparse index with it
+SELECT dd.run('DROP DOMAIN dd.flag CASCADE');
+-- the table stays writable, the indexes exact
+INSERT INTO dd.m VALUES ('USER#c', 'FOLLOWS#USER#a', 'ok', true, 'z');
+DELETE FROM dd.m WHERE pk = 'USER#b';
+SELECT dd.state();
+
+-- ----------------------------------------------------------------------
+-- 3. Foreign partitions re-pointed by their options
+-- ----------------------------------------------------------------------
+SELECT dd.run($$ALTER FOREIGN TABLE dd.g6 OPTIONS (SET table_name 'fb')$$);
+SELECT dd.run($$ALTER TABLE dd.g6 OPTIONS (SET table_name 'fb')$$);
+SELECT dd.run($$ALTER FOREIGN TABLE dd.g6 OPTIONS (DROP schema_name)$$);
+SELECT dd.run($$ALTER FOREIGN TABLE dd.g6 ALTER COLUMN sk OPTIONS (ADD column_name 'pk')$$);
+SELECT dd.run($$ALTER FOREIGN TABLE dd.g6 OPTIONS (SET table_name 'fb', ADD fetch_size '10')$$);
+-- allowed: options that change no row
+SELECT dd.run($$ALTER FOREIGN TABLE dd.g6 OPTIONS (ADD fetch_size '10', ADD use_remote_estimate 'false')$$);
+-- the way to re-point it: detach, alter, attach again
+ALTER TABLE dd.g DETACH PARTITION dd.g6;
+ALTER FOREIGN TABLE dd.g6 OPTIONS (SET table_name 'fb');
+ALTER TABLE dd.g ATTACH PARTITION dd.g6 FOR VALUES IN (6);
+SELECT pk, sk FROM dd.g_inverted ORDER BY pk;
+SELECT dd.state();
+
+RESET client_min_messages;
+SET client_min_messages = warning;
+DROP SCHEMA dd CASCADE;
+DROP SCHEMA dd_src CASCADE;
+DROP USER MAPPING FOR PUBLIC SERVER dd_loop;
+DROP SERVER dd_loop;
+DROP EXTENSION postgres_fdw;
+RESET client_min_messages;
