@@ -36,6 +36,9 @@
  *	index_guard_drop.c	DROP of partitions, schemas, owned objects; sql_drop
  *	index_guard_end.c	DDL followed at its end (ATTACH, DETACH, OWNER TO)
  *	index_guard_names.c	what a DDL's names found at its start, and what it did
+ *	index_guard_cascade.c partitions and columns a DROP takes by a dependency
+ *	index_guard_foreign.c ALTER FOREIGN TABLE ... OPTIONS of an indexed table
+ *	detach_pending.c	partitions left half-detached: refused until FINALIZE
  *	index_persistence.c	LOGGED / UNLOGGED follows the base table
  *	index_restore.c		registry rows pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C
