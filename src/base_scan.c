@@ -28,13 +28,27 @@
  * pruning cannot single out a hash or default partition, and reading one
  * through the base table scans every partition.
  *
+ * The DDL and TRUNCATE of a member, which whoever may do them must be able
+ * to do (a superuser, the member's owner), and the TRUNCATE of the base
+ * table, read with base_scan_direct() instead: each heap member is scanned
+ * in C, as the sync trigger reads its transition tables (the same
+ * index_row_extract(), predicate included), so that the read needs no
+ * privilege of the owner's (USAGE on a schema, SELECT on a table it
+ * revoked from itself) and no row-level security applies, forced or not:
+ * a row left out there would leave its index row behind.  Only a foreign
+ * member, which only its wrapper can read, is read with SQL, as above.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/table.h"
+#include "access/tableam.h"
 #include "catalog/partition.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
@@ -43,6 +57,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/partcache.h"
+#include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 
@@ -167,4 +182,71 @@ base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 	MemoryContextDelete(rowcxt);
 	if (pin.guc_nest >= 0)
 		AtEOXact_GUC(true, pin.guc_nest);
+}
+
+/* base_scan_direct(): the rows of one heap member, with snapshot snap. */
+static void
+scan_heap_member(Oid relid, const IndexDef *ix, Snapshot snap, bool all_rows,
+				 BaseRowCallback cb, void *arg, MemoryContext rowcxt)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	AttrNumber *attnos = index_row_attnos(ix, RelationGetDescr(rel));
+	IndexPredicateState *pred = ix->predicate != NULL ? index_predicate_begin(ix, rel) : NULL;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan = table_beginscan(rel, snap, 0, NULL);
+	Datum	   *base = palloc(sizeof(Datum) * INDEX_BASE_LEN(ix));
+	bool	   *basenull = palloc(sizeof(bool) * INDEX_BASE_LEN(ix));
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		MemoryContext old = MemoryContextSwitchTo(rowcxt);
+
+		CHECK_FOR_INTERRUPTS();
+		/* the values and the predicate's, as the sync trigger takes them */
+		index_row_extract(ix, attnos, pred, slot, base, basenull);
+		if (all_rows || DatumGetBool(base[ix->ncols]))
+			cb(arg, base, basenull);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowcxt);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	index_predicate_end(pred);
+	pfree(base);
+	pfree(basenull);
+	pfree(attnos);
+	table_close(rel, AccessShareLock);
+}
+
+void
+base_scan_direct(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
+				 BaseRowCallback cb, void *arg)
+{
+	List	   *members = find_all_inheritors(relid, AccessShareLock, NULL);
+	ListCell   *lc;
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist base row",
+												 ALLOCSET_DEFAULT_SIZES);
+	/* registered: the callbacks write, and run code, meanwhile */
+	Snapshot	snap = RegisterSnapshot(latest ? GetLatestSnapshot() : GetActiveSnapshot());
+
+	foreach(lc, members)
+	{
+		Oid			member = lfirst_oid(lc);
+
+		switch (get_rel_relkind(member))
+		{
+			case RELKIND_RELATION:
+				scan_heap_member(member, ix, snap, all_rows, cb, arg, rowcxt);
+				break;
+			case RELKIND_FOREIGN_TABLE:
+				/* (the caller is connected to SPI and acts as the owner) */
+				base_scan(member, ix, latest, all_rows, cb, arg);
+				break;
+			default:
+				break;			/* a partitioned table holds no rows */
+		}
+	}
+	UnregisterSnapshot(snap);
+	MemoryContextDelete(rowcxt);
+	list_free(members);
 }

@@ -283,4 +283,18 @@ adjlist_attrmap_by_name(TupleDesc indesc, TupleDesc outdesc)
 	 (rel)->rd_newRelfilenodeSubid != InvalidSubTransactionId)
 #endif
 
+/*
+ * The body of TRUNCATE after its checks, on opened relations.  16 added
+ * run_as_table_owner (whether the tables' triggers run as their owners):
+ * false, as a TRUNCATE statement runs them.  (The caller includes
+ * commands/tablecmds.h.)
+ */
+#if PG_VERSION_NUM >= 160000
+#define adjlist_truncate_rels(rels, relids, logged) \
+	ExecuteTruncateGuts((rels), (relids), (logged), DROP_RESTRICT, false, false)
+#else
+#define adjlist_truncate_rels(rels, relids, logged) \
+	ExecuteTruncateGuts((rels), (relids), (logged), DROP_RESTRICT, false)
+#endif
+
 #endif							/* ADJLIST_COMPAT_H */

@@ -889,9 +889,13 @@ fill_sort_end(FillArg *f)
  * of keys alone is read from its primary key only, so the order of its
  * heap does not matter and it is not sorted.  Later writes go where there
  * is room, as in any table; CLUSTER on the primary key restores the order.
+ *
+ * direct: read source with base_scan_direct(), which needs no privilege of
+ * the owner's (the rows of a member that DDL takes in or out).
  */
-void
-admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool progress)
+static void
+fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool progress,
+		   bool direct)
 {
 	FillArg		f;
 	ErrorContextCallback errcb;
@@ -914,7 +918,10 @@ admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool 
 	errcb.arg = &f;
 	errcb.previous = error_context_stack;
 	error_context_stack = &errcb;
-	base_scan(source, ix, true, add && index_skips_rows(ix), fill_row, &f);
+	if (direct)
+		base_scan_direct(source, ix, true, add && index_skips_rows(ix), fill_row, &f);
+	else
+		base_scan(source, ix, true, add && index_skips_rows(ix), fill_row, &f);
 	error_context_stack = errcb.previous;
 	if (f.sort != NULL)
 		fill_sort_end(&f);
@@ -926,6 +933,12 @@ admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool 
 		counts_flush(f.counts);
 		counts_destroy(f.counts);
 	}
+}
+
+void
+admin_fill_index(const IndexDef *ix, Oid source, bool add, WriteMode mode, bool progress)
+{
+	fill_index(ix, source, add, mode, progress, false);
 }
 
 /* admin_check_rows(): one row */
@@ -968,8 +981,9 @@ index_member_rows(Oid baserel, Oid member, bool add)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	adjlist_become(ti->owner, &role);
+	/* read in C: whoever may take the member in or out needs nothing more */
 	for (int i = 0; i < ti->nindexes; i++)
-		admin_fill_index(&ti->indexes[i], member, add, WRITE_UPSERT, false);
+		fill_index(&ti->indexes[i], member, add, WRITE_UPSERT, false, true);
 	adjlist_unbecome(&role);
 	SPI_finish();
 }

@@ -784,9 +784,8 @@ start_rename_column(RenameStmt *stmt)
 
 /*
  * DETACH PARTITION (not CONCURRENTLY) of a partition of relid: its rows
- * leave the index now, read through the base table while the partition is
- * still in it (base_scan.c), which the base table's owner may do whoever
- * owns the partition.  Locked first as DETACH will lock, the table and
+ * leave the index now, read in C while the partition is still in it
+ * (base_scan_direct()), which needs no privilege of anyone's.  Locked first as DETACH will lock, the table and
  * then the partition, and only for a role that owns the table: DETACH
  * refuses any other before it locks anything.  A DETACH that then fails
  * takes the index's change with it.

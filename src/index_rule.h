@@ -151,4 +151,13 @@ typedef void (*BaseRowCallback) (void *arg, Datum *base, bool *basenull);
 extern void base_scan(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
 					  BaseRowCallback cb, void *arg);
 
+/*
+ * The same rows read in C (base_scan.c), with no privilege check and no
+ * row-level security: for the DDL and TRUNCATE of members and the TRUNCATE
+ * of the base table, which must not depend on the owner's privileges.  A
+ * foreign member is still read with base_scan().  Same contract otherwise.
+ */
+extern void base_scan_direct(Oid relid, const IndexDef *ix, bool latest, bool all_rows,
+							 BaseRowCallback cb, void *arg);
+
 #endif							/* ADJLIST_INDEX_RULE_H */

@@ -486,7 +486,7 @@ sync_truncate_before(Relation rel)
 		{
 			RemoveArg	a = {&st.indexes[i]};
 
-			base_scan(lfirst_oid(lc), st.indexes[i].ix, true, false, remove_base_row, &a);
+			base_scan_direct(lfirst_oid(lc), st.indexes[i].ix, true, false, remove_base_row, &a);
 		}
 	}
 
@@ -557,7 +557,8 @@ sync_truncate_after(Relation rel)
 	{
 		RemoveArg	a = {&st.indexes[i]};
 
-		base_scan(RelationGetRelid(rel), st.indexes[i].ix, true, false, put_base_row, &a);
+		base_scan_direct(RelationGetRelid(rel), st.indexes[i].ix, true, false, put_base_row,
+						 &a);
 	}
 	sync_end(&st);
 }

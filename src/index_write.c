@@ -62,8 +62,11 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "commands/tablecmds.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
 #include "executor/nodeModifyTable.h"
@@ -85,6 +88,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "compat.h"
 #include "index_write.h"
 #include "plan_cache.h"
 #include "writer_info.h"
@@ -1035,45 +1039,115 @@ index_writer_end(IndexWriter *w)
 	pfree(w);
 }
 
+/*
+ * Would core's TRUNCATE refuse rel as in use (CheckTableNotInUse(), which
+ * raises the error): a query of this session still reading it, or its
+ * after-trigger events still queued ("TRUNCATE base, base_inverted").
+ */
+static bool
+truncate_in_use(Relation rel)
+{
+	return rel->rd_refcnt != (rel->rd_isnailed ? 2 : 1) ||
+		AfterTriggerPendingOnRel(RelationGetRelid(rel));
+}
+
+/*
+ * DELETE every row of rels instead, where TRUNCATE cannot: each heap row
+ * through the executor's helper, as the direct writer removes a row (its
+ * row triggers and foreign keys apply); a foreign table's with SQL.
+ */
+static void
+delete_all(List *rels)
+{
+	ListCell   *lc;
+
+	/* rows an earlier writer of this command wrote (see "Command ids") */
+	CommandCounterIncrement();
+	foreach(lc, rels)
+	{
+		Relation	rel = (Relation) lfirst(lc);
+		EState	   *estate;
+		EPQState	epq;
+		ResultRelInfo *rri;
+		TupleTableSlot *slot;
+		TableScanDesc scan;
+		Snapshot	snap;
+
+		if (rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+			index_execute_sql(psprintf("DELETE FROM %s",
+									   adjlist_qualified_name(RelationGetRelid(rel))),
+							  false, SPI_OK_DELETE);
+		if (rel->rd_rel->relkind != RELKIND_RELATION)
+			continue;
+		snap = RegisterSnapshot(GetLatestSnapshot());
+		estate = CreateExecutorState();
+		estate->es_snapshot = snap;
+		estate->es_output_cid = GetCurrentCommandId(true);
+		ADJLIST_EPQ_INIT(&epq, estate);
+		rri = makeNode(ResultRelInfo);
+		InitResultRelInfo(rri, rel, 0, NULL, 0);
+		estate->es_opened_result_relations = list_make1(rri);
+		slot = table_slot_create(rel, &estate->es_tupleTable);
+		scan = table_beginscan(rel, snap, 0, NULL);
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			CHECK_FOR_INTERRUPTS();
+			EvalPlanQualSetSlot(&epq, slot);
+			ExecSimpleRelationDelete(rri, estate, &epq, slot);
+			ResetPerTupleExprContext(estate);
+		}
+		table_endscan(scan);
+		EvalPlanQualEnd(&epq);
+		ExecResetTupleTable(estate->es_tupleTable, false);
+		FreeExecutorState(estate);
+		UnregisterSnapshot(snap);
+	}
+}
+
+/*
+ * TRUNCATE relid and its partitions as core's TRUNCATE does after its
+ * checks (ExecuteTruncateGuts(): the tables' TRUNCATE triggers, the guard
+ * among them, foreign keys, logical decoding), opened by OID: no name is
+ * looked up and no privilege checked, so that the owner's TRUNCATE trigger
+ * needs neither USAGE on the schema nor TRUNCATE on a table it revoked from
+ * itself -- whoever may truncate the base table may empty its index.
+ */
 void
 index_writer_truncate(Oid relid)
 {
-	char	   *qrel = adjlist_qualified_name(relid);
-	MemoryContext oldcxt = CurrentMemoryContext;
-	ResourceOwner oldowner = CurrentResourceOwner;
+	/* the lock TRUNCATE takes, on the table and its partitions */
+	List	   *members = find_all_inheritors(relid, AccessExclusiveLock, NULL);
+	List	   *rels = NIL;
+	List	   *relids = NIL;
+	List	   *logged = NIL;
 	bool		in_use = false;
+	ListCell   *lc;
 
-	/*
-	 * TRUNCATE refuses a table this session has open (a query still reading
-	 * it, or "TRUNCATE base, base_inverted", which holds the index table):
-	 * try it in a subtransaction and fall back to DELETE for that error
-	 * only, as core's own check (CheckTableNotInUse) defines it.
-	 */
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(oldcxt);
+	foreach(lc, members)
+	{
+		Relation	rel = table_open(lfirst_oid(lc), NoLock);
+
+		rels = lappend(rels, rel);
+		relids = lappend_oid(relids, RelationGetRelid(rel));
+		if (RelationIsLogicallyLogged(rel))
+			logged = lappend_oid(logged, RelationGetRelid(rel));
+		in_use = in_use || truncate_in_use(rel);
+	}
+	allowed_depth++;
 	PG_TRY();
 	{
-		index_execute_sql(psprintf("TRUNCATE %s", qrel), false, SPI_OK_UTILITY);
-		ReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcxt);
-		CurrentResourceOwner = oldowner;
+		if (in_use)
+			delete_all(rels);
+		else
+			adjlist_truncate_rels(rels, relids, logged);
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(oldcxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(oldcxt);
-		CurrentResourceOwner = oldowner;
-		if (edata->sqlerrcode != ERRCODE_OBJECT_IN_USE)
-			ReThrowError(edata);
-		FreeErrorData(edata);
-		in_use = true;
+		allowed_depth--;
 	}
 	PG_END_TRY();
-	if (in_use)
-		index_execute_sql(psprintf("DELETE FROM %s", qrel), false, SPI_OK_DELETE);
+	foreach(lc, rels)
+		table_close((Relation) lfirst(lc), NoLock);
+	/* later writes see the new storage, as after a statement */
+	CommandCounterIncrement();
 }

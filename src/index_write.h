@@ -98,9 +98,10 @@ extern bool index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteM
 extern bool index_writer_key_deferrable(Oid relid, char **colnames, int nkeys);
 
 /*
- * Empty relid as its owner: TRUNCATE, or DELETE where this session still
- * has the table open (TRUNCATE refuses that).  The caller acts as the
- * owner and is connected to SPI.
+ * Empty relid and its partitions: TRUNCATE (core's, on the tables opened by
+ * OID: no name looked up, no privilege checked), or DELETE where this
+ * session still has a table open (TRUNCATE refuses that).  The caller acts
+ * as the owner and is connected to SPI (a foreign table's DELETE).
  */
 extern void index_writer_truncate(Oid relid);
 
