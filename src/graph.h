@@ -139,6 +139,9 @@ extern void graph_check_data(GraphTable *g, const char *what);
 /* called by the library's relcache callback (catalog.c) */
 extern void graph_meta_relcache_invalidate(Oid relid);
 
+/* graph_estimate.c */
+extern double graph_prefix_rows(Oid relid, AttrNumber att, const char *prefix, int len);
+
 /* graph_reader.c */
 typedef struct GraphReader GraphReader;
 

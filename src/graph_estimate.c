@@ -246,6 +246,27 @@ prefix_fraction(Oid relid, AttrNumber att, const char *prefix, int len)
 }
 
 /*
+ * How many rows of a table (not partitioned) have a key column att that
+ * begins with prefix, from its statistics, for a reader choosing how to
+ * read a level (graph_scan_direct.c: direct_prefix_pass); -1 without
+ * statistics (never analyzed), when a guess would decide nothing well.
+ * Only a cost: no value of the statistics reaches the caller.
+ */
+double
+graph_prefix_rows(Oid relid, AttrNumber att, const char *prefix, int len)
+{
+	HeapTuple	tp = column_stats(relid, att);
+	double		rows = table_rows(relid);
+
+	if (!HeapTupleIsValid(tp))
+		return -1;
+	ReleaseSysCache(tp);
+	if (rows <= 0)
+		return -1;
+	return rows * prefix_fraction(relid, att, prefix, len);
+}
+
+/*
  * The share of a table's rows whose jsonb column att contains filter: the
  * most common values that do, plus, of the rest, the share of the
  * histogram's entries that do; NULLs never do.

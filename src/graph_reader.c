@@ -295,8 +295,10 @@ graph_reader_begin(GraphTable *g)
  * The caller's results do not depend on the order in which a level's
  * nodes hand over their edges (a count, scores summed over walks): the
  * direct path may then read a big level in key order, by one pass over
- * the index instead of a descent per node (scan_level_pass).  Each node's
- * edges still come in key order, with its index in the level.
+ * the index instead of a descent per node (scan_level_pass), or its
+ * out-edges of a rare edge prefix by one pass over the prefix's range of
+ * the inverted index, the nodes' edges interleaved (direct_scan_prefix).
+ * Each node's edges still come in key order, with its index in the level.
  */
 void
 graph_reader_any_order(GraphReader *r)
@@ -591,7 +593,10 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
 
-	if (use_direct(r, tmpl) && r->any_order && direct_level_pass(r->direct, tmpl, n))
+	if (use_direct(r, tmpl) && r->any_order && direct_prefix_pass(r->direct, tmpl, n) &&
+		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, cb, arg) >= 0)
+		;						/* the prefix's range of the inverted index */
+	else if (use_direct(r, tmpl) && r->any_order && direct_level_pass(r->direct, tmpl, n))
 		scan_level_pass(r, tmpl, nodes, lens, n, cb, arg);
 	else if (use_direct(r, tmpl) && r->any_order && n >= LEVEL_SORT_MIN)
 		scan_level_sorted(r, tmpl, nodes, lens, n, cb, arg);

@@ -23,7 +23,11 @@
  * over the index from its first node's partition, merged in C with the
  * level's sorted partitions (direct_scan_level), when the level has more
  * nodes than the index has tuples / LEVEL_PASS_RATIO: a descent per node
- * would compare about as many keys as the pass reads tuples.
+ * would compare about as many keys as the pass reads tuples.  A level's
+ * out-edges of an edge prefix that is a small share of the graph (FRIEND#
+ * among many FOLLOWS#) are read, when the statistics say it is cheaper, by
+ * one pass over that prefix's range of the inverted index, keeping the
+ * edges whose source is a node of the level (direct_scan_prefix).
  *
  * Used only for plain local tables without row-level security active for
  * the caller (graph_reader.c decides); relations stay locked to the end of
@@ -80,8 +84,9 @@ typedef struct DirectScan
 	int			nkeys;
 	bool		index_only;
 	AttrNumber	data_att;
-	const char *endprefix;		/* the scan ends at the first sk without it */
+	const char *endprefix;		/* the scan ends at the first key without it */
 	int			endprefixlen;
+	int			endatt;			/* of that key column: 1 (the sort key), or 0 */
 	struct LevelMerge *merge;	/* a level read in one pass, or NULL */
 } DirectScan;
 
@@ -161,6 +166,7 @@ direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 	MemoryContext oldcxt;
 
 	ds->endprefix = NULL;		/* direct_scan sets it for its scan */
+	ds->endatt = 1;
 	ds->merge = NULL;			/* and direct_scan_level its merge */
 	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
 							 ds->data_att != data_att))
@@ -269,7 +275,8 @@ tuple_verdict(DirectScan *ds, const Datum *keys, const bool *nulls)
 	if (ds->merge != NULL)
 		return merge_verdict(ds->merge, keys, nulls);
 	if (ds->endprefix != NULL &&
-		!key_has_prefix(keys[1], nulls[1], ds->endprefix, ds->endprefixlen))
+		!key_has_prefix(keys[ds->endatt], nulls[ds->endatt], ds->endprefix,
+						ds->endprefixlen))
 		return TUPLE_STOP;
 	return TUPLE_TAKE;
 }
@@ -895,6 +902,106 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
 			break;
 	}
 	ds->merge = NULL;
+	ExecClearTuple(ds->slot);
+	MemoryContextSwitchTo(callercxt);
+	return count;
+}
+
+/*
+ * Can a level's out-edges with an edge prefix be read by one pass over
+ * the prefix's range of the inverted index (direct_scan_prefix)?  That
+ * range holds every edge with the prefix, of all nodes, together: where
+ * the prefix is a small share of the graph (FRIEND# edges among many
+ * FOLLOWS#), reading it all and keeping the edges of the level's nodes
+ * costs less than a descent per node of the base table's btree, whose
+ * partitions hold the other prefixes' edges in between.  Chosen when the
+ * range, by the base table's statistics, costs less than both the descents
+ * (LEVEL_PASS_RATIO tuples each) and a pass over the base index; a tuple
+ * of the range costs PREFIX_PASS_TUPLE tuples of the base pass (a hash
+ * probe of its source).  The inverted index must be a direct one, not
+ * write-sharded; the same requests as direct_level_pass, out-edges only.
+ */
+#define PREFIX_PASS_TUPLE 1
+
+bool
+direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n)
+{
+	GraphTable *g = r->g;
+	Relation	index;
+	double		cost;
+	float4		tuples;
+
+	if (tmpl->reverse || tmpl->conv->eplen == 0 || tmpl->want_data || tmpl->need_data ||
+		tmpl->conv->filter != NULL || tmpl->after != NULL || tmpl->backward ||
+		tmpl->limit > 0 || n < 2 ||
+		!OidIsValid(g->inv_rel) || !g->inv_direct || g->inv_shards > 0)
+		return false;
+	cost = graph_prefix_rows(g->baserel, g->base_sk, tmpl->conv->edge_prefix,
+							 tmpl->conv->eplen) * PREFIX_PASS_TUPLE;
+	if (cost < 0 || cost >= (double) n * LEVEL_PASS_RATIO)
+		return false;
+	index = index_open(g->base_keyindex, AccessShareLock);
+	tuples = index->rd_rel->reltuples;
+	index_close(index, NoLock);
+	return tuples <= 0 || cost < tuples;
+}
+
+/*
+ * The out-edges of nodes[0..n) with the edge prefix, by one forward
+ * index-only pass over the prefix's range of the inverted index: each
+ * tuple whose source (its second key) is a node of the level goes to cb as
+ * that node's edge, edge->origin its index.  The same rows as n calls of
+ * direct_scan, each node's in key order (the range is ordered by sort key
+ * and, within one, by source), but the nodes' edges interleaved.  -1,
+ * having read nothing, when the nodes are not distinct.
+ */
+int64
+direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
+				   const int *lens, int n, GraphEdgeCallback cb, void *arg)
+{
+	GraphTable *g = r->g;
+	DirectScan *ds = &r->dirs[1];
+	NodeSet		level;
+	ScanKeyData key;
+	GraphEdge	edge;
+	Datum		partd;
+	Datum		sortd;
+	int64		count = 0;
+	bool		isnew;
+	MemoryContext callercxt = CurrentMemoryContext;
+
+	nodeset_init(&level, callercxt, "a level's expansion");
+	for (int i = 0; i < n; i++)
+		if (nodeset_add(&level, nodes[i], lens[i], &isnew)->id != i)
+			return -1;
+	ScanKeyInit(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc,
+				key_datum(tmpl->conv->edge_prefix, tmpl->conv->eplen));
+	direct_scan_prepare(r, ds, g->inv_rel, g->inv_keyindex, 1, true, 0);
+	ds->endprefix = tmpl->conv->edge_prefix;
+	ds->endprefixlen = tmpl->conv->eplen;
+	ds->endatt = 0;
+	MemoryContextSwitchTo(r->cxt);
+	index_rescan(ds->scan, &key, 1, NULL, 0);
+	while (direct_scan_next(g, ds, true, ForwardScanDirection, &partd, &sortd,
+							&edge.data, &edge.data_isnull))
+	{
+		struct varlena *src = DatumGetAdjkeyPP(sortd);
+		GNode	   *node = nodeset_find(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
+		bool		go_on;
+
+		if (node == NULL)
+			continue;
+		/* forward: the source is the edge's partition key */
+		direct_edge(&edge, false, sortd, partd, NULL, 0, (Datum) 0);
+		edge.origin = node->id;
+		count++;
+		MemoryContextSwitchTo(callercxt);
+		go_on = cb(arg, &edge);
+		MemoryContextSwitchTo(r->cxt);
+		if (!go_on)
+			break;
+	}
+	ds->endprefix = NULL;
 	ExecClearTuple(ds->slot);
 	MemoryContextSwitchTo(callercxt);
 	return count;

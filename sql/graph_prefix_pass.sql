@@ -1,0 +1,73 @@
+--
+-- a level's out-edges of a rare edge prefix, read by one pass over the
+-- prefix's range of the inverted index (graph_scan_direct.c:
+-- direct_scan_prefix) instead of a descent per node: the same answers as
+-- the descents (an uncounted copy, never analyzed) and as SQL, and the
+-- pass is taken (the inverted index's btree is scanned once)
+--
+SELECT setseed(0.31);
+-- 200 nodes: many F# edges each (follows), few R# ones (friends); U#0 has
+-- 120 friends, a level too small for a pass over the base table's btree
+CREATE TABLE pp (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO pp SELECT 'U#' || a, 'F#U#' || b, NULL
+FROM generate_series(0, 199) a, generate_series(0, 199) b WHERE random() < 0.3;
+INSERT INTO pp SELECT 'U#0', 'R#U#' || b, NULL FROM generate_series(1, 120) b;
+INSERT INTO pp SELECT 'U#' || a, 'R#U#' || (a * 7 + k * 13) % 200, NULL
+FROM generate_series(1, 199) a, generate_series(1, 3) k ON CONFLICT DO NOTHING;
+-- rows that are no edge, in the prefix's range: a bare prefix, and a
+-- source that is no node of any level
+INSERT INTO pp VALUES ('U#5', 'R#', '{}'), ('X#1', 'R#U#3', NULL);
+SELECT create_inverted_index('pp');
+ANALYZE pp, pp_inverted;
+
+-- the same graph, never counted: its levels are read by a descent per node
+CREATE TABLE pps (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))
+	WITH (autovacuum_enabled = false);
+SELECT create_inverted_index('pps');
+ALTER TABLE pps_inverted SET (autovacuum_enabled = false);
+INSERT INTO pps SELECT * FROM pp;
+
+SELECT count(*) FILTER (WHERE sk ^@ 'F#') > 64 * 120 AS many_follows,
+	   count(*) FILTER (WHERE sk ^@ 'R#') < 64 * 120 AS few_friends
+FROM pp;
+
+-- people you may know: the pass, the descents and SQL agree
+SELECT count(*) AS ranked, sum(score) AS walks FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}');
+SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}'))
+	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#,R#}', '{out,out}'))
+	AS same_as_descents;
+WITH f1 AS (SELECT substr(sk::text, 3)::adjkey AS f FROM pp WHERE pk = 'U#0' AND sk ^@ 'R#U#'),
+	 w AS (SELECT substr(e.sk::text, 3)::adjkey AS node, count(*) AS score
+		   FROM f1 JOIN pp e ON e.pk = f1.f AND e.sk ^@ 'R#U#'
+		   WHERE substr(e.sk::text, 3) <> 'U#0' AND substr(e.sk::text, 3)::adjkey NOT IN (SELECT f FROM f1)
+		   GROUP BY 1)
+SELECT ARRAY(SELECT ROW(node, score) FROM w ORDER BY score DESC, node)
+	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}'))
+	AS same_as_sql;
+-- three hops, the last over the common prefix; a target prefix
+SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#,F#}', '{out,out,out}', lim => 20))
+	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#,R#,F#}', '{out,out,out}', lim => 20))
+	AS three_hops_same;
+SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#U#,R#U#}', '{out,out}', target_prefix => 'U#'))
+	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#U#,R#U#}', '{out,out}', target_prefix => 'U#'))
+	AS target_prefix_same;
+-- reachable_count reads its levels so too
+SELECT reachable_count('pp', 'U#0', 'R#', 3) AS reachable,
+	   reachable_count('pp', 'U#0', 'R#', 3) = reachable_count('pps', 'U#0', 'R#', 3) AS same;
+
+-- the pass was taken: one more scan of each btree (the start's descent,
+-- the pass), not one per friend (the counts of this session's scans not
+-- yet reported include earlier statements: differences)
+SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) AS b0,
+	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
+SELECT count(*) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}');
+SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) - :b0 AS base_scans,
+	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+-- but not for a level of few nodes (U#7's friends), nor with an edge
+-- filter (it needs the data)
+SELECT pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
+SELECT count(*) > 0 AS some FROM walk_ranked('pp', 'U#7', '{R#,R#}', '{out,out}');
+SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}', edge_filter => '{}'))
+	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#,R#}', '{out,out}', edge_filter => '{}'))
+	AS filtered_same;
+SELECT pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
