@@ -46,6 +46,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "dynamo_io.h"
 #include "graph.h"
 #include "index_sync_check.h"
 #include "index_write.h"
@@ -85,6 +86,7 @@ catalog_relcache_callback(Datum arg, Oid relid)
 		stale = true;
 	registry_relcache_invalidate(relid);
 	table_options_relcache_invalidate(relid);
+	adjlist_api_relcache_invalidate(relid);
 	graph_meta_relcache_invalidate(relid);
 	query_table_relcache_invalidate(relid);
 	index_write_relcache_invalidate(relid);
@@ -132,6 +134,7 @@ catalog_namespace_callback(Datum arg, int cacheid, uint32 hashvalue)
 	stale = true;
 	graph_meta_relcache_invalidate(InvalidOid);
 	query_table_relcache_invalidate(InvalidOid);
+	adjlist_api_relcache_invalidate(InvalidOid);
 	adjlist_plan_cache_invalidate();
 }
 

@@ -51,6 +51,7 @@ extern int64 adjlist_api_put(ApiTable *t, Datum pks, Datum sks, Datum datas, Dat
 extern int64 adjlist_api_sweep(Oid relid, int32 lim);
 /* and whether a local table needs it: indexes that no trigger keeps */
 extern bool adjlist_api_unkept(Oid relid);
+extern void adjlist_api_relcache_invalidate(Oid relid);
 
 /*
  * graph_dynamo_query.c: the item key of a table (two adjkey key columns,

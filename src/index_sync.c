@@ -141,14 +141,17 @@ PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
  */
 
 /*
- * A filter starts small (most transactions put a few rows) and grows 8x
+ * A filter starts small (most statements put a few rows) and grows 8x
  * at a time, up to KEY_FILTER_MAX_BITS, when it holds more than one key per
  * 8 bits.  Sizes are powers of two and a key's bits are its hashes modulo
  * the size, so growing sets, for each bit b of the old filter, every bit of
  * the new one congruent to b: every key added stays "maybe" (no false
- * negative), which is all the filter promises.
+ * negative), which is all the filter promises.  Small means 128 bytes: a
+ * filter is made afresh for every statement that puts a row, and zeroing
+ * the 8 kB it started with cost more than the rest of the filter's work
+ * in a single-row INSERT.
  */
-#define KEY_FILTER_MIN_BITS (1 << 16)	/* 8 kB */
+#define KEY_FILTER_MIN_BITS (1 << 10)	/* 128 bytes */
 #define KEY_FILTER_MAX_BITS (1 << 20)	/* 128 kB */
 
 typedef struct KeyFilter

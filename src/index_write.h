@@ -89,7 +89,8 @@ extern void index_writer_end(IndexWriter *w);
  * (if not NULL): can writing one of its rows run code other than core's
  * (row triggers, CHECK constraints, generated columns, expression or
  * partial indexes)?  Both are cached per table until its next relcache
- * invalidation.
+ * invalidation.  The caller holds a lock on relid (the triggers lock every
+ * index table before they ask).
  */
 extern bool index_writer_needs_spi(Oid relid, char **colnames, int nkeys, WriteMode mode,
 								   bool *runs_code);

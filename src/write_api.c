@@ -177,7 +177,7 @@ put_body(void *arg)
 typedef struct DeleteArgs
 {
 	ApiTable   *t;
-	const char *where;
+	const char *sql;			/* DELETE ... RETURNING (delete_rows_sql()) */
 	int			nargs;
 	Oid		   *types;
 	Datum	   *values;
@@ -188,7 +188,7 @@ delete_body(void *arg)
 {
 	DeleteArgs *a = (DeleteArgs *) arg;
 
-	return delete_rows(a->t, a->where, a->nargs, a->types, a->values);
+	return delete_rows_sql(a->t, a->sql, a->nargs, a->types, a->values);
 }
 
 void
@@ -435,9 +435,12 @@ adjlist_delete_edge(PG_FUNCTION_ARGS)
 	{
 		DeleteArgs	a;
 
+		if (t->delete_one == NULL)
+			t->delete_one = api_table_keep(t, psprintf("DELETE FROM %s b WHERE b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2 RETURNING %s",
+													   t->qname, t->pk, cat->nspname, t->sk,
+													   cat->nspname, t->returning));
 		a.t = t;
-		a.where = psprintf("b.%s OPERATOR(%s.=) $1 AND b.%s OPERATOR(%s.=) $2",
-						   t->pk, cat->nspname, t->sk, cat->nspname);
+		a.sql = t->delete_one;
 		a.nargs = 2;
 		a.types = types;
 		a.values = values;

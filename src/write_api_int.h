@@ -76,6 +76,11 @@ struct ApiTable
 	AttrNumber *attnos;			/* the attribute of each of cols */
 	int			nmoving;		/* index key columns a replacement can change */
 	int		   *moving;			/* their positions in cols */
+
+	/* Kept per backend by api_table(): then its memory, and statements */
+	MemoryContext cxt;			/* NULL: the call's */
+	char	   *upsert_one;		/* put_edge's upsert (write_api_put.c) */
+	char	   *delete_one;		/* delete_edge's DELETE (write_api.c) */
 };
 
 /*
@@ -113,6 +118,8 @@ extern void no_payload_column(ApiTable *t);
 extern void lock_keys(ApiTable *t, Datum pks, Datum sks);
 extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
 extern int64 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values);
+extern int64 delete_rows_sql(ApiTable *t, const char *sql, int nargs, Oid *types, Datum *values);
+extern char *api_table_keep(ApiTable *t, char *sql);
 
 /* write_api_owner.c */
 extern bool api_placements_shared(ApiTable *t);

@@ -922,7 +922,9 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 		char		nulls[4];
 
 		item_params(t, &items[0], types, values, nulls);
-		adjlist_plan_execute(adjlist_plan(upsert_one_sql(t), put_nargs(t), types),
+		if (t->upsert_one == NULL)
+			t->upsert_one = api_table_keep(t, upsert_one_sql(t));
+		adjlist_plan_execute(adjlist_plan(t->upsert_one, put_nargs(t), types),
 							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
 	}
 	else
@@ -956,8 +958,15 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 int64
 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values)
 {
-	char	   *sql = psprintf("DELETE FROM %s b WHERE %s RETURNING %s",
-							   t->qname, where, t->returning);
+	return delete_rows_sql(t, psprintf("DELETE FROM %s b WHERE %s RETURNING %s",
+									   t->qname, where, t->returning),
+						   nargs, types, values);
+}
+
+/* The same with the statement given: DELETE ... RETURNING t->returning */
+int64
+delete_rows_sql(ApiTable *t, const char *sql, int nargs, Oid *types, Datum *values)
+{
 	SPITupleTable *tt;
 	uint64		n;
 	ApiWriters *aw;

@@ -3,8 +3,9 @@
  * write_api_table.c
  *	  The write API's view of a table (ApiTable): its key and payload
  *	  columns, the columns its indexes need back from a write, and which
- *	  index keys a replacement can move where no trigger runs.  Cached per
- *	  statement by the callers; see write_api.c for how the files fit.
+ *	  index keys a replacement can move where no trigger runs.  Kept per
+ *	  backend for put_edge, put_edges and delete_edge (api_table()); see
+ *	  write_api.c for how the files fit.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,6 +45,7 @@
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "rel_cache.h"
 #include "table_options.h"
 #include "write_api_int.h"
 
@@ -326,11 +328,12 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
 	{
 		TableOptions *o = table_options(relid);
 
-		t->payload_name = o->payload;
+		/* copied: api_table() keeps t longer than o's cache keeps o */
+		t->payload_name = o->payload ? pstrdup(o->payload) : NULL;
 		t->payload = o->payload_attno != InvalidAttrNumber ? quote_identifier(o->payload) : NULL;
 		if (with_ttl && o->ttl != NULL)
 		{
-			t->ttl_name = o->ttl;
+			t->ttl_name = pstrdup(o->ttl);
 			t->ttl = quote_identifier(o->ttl);
 			t->ttl_type = o->ttl_type;
 		}
@@ -384,10 +387,96 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
 	return t;
 }
 
+/*
+ * api_table() per backend.  Building an ApiTable reads the registry, the
+ * table's options and its columns and writes a dozen strings: about 6% of
+ * a put_edge or a delete_edge, which are a few tens of microseconds.  An
+ * entry is built again after a relcache invalidation of its table (a
+ * change of its columns, triggers, owner or options: table_options.c and
+ * registry.c invalidate the table's relcache entry), of every table, or a
+ * schema's (qualified names), and when the registry changed
+ * (registry_changed()).  Not kept where Citus is installed: whether a
+ * table is distributed and where its placements are is not followed here.
+ *
+ * An entry is never freed while a call may still use it: a nested write
+ * (a trigger of the base table calling put_edge) can rebuild the entry its
+ * caller holds, so the memory of a replaced entry goes to the transaction,
+ * and is freed at its end.
+ */
+typedef struct ApiTableEntry
+{
+	RelCacheEntry head;
+	ApiTable   *t;
+} ApiTableEntry;
+
+static void
+api_table_retire(RelCacheEntry *e)
+{
+	if (e->cxt != NULL)
+		MemoryContextSetParent(e->cxt, TopTransactionContext);
+	e->cxt = NULL;
+	((ApiTableEntry *) e)->t = NULL;
+}
+
+static RelCache api_tables = REL_CACHE_INIT("adjlist write API tables", ApiTableEntry, 64,
+											api_table_retire);
+
+/* sql, kept as long as t is (a statement built at t's first use) */
+char *
+api_table_keep(ApiTable *t, char *sql)
+{
+	return t->cxt != NULL ? MemoryContextStrdup(t->cxt, sql) : sql;
+}
+
+/* From catalog.c's callbacks: relid changed (InvalidOid: any table). */
+void
+adjlist_api_relcache_invalidate(Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	RelCacheEntry *e;
+
+	if (api_tables.hash == NULL)
+		return;
+	if (OidIsValid(relid))
+	{
+		if ((e = rel_cache_find(&api_tables, relid)) != NULL)
+			e->valid = false;
+		return;
+	}
+	hash_seq_init(&status, api_tables.hash);
+	while ((e = (RelCacheEntry *) hash_seq_search(&status)) != NULL)
+		e->valid = false;
+}
+
 ApiTable *
 api_table(Oid relid)
 {
-	return api_table_ex(relid, true, false);
+	ApiTableEntry *e;
+	MemoryContext cxt;
+	MemoryContext old;
+	ApiTable   *t;
+
+	if (admin_citus_installed())
+		return api_table_ex(relid, true, false);
+	/* the lock makes the invalidations of committed changes arrive */
+	LockRelationOid(relid, AccessShareLock);
+	e = (ApiTableEntry *) rel_cache_find(&api_tables, relid);
+	if (e != NULL && e->head.valid && !registry_changed(e->t->ti))
+		return e->t;
+	/* built in the call's memory, kept once built (an error frees it) */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist write API table",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	t = api_table_ex(relid, true, false);
+	MemoryContextSwitchTo(old);
+	t->cxt = cxt;
+	e = (ApiTableEntry *) rel_cache_enter(&api_tables, relid);
+	rel_cache_release(&api_tables, &e->head);
+	MemoryContextSetParent(cxt, CacheMemoryContext);
+	e->head.cxt = cxt;
+	e->t = t;
+	e->head.valid = true;
+	return t;
 }
 
 /* ----------------------------------------------------------------------
