@@ -150,6 +150,35 @@ ALTER TABLE dd.g ATTACH PARTITION dd.g6 FOR VALUES IN (6);
 SELECT pk, sk FROM dd.g_inverted ORDER BY pk;
 SELECT dd.state();
 
+-- ----------------------------------------------------------------------
+-- 4. DROP OWNED BY drops what the role owns itself: not a partition of a
+--    role it is a member of (its rows stay indexed), and a superuser
+--    role's own partition goes with its rows out of the index
+-- ----------------------------------------------------------------------
+CREATE ROLE regress_dd_o;
+CREATE ROLE regress_dd_member IN ROLE regress_dd_o;
+CREATE ROLE regress_dd_admin SUPERUSER;
+CREATE TABLE dd.o (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY LIST (pk);
+CREATE TABLE dd.o_a PARTITION OF dd.o FOR VALUES IN ('a');
+CREATE TABLE dd.o_b PARTITION OF dd.o FOR VALUES IN ('b');
+CREATE TABLE dd.o_c PARTITION OF dd.o FOR VALUES IN ('c');
+SELECT create_inverted_index('dd.o', counters => 1);
+INSERT INTO dd.o VALUES ('a', 'E#x'), ('b', 'E#x'), ('c', 'E#x');
+ALTER TABLE dd.o_b OWNER TO regress_dd_o;
+ALTER TABLE dd.o_c OWNER TO regress_dd_admin;
+BEGIN;
+DROP OWNED BY regress_dd_member;
+INSERT INTO dd.o VALUES ('b', 'E#y');	-- o_b is not being dropped
+ROLLBACK;
+DROP OWNED BY regress_dd_member;
+DROP OWNED BY regress_dd_admin;
+SELECT to_regclass('dd.o_b') AS kept, to_regclass('dd.o_c') AS dropped,
+	   (SELECT count(*) FROM dd.o) AS rows, (SELECT count(*) FROM dd.o_inverted) AS index_rows,
+	   (SELECT count(*) FROM verify_inverted_index('dd.o_inverted')) AS drift;
+DROP ROLE regress_dd_member, regress_dd_admin;
+DROP TABLE dd.o;
+DROP ROLE regress_dd_o;
+
 RESET client_min_messages;
 SET client_min_messages = warning;
 DROP SCHEMA dd CASCADE;

@@ -20,7 +20,7 @@
 \set SHOW_CONTEXT never
 \set VERBOSITY terse
 SET client_min_messages = warning;
-DROP SCHEMA IF EXISTS op_x, op_b, op_p, op_r CASCADE;
+DROP SCHEMA IF EXISTS op_x, op_b, op_p, op_r, op_t CASCADE;
 DO $$
 DECLARE
 	r name;
@@ -175,12 +175,56 @@ SELECT op_x.run(NULL, 'TRUNCATE op_b.g', 'op_b.g_inverted') AS rls_truncate_base
 SELECT op_x.run(NULL, 'ALTER TABLE op_b.g ATTACH PARTITION op_p.gz FOR VALUES IN (''Z'')',
 				'op_b.g_inverted') AS rls_attach;
 
+-- Triggers of an index table (here a user's, which says who runs it) fire
+-- when adjlist writes the row, as the base table's owner with adjlist's
+-- search_path: also when DDL on a partition (by a superuser, or by the
+-- partition's owner) writes the index, and with the index table in use by
+-- a cursor (its rows then deleted, not truncated)
+CREATE SCHEMA op_t AUTHORIZATION regress_op_owner;
+GRANT USAGE ON SCHEMA op_t TO regress_op_part;
+SET ROLE regress_op_owner;
+CREATE TABLE op_t.g (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY LIST (pk);
+CREATE TABLE op_t.g1 PARTITION OF op_t.g FOR VALUES IN ('a');
+CREATE TABLE op_t.g2 PARTITION OF op_t.g FOR VALUES IN ('b');
+CREATE TABLE op_t.g3 PARTITION OF op_t.g FOR VALUES IN ('c');
+SELECT create_inverted_index('op_t.g');
+CREATE FUNCTION op_t.who() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	RAISE NOTICE '% %/% as % (search_path %)', TG_OP, coalesce(NEW.pk, OLD.pk),
+		coalesce(NEW.sk, OLD.sk), current_user, current_setting('search_path');
+	RETURN NULL;
+END $$;
+CREATE TRIGGER who AFTER INSERT OR DELETE ON op_t.g_inverted
+	FOR EACH ROW EXECUTE FUNCTION op_t.who();
+INSERT INTO op_t.g VALUES ('a', 'x'), ('b', 'y'), ('c', 'z');
+RESET ROLE;
+ALTER TABLE op_t.g2 OWNER TO regress_op_part;
+SET ROLE regress_op_part;
+TRUNCATE op_t.g2;
+RESET ROLE;
+TRUNCATE op_t.g1;
+DROP TABLE op_t.g3;
+INSERT INTO op_t.g VALUES ('a', 'x2');
+ALTER TABLE op_t.g DETACH PARTITION op_t.g1;
+ALTER TABLE op_t.g ATTACH PARTITION op_t.g1 FOR VALUES IN ('a');
+SET session_replication_role = replica;
+INSERT INTO op_t.g VALUES ('b', 'y2');
+RESET session_replication_role;
+SELECT rebuild_inverted_index('op_t.g_inverted');
+BEGIN;
+DECLARE c CURSOR FOR SELECT * FROM op_t.g_inverted;
+FETCH 1 FROM c;
+TRUNCATE op_t.g;
+COMMIT;
+SELECT count(*) AS rows, (SELECT count(*) FROM verify_inverted_index('op_t.g_inverted')) AS drift
+FROM op_t.g_inverted;
+
 -- nothing above stayed
 SELECT op_x.state('op_b.h_inverted') AS plain, op_x.state('op_b.g_inverted') AS partitioned,
 	   op_x.state('op_r.h_inverted') AS revoked;
 
 SET client_min_messages = warning;
-DROP SCHEMA op_x, op_b, op_p, op_r CASCADE;
+DROP SCHEMA op_x, op_b, op_p, op_r, op_t CASCADE;
 DROP OWNED BY regress_op_owner, regress_op_part CASCADE;
 DROP ROLE regress_op_owner, regress_op_part;
 RESET client_min_messages;

@@ -28,6 +28,7 @@
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_namespace.h"
 #include "commands/event_trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -36,6 +37,7 @@
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "adjlist.h"
 #include "base_key.h"
@@ -111,6 +113,21 @@ guard_start_drop(DropStmt *stmt)
 	}
 }
 
+/* The owner of schema nsp (InvalidOid if it is gone). */
+static Oid
+namespace_owner(Oid nsp)
+{
+	HeapTuple	tup = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
+	Oid			owner = InvalidOid;
+
+	if (HeapTupleIsValid(tup))
+	{
+		owner = ((Form_pg_namespace) GETSTRUCT(tup))->nspowner;
+		ReleaseSysCache(tup);
+	}
+	return owner;
+}
+
 /*
  * Is relation relid among those DROP SCHEMA ... CASCADE of the schemas
  * nsps, or DROP OWNED BY the roles, drops itself (not by a dependency)?
@@ -125,9 +142,14 @@ cascade_drops(Oid relid, List *nsps, List *roles)
 
 	if (list_member_oid(nsps, nsp))
 		return true;
+	/*
+	 * DROP OWNED drops what each role owns itself (pg_shdepend), not what
+	 * a role it is a member of owns: by the owner's OID, not by
+	 * has-the-privileges-of (which also makes a superuser own everything).
+	 */
 	foreach(lc, roles)
-		if (adjlist_rel_ownercheck(relid, lfirst_oid(lc)) ||
-			adjlist_namespace_ownercheck(nsp, lfirst_oid(lc)))
+		if (adjlist_rel_owner(relid) == lfirst_oid(lc) ||
+			namespace_owner(nsp) == lfirst_oid(lc))
 			return true;
 	return false;
 }

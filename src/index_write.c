@@ -54,6 +54,19 @@
  * one query.  A plain run of rows with distinct keys pays one counter
  * increment per row, as SPI does per statement.
  *
+ * After-row triggers.  An index table's AFTER ROW triggers (a user's
+ * trigger, a foreign key that references it, the check of a deferrable
+ * key) queue their events in the current query level of the after-trigger
+ * machinery, and the executor path is no query: its events would fire at
+ * the end of whatever statement is running, after adjlist has stopped
+ * acting as the index owner (so as the role that made the write, or that
+ * ran DDL on a partition), or find no query level at all in a utility
+ * command ("AfterTriggerSaveEvent() called outside of query").  So where
+ * the table has any, each write of the executor path is a query level of
+ * its own, as SPI makes each statement one: its events fire when the row
+ * is written, as the role and with the search_path the writer runs with
+ * (the owner's, pinned), and their relations are closed by the writer.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -122,6 +135,8 @@ struct IndexWriter
 								 * (see direct_insert_speculative()) */
 	TransactionId token_xid;	/* and the transaction id it was taken for */
 	bool		runs_code;		/* WriterInfo's */
+	bool		after_rows;		/* the table has AFTER ROW triggers (see
+								 * "After-row triggers") */
 	bool		wrote;			/* since the last CommandCounterIncrement() */
 	TupleTableSlot *searchslot;
 	TupleTableSlot *foundslot;
@@ -595,6 +610,8 @@ direct_begin(IndexWriter *w, bool bulk)
 	/* (searchslot and foundslot at the first look-up: direct_lookup_slots()) */
 	w->newslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
 	td = w->rri->ri_TrigDesc;
+	w->after_rows = td != NULL &&
+		(td->trig_insert_after_row || td->trig_update_after_row || td->trig_delete_after_row);
 	w->buffered = bulk && w->mode == WRITE_APPEND &&
 		(td == NULL || (!td->trig_insert_before_row && !td->trig_insert_instead_row &&
 						!td->trig_insert_after_row));
@@ -795,6 +812,28 @@ direct_insert_speculative(IndexWriter *w, TupleTableSlot *slot)
 	return !conflict;
 }
 
+/*
+ * One write of the executor path as a query level of its own, where the
+ * table has AFTER ROW triggers (see "After-row triggers"): its events fire
+ * at direct_after_end(), once the speculative insertion lock is released
+ * (the triggers may wait for anything).
+ */
+static void
+direct_after_begin(IndexWriter *w)
+{
+	if (w->after_rows)
+		AfterTriggerBeginQuery();
+}
+
+static void
+direct_after_end(IndexWriter *w)
+{
+	if (!w->after_rows)
+		return;
+	direct_release_token(w);
+	AfterTriggerEndQuery(w->estate);
+}
+
 static void
 direct_put(IndexWriter *w, Datum *values, bool *nulls)
 {
@@ -974,7 +1013,11 @@ index_writer_put(IndexWriter *w, Datum *values, bool *nulls)
 {
 	CHECK_FOR_INTERRUPTS();
 	if (w->direct)
+	{
+		direct_after_begin(w);
 		direct_put(w, values, nulls);
+		direct_after_end(w);
+	}
 	else if (w->bulk_sql != NULL)
 		bulk_put(w, values, nulls);
 	else
@@ -1010,7 +1053,14 @@ index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *va
 	CHECK_FOR_INTERRUPTS();
 	Assert(w->mode == WRITE_UPSERT && !w->multiset && w->ncols > w->nkeys);
 	if (w->direct)
-		return direct_rewrite(w, oldvalues, oldnulls, values, nulls);
+	{
+		bool		found;
+
+		direct_after_begin(w);
+		found = direct_rewrite(w, oldvalues, oldnulls, values, nulls);
+		direct_after_end(w);
+		return found;
+	}
 	return spi_rewrite(w, oldvalues, oldnulls, values, nulls);
 }
 
@@ -1019,7 +1069,14 @@ index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 {
 	CHECK_FOR_INTERRUPTS();
 	if (w->direct)
-		return direct_remove(w, values);
+	{
+		bool		found;
+
+		direct_after_begin(w);
+		found = direct_remove(w, values);
+		direct_after_end(w);
+		return found;
+	}
 	if (w->bulk_sql != NULL)
 		bulk_flush(w);			/* rows put before are there first */
 	return spi_remove(w, values, nulls);
@@ -1092,7 +1149,8 @@ index_writer_end(IndexWriter *w)
 		if (w->bistate != NULL)
 			FreeBulkInsertState(w->bistate);
 		EvalPlanQualEnd(&w->epqstate);
-		ExecCloseIndices(w->rri);
+		/* (its indexes, and relations its triggers' events opened) */
+		ExecCloseResultRelations(w->estate);
 		ExecResetTupleTable(w->estate->es_tupleTable, false);
 		FreeExecutorState(w->estate);
 	}
@@ -1150,6 +1208,8 @@ delete_all(List *rels)
 		estate->es_opened_result_relations = list_make1(rri);
 		slot = table_slot_create(rel, &estate->es_tupleTable);
 		scan = table_beginscan(rel, snap, 0, NULL);
+		/* a DELETE's query level: its after-row events fire here, as the writer */
+		AfterTriggerBeginQuery();
 		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -1158,6 +1218,8 @@ delete_all(List *rels)
 			ResetPerTupleExprContext(estate);
 		}
 		table_endscan(scan);
+		AfterTriggerEndQuery(estate);
+		ExecCloseResultRelations(estate);
 		EvalPlanQualEnd(&epq);
 		ExecResetTupleTable(estate->es_tupleTable, false);
 		FreeExecutorState(estate);
