@@ -140,11 +140,12 @@ SELECT count(*) FROM net_inverted;
 ROLLBACK;
 SELECT pg_temp.drift('net_inverted');
 
--- an undecorated index table is written without SQL; one with a trigger
--- or a CHECK constraint of its own is written through SQL, so they apply
+-- a trigger or a CHECK constraint of the index table's own applies to the
+-- rows adjlist writes; the trigger runs as the table's owner with
+-- search_path pinned to pg_catalog, pg_temp (so it names its tables)
 CREATE TABLE net_log (pk adjkey);
 CREATE FUNCTION net_inverted_log() RETURNS trigger LANGUAGE plpgsql AS
-	$$ BEGIN INSERT INTO net_log VALUES (NEW.pk); RETURN NEW; END $$;
+	$$ BEGIN INSERT INTO public.net_log VALUES (NEW.pk); RETURN NEW; END $$;
 CREATE TRIGGER log_it AFTER INSERT ON net_inverted FOR EACH ROW EXECUTE FUNCTION net_inverted_log();
 INSERT INTO net VALUES ('USER#logged', 'FOLLOWS#USER#bob', NULL);
 DROP TRIGGER log_it ON net_inverted;

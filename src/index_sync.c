@@ -61,6 +61,7 @@
 #include "commands/trigger.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
+#include "executor/nodeModifyTable.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
@@ -719,18 +720,72 @@ update_pending(SyncIndex *si, bool old_in, bool new_in, bool *counted)
 	return new_in;
 }
 
+/*
+ * The stored generated columns of the new rows of a partitioned table.
+ * A row routed through it into a partition whose columns are numbered
+ * otherwise (a dropped column, another order), where the partition has no
+ * BEFORE ROW trigger, is put into the statement's transition table as it
+ * was given, converted to the partition's layout only afterwards
+ * (ExecPrepareTupleRouting() keeps the unconverted row), and the
+ * partition computes its generated columns on the converted one: they
+ * read null in the transition table.  So the new rows of such a table get
+ * them computed again from its own expressions (immutable: a row that had
+ * them gets the same values).  NULL when nothing needs it.
+ */
+typedef struct Generated
+{
+	EState	   *estate;
+	ResultRelInfo *rri;
+} Generated;
+
+static Generated *
+generated_begin(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Generated  *g;
+
+	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE ||
+		desc->constr == NULL || !desc->constr->has_generated_stored)
+		return NULL;
+	g = palloc(sizeof(Generated));
+	g->estate = CreateExecutorState();
+	g->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(g->rri, rel, 0, NULL, 0);
+	return g;
+}
+
+static void
+generated_row(Generated *g, TupleTableSlot *slot)
+{
+	if (g == NULL)
+		return;
+	ResetPerTupleExprContext(g->estate);
+	/* (CMD_INSERT: every stored generated column) */
+	ExecComputeStoredGenerated(g->rri, g->estate, slot, CMD_INSERT);
+}
+
+static void
+generated_end(Generated *g)
+{
+	if (g != NULL)
+		FreeExecutorState(g->estate);
+}
+
 /* Apply an INSERT statement's new rows. */
 static void
-apply_inserts(SyncState *st, Tuplestorestate *ts, TupleDesc desc)
+apply_inserts(SyncState *st, Relation rel, Tuplestorestate *ts)
 {
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
 	int			ptr = tuplestore_alloc_read_pointer(ts, EXEC_FLAG_REWIND);
+	Generated  *gen = generated_begin(rel);
 
 	tuplestore_select_read_pointer(ts, ptr);
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->rowcxt);
+
+		generated_row(gen, slot);
 
 		for (int i = 0; i < st->nindexes; i++)
 		{
@@ -743,6 +798,7 @@ apply_inserts(SyncState *st, Tuplestorestate *ts, TupleDesc desc)
 		MemoryContextReset(st->rowcxt);
 	}
 	ExecDropSingleTupleTableSlot(slot);
+	generated_end(gen);
 }
 
 /* Apply a DELETE statement's old rows. */
@@ -922,7 +978,7 @@ adjlist_sync_trigger(PG_FUNCTION_ARGS)
 			MemoryContextSwitchTo(old);
 		}
 		else if (TRIGGER_FIRED_BY_INSERT(ev) && td->tg_newtable != NULL)
-			apply_inserts(&st, td->tg_newtable, RelationGetDescr(rel));
+			apply_inserts(&st, rel, td->tg_newtable);
 		else if (TRIGGER_FIRED_BY_DELETE(ev) && td->tg_oldtable != NULL)
 			apply_deletes(&st, td->tg_oldtable, RelationGetDescr(rel));
 		else if (TRIGGER_FIRED_BY_UPDATE(ev) && td->tg_oldtable != NULL &&
