@@ -25,6 +25,7 @@ OBJS = \
 	src/index_sync_check.o \
 	src/index_sync_truncate.o \
 	src/sync_guard.o \
+	src/api_guard.o \
 	src/index_admin.o \
 	src/index_create.o \
 	src/index_build.o \
