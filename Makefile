@@ -26,6 +26,7 @@ OBJS = \
 	src/index_sync_truncate.o \
 	src/index_sync_leaving.o \
 	src/sync_guard.o \
+	src/api_guard.o \
 	src/index_admin.o \
 	src/index_create.o \
 	src/index_build.o \

@@ -27,6 +27,7 @@
  *	index_sync_leaving.c writes into a partition being detached or dropped
  *	index_sync_check.c	which triggers may, and the index tables' guard
  *	sync_guard.c		statements whose rows no trigger sees: refused
+ *	api_guard.c			plain writes of tables no trigger keeps: refused
  *	index_admin.c		an index's triggers, partitions' rows, drop
  *	index_create.c		create_inverted_index() in one transaction
  *	index_build.c		create_inverted_index(..., concurrently => true)
@@ -81,7 +82,7 @@
  *	3. the registry of inverted indexes: registry.h
  *	4. index rules and the one writer: index_rule.h, index_predicate.h,
  *	   index_write.h, writer_info.h
- *	5. what keeps indexes exact: index_sync.c, sync_guard.c (index_sync_check.h), index_admin.h (index_admin.c,
+ *	5. what keeps indexes exact: index_sync.c, sync_guard.c, api_guard.c (index_sync_check.h), index_admin.h (index_admin.c,
  *	   index_create.c, index_build.c), index_check.h, index_guard*.c,
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
  *	   dynamo_io.h

@@ -91,6 +91,7 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	query_table_relcache_invalidate(relid);
 	index_write_relcache_invalidate(relid);
 	sync_check_relcache_invalidate(relid);
+	api_guard_relcache_invalidate(relid);
 }
 
 /* A change of a function: the originals of twins are looked up again. */

@@ -378,7 +378,7 @@ sync_check_trigger(TriggerData *td)
  * of them starts with SET check_function_bodies = false and an empty
  * search_path, which an application hardly ever has both of.
  */
-static bool
+bool
 restoring_dump(void)
 {
 	return !check_function_bodies &&

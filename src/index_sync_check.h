@@ -29,6 +29,22 @@ extern void sync_check_relcache_invalidate(Oid relid);
 /* Install the executor and utility hooks of sync_guard.c (_PG_init). */
 extern void sync_guard_init(void);
 
+/*
+ * Is this session restoring a dump (check_function_bodies off, an empty
+ * search_path)?
+ */
+extern bool restoring_dump(void);
+
+/*
+ * Plain writes of tables that no trigger keeps (api_guard.c): the
+ * post_parse_analyze_hook (api_guard_init(), from sync_guard_init()), and
+ * the checks sync_guard.c's executor and utility hooks call.
+ */
+extern void api_guard_init(void);
+extern void api_guard_check_plan(struct PlannedStmt *ps, const char *sql);
+extern void api_guard_check_utility(struct Node *stmt);
+extern void api_guard_relcache_invalidate(Oid relid);
+
 /* Refuse CREATE TRIGGER adjlist_sync_replica in a form that misses changes. */
 extern void sync_check_replica_trigger(Oid relid);
 

@@ -59,4 +59,12 @@ typedef struct AdjlistPlanCheck
 
 extern const AdjlistPlanCheck *adjlist_plan_set_check(const AdjlistPlanCheck *check);
 
+/*
+ * The text of the statement adjlist_plan() prepares or the execute
+ * functions run at this moment (the innermost), or NULL: the write API's
+ * own statements, which the guard of tables no trigger keeps lets through
+ * (api_guard.c).
+ */
+extern const char *adjlist_plan_running_sql(void);
+
 #endif							/* ADJLIST_PLAN_CACHE_H */

@@ -30,6 +30,9 @@
  *    partitioned table with foreign partitions is followed: the parent's
  *    triggers read them, index_sync.c.)
  *
+ * 3. Plain writes of a table that no trigger keeps (Citus): api_guard.c,
+ *    whose checks the executor and utility hooks here call.
+ *
  * Both are hooks, so they run only in a backend that has loaded the
  * library.  An adjkey literal or parameter, a partition key on an adjkey
  * column and any adjlist function load it before the check, as does any
@@ -272,7 +275,10 @@ static void
 guard_executor_start(QueryDesc *queryDesc, int eflags)
 {
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+	{
 		check_plan(queryDesc->plannedstmt);
+		api_guard_check_plan(queryDesc->plannedstmt, queryDesc->sourceText);
+	}
 	if (prev_executor_start)
 		prev_executor_start(queryDesc, eflags);
 	else
@@ -345,6 +351,8 @@ guard_process_utility(PlannedStmt *pstmt, const char *queryString,
 {
 	if (IsA(pstmt->utilityStmt, TruncateStmt) && !index_writes_allowed())
 		check_truncate((TruncateStmt *) pstmt->utilityStmt);
+	if (IsA(pstmt->utilityStmt, TruncateStmt) || IsA(pstmt->utilityStmt, CopyStmt))
+		api_guard_check_utility(pstmt->utilityStmt);
 	if (prev_process_utility)
 		prev_process_utility(pstmt, queryString, readOnlyTree, context,
 							 params, queryEnv, dest, qc);
@@ -362,4 +370,5 @@ sync_guard_init(void)
 	ExecutorFinish_hook = guard_executor_finish;
 	prev_process_utility = ProcessUtility_hook;
 	ProcessUtility_hook = guard_process_utility;
+	api_guard_init();
 }

@@ -593,17 +593,23 @@ put_by_delete(ApiTable *t, PutItem *items, int n)
 
 /*
  * Put one item whose index rows may move (t->moving), where no trigger
- * runs, on a table with a unique key: read its current version, locking it
- * (SELECT ... FOR UPDATE of one key: a router query on Citus) and replace
- * it by an UPDATE; where there is none, insert it, unless a row appeared
- * meanwhile: ON CONFLICT DO UPDATE ... WHERE false, which needs the
- * privileges the upsert needs and locks that row without changing it, so
- * that a second read sees it as it stays.  A row the insert met that the
- * second read still does not see is one row-level security hides from the
- * caller: the common upsert refuses it, as it would on a local table.  In
- * REPEATABLE READ and SERIALIZABLE a row written since the snapshot makes
- * the read or the insert fail with a serialization failure, as the upsert
- * would.  Four statements at most, each on one key.
+ * runs, on a table with a unique key: insert it, unless a row has its key:
+ * ON CONFLICT DO UPDATE ... WHERE false, which needs the privileges the
+ * upsert needs and locks that row without changing it (DO NOTHING, where
+ * there is nothing to set, locks nothing: the read below locks it).  Only
+ * then read its current version, locking it (SELECT ... FOR UPDATE of one
+ * key: a router query on Citus), and replace it by an UPDATE; a row gone
+ * meanwhile is inserted again, once.  Inserting first keeps a new item
+ * from being read: in SERIALIZABLE, a read that finds no row takes a
+ * predicate lock on the key's place in the btree, so two transactions
+ * putting different new items on one node would fail (40001) where the
+ * upserts alone commit.  A row the insert met that the read still does
+ * not see is one row-level security hides from the caller: the common
+ * upsert refuses it, as it would on a local table.  In REPEATABLE READ and
+ * SERIALIZABLE a row written since the snapshot makes the insert or the
+ * read fail with a serialization failure, as the upsert would.  One
+ * statement for a new item, three for a replaced one, five at most, each
+ * on one key.
  */
 typedef struct TrackedSql
 {
@@ -696,6 +702,16 @@ put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 
 	for (int round = 0; round < 2; round++)
 	{
+		/* a new item: inserted, nothing read (see above) */
+		adjlist_plan_execute(adjlist_plan(q->insert, nargs, types),
+							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
+		if (SPI_processed > 0)
+		{
+			it->newtup = put_keep(res, 0);
+			SPI_freetuptable(SPI_tuptable);
+			return;
+		}
+		SPI_freetuptable(SPI_tuptable);
 		adjlist_plan_execute(adjlist_plan(q->read, 2, types), values, nulls, false, 0, SPI_OK_SELECT);
 		if (SPI_processed > 0)
 		{
@@ -713,17 +729,6 @@ put_one_tracked(ApiTable *t, const TrackedSql *q, PutItem *it, PutResult *res)
 				it->oldtup = NULL;
 			else
 				it->newtup = put_keep(res, 0);
-			SPI_freetuptable(SPI_tuptable);
-			return;
-		}
-		SPI_freetuptable(SPI_tuptable);
-		if (round == 1)
-			break;
-		adjlist_plan_execute(adjlist_plan(q->insert, nargs, types),
-							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
-		if (SPI_processed > 0)
-		{
-			it->newtup = put_keep(res, 0);
 			SPI_freetuptable(SPI_tuptable);
 			return;
 		}

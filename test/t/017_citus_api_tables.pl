@@ -7,8 +7,11 @@
 #    put_edge, put_edges, put_edge_if, put_edge_if_absent, delete_edge,
 #    delete_edge_if and delete_node must then write the index rows and
 #    the counters themselves, before create_distributed_table as after
-#    it; a plain INSERT is not indexed (no trigger), and
-#    rebuild_inverted_index mends that.  A table that has adjlist's
+#    it; a plain INSERT, UPDATE, DELETE, MERGE, COPY FROM or TRUNCATE is
+#    refused (no trigger would index it), also prepared before the index
+#    existed, through a view, in WITH and in EXPLAIN ANALYZE, on the local
+#    table and on the distributed one; a superuser's load in replica mode
+#    goes through unindexed, and rebuild_inverted_index mends it.  A table that has adjlist's
 #    triggers (indexed before Citus was installed in its database) is
 #    kept by them: the write API must not index it a second time.
 # 2. On a distributed PARTITIONED table, whose shards cannot return a
@@ -207,10 +210,106 @@ check_exact('la', 'local', 'a0', 'a5');
 is(citus("SELECT string_agg(neighbor::text, ',' ORDER BY neighbor) FROM reverse_neighbors('la', 'N#a0', 'F#')"),
 	'N#a1,N#a2,N#a6,N#a7,N#a8', 'la: reverse_neighbors reads the index rows the write API wrote');
 
-# a plain INSERT runs no trigger: not indexed, until rebuild_inverted_index
-citus("INSERT INTO la (pk, sk, data) VALUES ('N#z1', 'F#N#a0', '{\"status\": \"a\"}')");
+# plain writes of a table no trigger keeps are refused (0A000), naming the
+# table and an index; in a session that has loaded adjlist (an adjkey
+# literal does, or session_preload_libraries, set here for the statements
+# that name no adjkey value: DELETE without WHERE, COPY, TRUNCATE)
+$c->coordinator->safe_psql('postgres',
+	"ALTER DATABASE postgres SET session_preload_libraries = 'adjlist'");
+sub refused
+{
+	my ($t, $what, $sql, $base) = @_;    # base: the table whose index is named, if not t
+	$base //= $t;
+	my ($ret, $out, $err) = $c->coord_psql($sql);
+	like($err // '',
+		qr/ERROR:  \Q$what\E on table "$t" is not supported: its inverted index "${base}_\w+" is kept by the write API only/,
+		"$t: $what refused: $sql");
+	like($err // '', qr/HINT:  .*(put_edge\(\)|delete_node\(\))/, "$t: with a hint naming the write API");
+}
+sub plain_writes_refused
+{
+	my ($t, $p) = @_;
+	my $before = citus("SELECT count(*) FROM $t") . ' ' . citus("SELECT count(*) FROM ${t}_flip");
+	refused($t, 'INSERT', "INSERT INTO $t (pk, sk) VALUES ('N#${p}z', 'F#N#${p}0')");
+	refused($t, 'UPDATE', "UPDATE $t SET sk = 'F#N#${p}z' WHERE pk = 'N#${p}1'");
+	refused($t, 'DELETE', "DELETE FROM $t WHERE pk = 'N#${p}1'");
+	refused($t, 'DELETE', "DELETE FROM $t");
+	refused($t, 'MERGE',
+		"MERGE INTO $t USING (VALUES ('N#${p}1'::adjkey)) v(k) ON $t.pk = v.k WHEN MATCHED THEN DELETE");
+	refused($t, 'DELETE', "WITH d AS (DELETE FROM $t WHERE pk = 'N#${p}1' RETURNING 1) SELECT count(*) FROM d");
+	refused($t, 'DELETE', "EXPLAIN (ANALYZE) DELETE FROM $t WHERE pk = 'N#${p}1'");
+	refused($t, 'INSERT', "PREPARE w(adjkey) AS INSERT INTO $t (pk, sk) VALUES (\$1, 'F#N#${p}0')");
+	refused($t, 'COPY FROM', "COPY $t (pk, sk) FROM STDIN;\nN#${p}z\tF#N#${p}0\n\\.\n");
+	refused($t, 'TRUNCATE', "TRUNCATE $t");
+	is(citus("SELECT count(*) FROM $t") . ' ' . citus("SELECT count(*) FROM ${t}_flip"), $before,
+		"$t: nothing was written");
+}
+plain_writes_refused('la', 'a');
+
+# a statement prepared before the index existed is analysed again: refused
+citus(create_table('lq'));
+my ($pret, $pout, $perr) = $c->coord_psql(
+	"PREPARE ins(adjkey) AS INSERT INTO lq (pk, sk) VALUES (\$1, 'F#N#q0');\n"
+	  . "EXECUTE ins('N#q1');\n"
+	  . index_sql('lq')
+	  . "EXECUTE ins('N#q2');");
+like($perr, qr/ERROR:  INSERT on table "lq" is not supported/,
+	'lq: a plain INSERT prepared before the index was created is refused after');
+is(citus("SELECT count(*) FROM verify_inverted_index('lq_flip')"), '0', 'lq: its index is exact');
+
+# two SERIALIZABLE transactions putting different new items on one node of
+# a table whose index key can move (a generated column): both commit, as
+# the same upserts do on a table without an index (a new item is inserted
+# without being read first, so no predicate lock covers its neighbours)
+citus(create_table('ls')
+	  . "SELECT create_inverted_index('ls', partition_key => 'status', mode => 'api');\n"
+	  . "SELECT put_edges('ls', (SELECT jsonb_agg(jsonb_build_object('pk', 'N#celeb', 'sk', 'F#N#x' || i, "
+	  . "'data', '{\"status\": \"c\"}'::jsonb)) FROM generate_series(1, 50) i));\n"
+	  . "ANALYZE ls;");
+{
+	my @s = map { $c->coordinator->background_psql('postgres', on_error_stop => 0) } 1 .. 2;
+	$_->query_safe('BEGIN ISOLATION LEVEL SERIALIZABLE') for @s;
+	my @res;
+	for my $i (0, 1)
+	{
+		my ($out, $failed) = $s[$i]->query(
+			"SELECT put_edge('ls', 'N#celeb', 'F#N#n$i', '{\"status\": \"c\"}')");
+		push @res, $failed ? "put: $s[$i]->{stderr}" : 'put';
+	}
+	for my $i (0, 1)
+	{
+		my ($out, $failed) = $s[$i]->query('COMMIT');
+		push @res, $failed ? "commit: $s[$i]->{stderr}" : 'commit';
+	}
+	$_->quit for @s;
+	is(join(', ', @res), 'put, put, commit, commit',
+		'ls: two SERIALIZABLE put_edge of different new items on one node both commit');
+	is(citus("SELECT count(*) FROM verify_inverted_index('ls_inverted')"), '0', 'ls: its index is exact');
+}
+
+# through an updatable view (seen at executor start, on a local table)
+citus("CREATE VIEW la_v AS SELECT pk, sk, data FROM la");
+refused('la', 'UPDATE', "UPDATE la_v SET data = '{}' WHERE pk = 'N#a1'");
+citus("DROP VIEW la_v");
+
+# a partition of such a table, and a foreign key's ON DELETE CASCADE
+citus(create_table('lr', partitioned => 1) . index_sql('lr'));
+refused('lr_p0', 'INSERT', "INSERT INTO lr_p0 (pk, sk) VALUES ('N#r1', 'F#N#r0')", 'lr');
+refused('lr_p1', 'TRUNCATE', "TRUNCATE lr_p1", 'lr');
+refused('lr', 'TRUNCATE', "TRUNCATE lr");
+citus("CREATE TABLE lr_nodes (k adjkey PRIMARY KEY);
+	INSERT INTO lr_nodes VALUES ('N#r1');
+	CREATE TABLE lf (pk adjkey REFERENCES lr_nodes ON DELETE CASCADE, sk adjkey, PRIMARY KEY (pk, sk));
+	SELECT create_inverted_index('lf', mode => 'api');
+	SELECT put_edge('lf', 'N#r1', 'F#N#r0');");
+refused('lf', 'DELETE', "DELETE FROM lr_nodes WHERE k = 'N#r1'");
+
+# a superuser's load in session_replication_role = replica goes through
+# (as no trigger fires there), unindexed, and rebuild_inverted_index mends it
+citus("SET session_replication_role = replica; "
+	  . "INSERT INTO la (pk, sk, data) VALUES ('N#z1', 'F#N#a0', '{\"status\": \"a\"}')");
 is(citus("SELECT count(*) FROM verify_inverted_index('la_flip') WHERE problem = 'missing'"), '1',
-	'la: a plain INSERT is not indexed (no trigger runs)');
+	'la: a load in replica mode is not indexed');
 citus("SELECT rebuild_inverted_index('$_')") for indexes_of('la');
 check_exact('la', 'local, after rebuild_inverted_index', 'a0');
 
@@ -222,6 +321,8 @@ stream('la', 'b');
 check_exact('la', 'distributed', 'a0', 'b0', 'b5');
 is(citus("SELECT string_agg(neighbor::text, ',' ORDER BY neighbor) FROM reverse_neighbors('la', 'N#a0', 'F#')"),
 	'N#a1,N#a2,N#a6,N#a7,N#a8,N#z1', 'la: reverse_neighbors after distributing it');
+plain_writes_refused('la', 'b');
+check_exact('la', 'distributed, after the refused writes', 'a0', 'b0', 'b5');
 
 # a local partitioned table, indexed by the base key only, then distributed
 citus(create_table('lp', partitioned => 1) . index_sql('lp'));
