@@ -179,6 +179,37 @@ DROP ROLE regress_dd_member, regress_dd_admin;
 DROP TABLE dd.o;
 DROP ROLE regress_dd_o;
 
+-- ----------------------------------------------------------------------
+-- 5. A foreign partition of an index table (the sharded recipe) dropped
+--    through its server: the index would lose its rows, refused
+-- ----------------------------------------------------------------------
+DO $$ BEGIN
+	EXECUTE format('CREATE SERVER dd_loop2 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (dbname %L, port %L, host %L)',
+				   current_database(), current_setting('port'),
+				   coalesce(nullif(split_part(current_setting('unix_socket_directories'), ',', 1), ''), 'localhost'));
+END $$;
+CREATE USER MAPPING FOR PUBLIC SERVER dd_loop2 OPTIONS (password_required 'false');
+CREATE TABLE dd_src.rv (sk adjkey, pk adjkey, PRIMARY KEY (sk, pk));
+CREATE TABLE dd.s (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+CREATE TABLE dd.s_inverted (sk adjkey NOT NULL, pk adjkey NOT NULL) PARTITION BY HASH (sk);
+CREATE TABLE dd.s_inverted_0 PARTITION OF dd.s_inverted FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE FOREIGN TABLE dd.s_inverted_1 PARTITION OF dd.s_inverted FOR VALUES WITH (MODULUS 2, REMAINDER 1)
+	SERVER dd_loop2 OPTIONS (schema_name 'dd_src', table_name 'rv');
+SELECT create_inverted_index('dd.s', index_name => 's_inverted', existing => true);
+INSERT INTO dd.s SELECT 'USER#' || i, 'FOLLOWS#USER#' || i FROM generate_series(1, 6) i;
+SELECT (SELECT count(*) FROM dd_src.rv) > 0 AS on_the_shard;
+SELECT dd.run('DROP SERVER dd_loop2 CASCADE');
+SELECT count(*) AS index_rows, (SELECT count(*) FROM verify_inverted_index('dd.s_inverted')) AS drift
+FROM dd.s_inverted;
+-- and so is DROP TABLE of the index table's partition, but not of the index table
+SELECT dd.run('DROP FOREIGN TABLE dd.s_inverted_1');
+SELECT dd.run('DROP TABLE dd.s_inverted_0');
+SELECT dd.run('DROP TABLE dd.s_inverted_0, dd.s_inverted');
+-- allowed: the index dropped first
+SELECT drop_inverted_index('dd.s_inverted');
+DROP SERVER dd_loop2 CASCADE;
+DROP TABLE dd.s, dd_src.rv;
+
 RESET client_min_messages;
 SET client_min_messages = warning;
 DROP SCHEMA dd CASCADE;

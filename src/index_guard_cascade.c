@@ -63,6 +63,7 @@
 
 #include "compat.h"
 #include "index_guard_int.h"
+#include "registry.h"
 
 /* ----------------------------------------------------------------------
  * Partitions whose rows a DROP's start took out (drop_member())
@@ -255,6 +256,29 @@ dropped_relations(bool columns, List **names)
 }
 
 /*
+ * A partition (name) of an index or counter table, parent or above, that
+ * survives, dropped by a dependency: the index loses those rows.  Refused
+ * too, as DROP TABLE of such a partition is (index_guard_drop.c): DROP
+ * SERVER ... CASCADE of a shard's server must not do silently what that
+ * refuses.
+ */
+static void
+refuse_index_member(Oid relid, const char *name, Oid parent)
+{
+	Oid			base = registry_base_of_index(parent);
+
+	if (!OidIsValid(base) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(base)))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+			 errmsg("cannot drop partition %s of the inverted index of table \"%s\" through a dependency",
+					name, get_rel_name(base)),
+			 errdetail("The partition holds rows of the index of table \"%s\", which would lose them.",
+					   get_rel_name(base)),
+			 errhint("Drop the index with drop_inverted_index() first, or keep what the partition depends on.")));
+}
+
+/*
  * A partition of a surviving indexed table dropped by a dependency, with
  * its rows still in the index: refused.
  */
@@ -280,7 +304,12 @@ guard_cascade_check_members(EventTriggerData *ev)
 		if (!OidIsValid(parent) || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(parent)))
 			continue;
 		base = guard_base_of(parent);
-		if (!OidIsValid(base) || was_taken(relid))
+		if (!OidIsValid(base))
+		{
+			refuse_index_member(relid, (char *) lfirst(n), parent);
+			continue;
+		}
+		if (was_taken(relid))
 			continue;
 		ereport(ERROR,
 				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),

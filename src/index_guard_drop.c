@@ -87,6 +87,37 @@ drop_member(Oid base, Oid relid)
  * the table and its parents, which would stall every reader of the table
  * behind a statement that is bound to fail.
  */
+/*
+ * DROP TABLE of a partition of an index or counter table (its storage,
+ * as a shard of the sharded recipe): the index would lose its rows.
+ * Refused, unless the statement drops the index table or the base table
+ * too (named among objects).
+ */
+static void
+refuse_index_storage_drop(Oid relid, List *objects)
+{
+	Oid			base;
+	List	   *ancestors;
+	ListCell   *lc;
+
+	if (!get_rel_relispartition(relid) || !OidIsValid(base = registry_base_of_index(relid)))
+		return;
+	ancestors = lappend_oid(get_partition_ancestors(relid), base);
+	foreach(lc, objects)
+	{
+		Oid			named = guard_rangevar_oid(makeRangeVarFromNameList((List *) lfirst(lc)));
+
+		if (list_member_oid(ancestors, named))
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+			 errmsg("cannot drop partition \"%s\" of the inverted index of table \"%s\"",
+					get_rel_name(relid), get_rel_name(base)),
+			 errdetail("The partition holds rows of the index, which would lose them."),
+			 errhint("Drop the index with drop_inverted_index() first.")));
+}
+
 void
 guard_start_drop(DropStmt *stmt)
 {
@@ -104,6 +135,7 @@ guard_start_drop(DropStmt *stmt)
 			(!adjlist_rel_ownercheck(relid, GetUserId()) &&
 			 !adjlist_namespace_ownercheck(get_rel_namespace(relid), GetUserId())))
 			continue;
+		refuse_index_storage_drop(relid, stmt->objects);
 		base = guard_base_of(relid);
 		if (!OidIsValid(base) || base == relid)
 			continue;
