@@ -430,3 +430,28 @@ ddl_drop_left(CommandId since)
 	}
 	return left;
 }
+
+List *
+ddl_dropped_oids(const char *query)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *oids = NIL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(query, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the dropped objects");
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+		/* (in the caller's memory: SPI_finish() frees SPI's) */
+		MemoryContext old = MemoryContextSwitchTo(caller);
+
+		if (!isnull)
+			oids = lappend_oid(oids, DatumGetObjectId(d));
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	return oids;
+}

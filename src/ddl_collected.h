@@ -66,4 +66,10 @@ extern bool ddl_detach_left(CommandId since);
 extern void ddl_remember_drop(Oid relid);
 extern Oid	ddl_drop_left(CommandId since);
 
+/*
+ * At sql_drop: the OIDs in the first column of query, a SELECT over
+ * pg_event_trigger_dropped_objects(), in the caller's memory.
+ */
+extern List *ddl_dropped_oids(const char *query);
+
 #endif							/* ADJLIST_DDL_COLLECTED_H */

@@ -332,9 +332,8 @@ drop_table_if_exists(Oid relid)
 static void
 check_dropped_keys(EventTriggerData *ev)
 {
-	List	   *schemas = NIL;
+	List	   *schemas;
 	ListCell   *lc;
-	MemoryContext caller = CurrentMemoryContext;
 
 	if (IsA(ev->parsetree, DropStmt) &&
 		(((DropStmt *) ev->parsetree)->removeType == OBJECT_TABLE ||
@@ -349,24 +348,9 @@ check_dropped_keys(EventTriggerData *ev)
 				base_key_check_base(((DdlCommand *) lfirst(lc))->relid);
 		return;
 	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute("SELECT DISTINCT n.oid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
-					"JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) d.schema_name "
-					"WHERE d.object_type OPERATOR(pg_catalog.=) 'index'", true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the dropped objects");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		Oid			nsp = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-														 SPI_tuptable->tupdesc, 1, &isnull));
-		/* (in the caller's memory: SPI_finish() frees SPI's) */
-		MemoryContext old = MemoryContextSwitchTo(caller);
-
-		schemas = lappend_oid(schemas, nsp);
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
+	schemas = ddl_dropped_oids("SELECT DISTINCT n.oid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+							   "JOIN pg_catalog.pg_namespace n ON n.nspname OPERATOR(pg_catalog.=) d.schema_name "
+							   "WHERE d.object_type OPERATOR(pg_catalog.=) 'index'");
 	foreach(lc, schemas)
 		base_key_check_schema(lfirst_oid(lc));
 }

@@ -373,31 +373,15 @@ void
 ddl_names_dropped(Node *stmt)
 {
 	NamesAtStart *s = start_of(stmt, false);
-	List	   *dropped = NIL;
+	List	   *dropped;
 	ListCell   *lc;
-	MemoryContext caller = CurrentMemoryContext;
 
 	if (s == NULL || !dropped_kind(stmt))
 		return;
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute(psprintf("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
-							 "WHERE d.original AND d.objsubid OPERATOR(pg_catalog.=) 0 "
-							 "AND d.classid OPERATOR(pg_catalog.=) %u::pg_catalog.oid", s->classid),
-					true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read the dropped objects");
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-		Oid			oid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-														 SPI_tuptable->tupdesc, 1, &isnull));
-		/* (in the caller's memory: SPI_finish() frees SPI's) */
-		MemoryContext old = MemoryContextSwitchTo(caller);
-
-		dropped = lappend_oid(dropped, oid);
-		MemoryContextSwitchTo(old);
-	}
-	SPI_finish();
+	dropped = ddl_dropped_oids(psprintf("SELECT d.objid FROM pg_catalog.pg_event_trigger_dropped_objects() d "
+										"WHERE d.original AND d.objsubid OPERATOR(pg_catalog.=) 0 "
+										"AND d.classid OPERATOR(pg_catalog.=) %u::pg_catalog.oid",
+										s->classid));
 	foreach(lc, dropped)
 		if (!list_member_oid(s->oids, lfirst_oid(lc)) && involved(s->classid, lfirst_oid(lc)))
 			refuse_moved_names(CreateCommandName(stmt));
