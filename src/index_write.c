@@ -590,6 +590,25 @@ spi_remove(IndexWriter *w, Datum *values, bool *nulls)
  * ----------------------------------------------------------------------
  */
 
+/*
+ * The trigger functions of rri looked up now, in cxt (the writer's
+ * EState): the executor looks one up at its first call, in whatever memory
+ * is current, and the writer is called in its callers' per-row memory.  A
+ * function with SET clauses or SECURITY DEFINER keeps its state with the
+ * lookup (fmgr_security_definer()), which the next row would read freed.
+ */
+static void
+init_trigger_functions(ResultRelInfo *rri, MemoryContext cxt)
+{
+	TriggerDesc *td = rri->ri_TrigDesc;
+
+	if (td == NULL)
+		return;
+	for (int i = 0; i < td->numtriggers; i++)
+		if (!OidIsValid(rri->ri_TrigFunctions[i].fn_oid))
+			fmgr_info_cxt(td->triggers[i].tgfoid, &rri->ri_TrigFunctions[i], cxt);
+}
+
 static void
 direct_begin(IndexWriter *w, bool bulk)
 {
@@ -604,6 +623,7 @@ direct_begin(IndexWriter *w, bool bulk)
 	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
 	w->rri = makeNode(ResultRelInfo);
 	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
+	init_trigger_functions(w->rri, w->estate->es_query_cxt);
 	w->estate->es_opened_result_relations =
 		lappend(w->estate->es_opened_result_relations, w->rri);
 	ExecOpenIndices(w->rri, false);
@@ -828,10 +848,15 @@ direct_after_begin(IndexWriter *w)
 static void
 direct_after_end(IndexWriter *w)
 {
+	MemoryContext old;
+
 	if (!w->after_rows)
 		return;
 	direct_release_token(w);
+	/* (in the query's memory, as the executor fires them) */
+	old = MemoryContextSwitchTo(w->estate->es_query_cxt);
 	AfterTriggerEndQuery(w->estate);
+	MemoryContextSwitchTo(old);
 }
 
 static void
@@ -1205,6 +1230,7 @@ delete_all(List *rels)
 		ADJLIST_EPQ_INIT(&epq, estate);
 		rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(rri, rel, 0, NULL, 0);
+		init_trigger_functions(rri, estate->es_query_cxt);
 		estate->es_opened_result_relations = list_make1(rri);
 		slot = table_slot_create(rel, &estate->es_tupleTable);
 		scan = table_beginscan(rel, snap, 0, NULL);
@@ -1218,7 +1244,12 @@ delete_all(List *rels)
 			ResetPerTupleExprContext(estate);
 		}
 		table_endscan(scan);
-		AfterTriggerEndQuery(estate);
+		{
+			MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+
+			AfterTriggerEndQuery(estate);
+			MemoryContextSwitchTo(old);
+		}
 		ExecCloseResultRelations(estate);
 		EvalPlanQualEnd(&epq);
 		ExecResetTupleTable(estate->es_tupleTable, false);
