@@ -140,6 +140,27 @@ SELECT pk, sk FROM mn_l ORDER BY 1, 2;
 SELECT * FROM verify_inverted_index('mn_l_inverted');
 DROP EVENT TRIGGER zz_mn_audit;
 
+-- a ddl_command_end event trigger that fires before adjlist's (aaa_...) and
+-- writes into the partition DETACH has just detached: the table no longer
+-- belongs to the index (its triggers go at adjlist's end), so the write is
+-- its own
+CREATE TABLE mn_e (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY LIST (pk);
+CREATE TABLE mn_e_a PARTITION OF mn_e FOR VALUES IN ('USER#a');
+CREATE TABLE mn_e_log PARTITION OF mn_e DEFAULT;
+SELECT create_inverted_index('mn_e', counters => 1);
+INSERT INTO mn_e VALUES ('USER#a', 'F#1'), ('LOG', 'DDL#0');
+CREATE FUNCTION public.aaa_mn_end() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.mn_e_log VALUES ('LOG', 'DDL#end'); END $$;
+CREATE EVENT TRIGGER aaa_mn_end ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION public.aaa_mn_end();
+ALTER TABLE mn_e DETACH PARTITION mn_e_log;
+DROP EVENT TRIGGER aaa_mn_end;
+SELECT pk, sk FROM mn_e_log ORDER BY 1, 2;
+SELECT count(*) AS triggers_left FROM pg_trigger WHERE tgrelid = 'mn_e_log'::regclass AND tgname LIKE 'adjlist%';
+SELECT * FROM verify_inverted_index('mn_e_inverted');
+DROP TABLE mn_e, mn_e_log;
+DROP FUNCTION public.aaa_mn_end();
+
 SET client_min_messages = warning;
 DROP SCHEMA mn_s1, mn_s2, mn_p CASCADE;
 DROP TABLE mn_l, mn_audit_mode;

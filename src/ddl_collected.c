@@ -379,6 +379,17 @@ ddl_detached_partition(Oid relid, CommandId since)
 }
 
 bool
+ddl_detaching(Oid part)
+{
+	ListCell   *lc;
+
+	foreach(lc, detaching)
+		if (((Detaching *) lfirst(lc))->part == part)
+			return true;
+	return false;
+}
+
+bool
 ddl_detach_left(CommandId since)
 {
 	SubTransactionId subxact = GetCurrentSubTransactionId();

@@ -58,6 +58,12 @@ extern Oid	ddl_detached_partition(Oid relid, CommandId since);
 extern bool ddl_detach_left(CommandId since);
 
 /*
+ * Is part a partition that a DETACH PARTITION still running detached (its
+ * start remembered it, its end has not taken it yet)?
+ */
+extern bool ddl_detaching(Oid part);
+
+/*
  * DROP TABLE: the partitions whose rows its ddl_command_start took out of
  * their index (ddl_remember_drop()); at its ddl_command_end,
  * ddl_drop_left() forgets those remembered since command since

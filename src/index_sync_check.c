@@ -66,6 +66,7 @@
 
 #include "adjlist.h"
 #include "catalog.h"
+#include "ddl_collected.h"
 #include "index_admin.h"
 #include "index_sync_check.h"
 #include "index_write.h"
@@ -517,6 +518,14 @@ sync_refuse_unregistered(Relation rel)
 		return;
 	base = registry_base_of(relid);
 	registered = OidIsValid(base);
+	/*
+	 * A partition that a DETACH still running has detached keeps the sync
+	 * triggers until the command's end removes them: a write into it
+	 * meanwhile (a ddl_command_end event trigger firing before adjlist's)
+	 * is into a table that no longer belongs to the index.
+	 */
+	if (!registered && ddl_detaching(relid))
+		return;
 	if (!registered)
 		base = rel->rd_rel->relispartition ?
 			llast_oid(get_partition_ancestors(relid)) : relid;
