@@ -347,15 +347,37 @@ end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds, CommandId since)
 
 /*
  * CREATE TRIGGER adjlist_sync_replica on an indexed table: its form is
- * checked (index_sync_check.c).  No other trigger on adjlist_sync_trigger() can
+ * checked (index_sync_check.c); a trigger with transition tables on an
+ * index or counter table is refused.  No other trigger on adjlist_sync_trigger() can
  * be renamed to it: ALTER TRIGGER ... RENAME of one is refused at the start.
  */
 static void
-end_create_trigger(Oid relid, const char *name)
+end_create_trigger(Oid relid, CreateTrigStmt *stmt)
 {
+	const char *name = stmt->trigname;
+	Oid			base;
+
 	if (OidIsValid(relid) && name != NULL && strcmp(name, "adjlist_sync_replica") == 0 &&
 		OidIsValid(guard_base_of(relid)))
 		sync_check_replica_trigger(relid);
+
+	/*
+	 * A trigger of an index or counter table with transition tables:
+	 * adjlist writes those tables row by row, as logical replication's
+	 * apply does, so statement triggers do not fire for its writes and
+	 * transition tables would not be filled (a row trigger reading one
+	 * would fail every write of the base table).
+	 */
+	if (OidIsValid(relid) && stmt->transitionRels != NIL &&
+		OidIsValid(base = registry_base_of_index(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("trigger \"%s\" of table \"%s\" cannot have transition tables",
+						name, get_rel_name(relid)),
+				 errdetail("Table \"%s\" holds the inverted index of table \"%s\", which adjlist writes row by row: its statement triggers do not fire for those writes, and no transition table is filled.",
+						   get_rel_name(relid), get_rel_name(base)),
+				 errhint("Use a row trigger without REFERENCING, or a trigger on table \"%s\".",
+						 get_rel_name(base))));
 }
 
 /*
@@ -375,7 +397,7 @@ end_command(DdlCommand *c, CommandId since)
 	else if (IsA(stmt, AlterTableStmt))
 		end_alter_table(c->relid, (AlterTableStmt *) stmt, c->subcmds, since);
 	else if (IsA(stmt, CreateTrigStmt))
-		end_create_trigger(c->relid, ((CreateTrigStmt *) stmt)->trigname);
+		end_create_trigger(c->relid, (CreateTrigStmt *) stmt);
 	else if (IsA(stmt, IndexStmt) && ((IndexStmt *) stmt)->unique)
 	{
 		/* a unique index on an index table could refuse or lose its rows */
