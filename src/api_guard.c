@@ -111,7 +111,6 @@ api_guard_relcache_invalidate(Oid relid)
 static bool
 triggers_keep(Oid base)
 {
-	Oid			nsp = adjlist_catalog()->namespace;
 	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
 	ScanKeyData key;
 	SysScanDesc scan;
@@ -124,14 +123,8 @@ triggers_keep(Oid base)
 	while (!keep && HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		Form_pg_trigger tg = (Form_pg_trigger) GETSTRUCT(tup);
-		char	   *fname;
 
-		if (!TRIGGER_FOR_AFTER(tg->tgtype) || !TRIGGER_FOR_INSERT(tg->tgtype) ||
-			tg->tgenabled == TRIGGER_FIRES_ON_REPLICA ||
-			get_func_namespace(tg->tgfoid) != nsp)
-			continue;
-		fname = get_func_name(tg->tgfoid);
-		keep = fname != NULL && strcmp(fname, "adjlist_sync_trigger") == 0;
+		keep = sync_trigger_keeps_inserts(tg->tgtype, tg->tgenabled, tg->tgfoid);
 	}
 	systable_endscan(scan);
 	table_close(tgrel, AccessShareLock);

@@ -596,3 +596,16 @@ adjlist_index_guard(PG_FUNCTION_ARGS)
 					 basename)));
 	return PointerGetDatum(NULL);
 }
+
+bool
+sync_trigger_keeps_inserts(int16 tgtype, char tgenabled, Oid tgfoid)
+{
+	char	   *fname;
+
+	if (!TRIGGER_FOR_AFTER(tgtype) || !TRIGGER_FOR_INSERT(tgtype) ||
+		tgenabled == TRIGGER_FIRES_ON_REPLICA ||
+		get_func_namespace(tgfoid) != adjlist_catalog()->namespace)
+		return false;
+	fname = get_func_name(tgfoid);
+	return fname != NULL && strcmp(fname, "adjlist_sync_trigger") == 0;
+}

@@ -48,4 +48,11 @@ extern void api_guard_relcache_invalidate(Oid relid);
 /* Refuse CREATE TRIGGER adjlist_sync_replica in a form that misses changes. */
 extern void sync_check_replica_trigger(Oid relid);
 
+/*
+ * Is a trigger of this type, enabled state and function an adjlist sync
+ * trigger that indexes inserts in ordinary sessions (AFTER INSERT,
+ * adjlist_sync_trigger() of the extension's schema, not replica-only)?
+ */
+extern bool sync_trigger_keeps_inserts(int16 tgtype, char tgenabled, Oid tgfoid);
+
 #endif							/* ADJLIST_INDEX_SYNC_CHECK_H */

@@ -40,6 +40,7 @@
 #include "catalog.h"
 #include "dynamo_io.h"
 #include "index_admin.h"
+#include "index_sync_check.h"
 #include "index_predicate.h"
 #include "index_rule.h"
 #include "index_write.h"
@@ -277,21 +278,11 @@ static bool
 api_triggers_keep(Relation rel)
 {
 	TriggerDesc *td = rel->trigdesc;
-	Oid			nsp = adjlist_catalog()->namespace;
 
 	for (int i = 0; td != NULL && i < td->numtriggers; i++)
-	{
-		const Trigger *tg = &td->triggers[i];
-		char	   *fname;
-
-		if (!TRIGGER_FOR_AFTER(tg->tgtype) || !TRIGGER_FOR_INSERT(tg->tgtype) ||
-			tg->tgenabled == TRIGGER_FIRES_ON_REPLICA ||
-			get_func_namespace(tg->tgfoid) != nsp)
-			continue;
-		fname = get_func_name(tg->tgfoid);
-		if (fname != NULL && strcmp(fname, "adjlist_sync_trigger") == 0)
+		if (sync_trigger_keeps_inserts(td->triggers[i].tgtype, td->triggers[i].tgenabled,
+									   td->triggers[i].tgfoid))
 			return true;
-	}
 	return false;
 }
 
