@@ -300,7 +300,8 @@ typedef struct NeighborCall
 	int			resumelen;
 	struct varlena *nbkey;		/* a row's neighbor key */
 	char	   *tbuf;			/* target_prefix + rest, for each row */
-	MemoryContext rowcxt;		/* keys the scan gave as bytes only */
+	MemoryContext rowcxt;		/* keys the scan gave as bytes only (or NULL
+								 * before the first such row) */
 	MemoryContext cxt;			/* the call's, outliving its batches */
 	struct GraphStream *stream; /* reading one edge at a time, or NULL */
 } NeighborCall;

@@ -90,8 +90,11 @@ typedef struct NeighborScanState
 	FuncExpr   *fexpr;
 	bool		reverse;
 	NeighborColumns cols;
+	int			ncols;			/* of the scan tuple: the columns read */
+	int			map[NCOLS];		/* each one's index in the call's row */
 	List	   *args;			/* ExprStates of the arguments (NULL: a Const) */
-	MemoryContext callcxt;		/* the call: arguments, its state; per scan */
+	MemoryContext callcxt;		/* a restarted call's: arguments, its state */
+	int64		starts;			/* calls started (1 + restarts) */
 	MemoryContext workcxt;		/* what a batch's read allocates */
 	MemoryContext rowscxt;		/* the rows of a batch */
 	bool		started;
@@ -102,7 +105,7 @@ typedef struct NeighborScanState
 	Size		bytes;			/* of the batch's rows */
 	int			nrows;
 	int			pos;
-	Datum	   *values;			/* capacity rows of NCOLS, or NULL */
+	Datum	   *values;			/* capacity rows of ncols, or NULL */
 	bool	   *nulls;
 	int			capacity;
 	/* the role the call runs as: the one of its first row, throughout */
@@ -280,9 +283,46 @@ neighbor_scan_paths(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry
 }
 
 /*
+ * The columns of the call the plan reads, as the scan tuple's: the target
+ * list's Vars first, in its order, then the other columns the quals read.
+ * A query that reads the neighbor only (most) then gets the scan tuple as
+ * its row, with no projection (ExecInitCustomScan makes none when the
+ * target list is the scan tuple), and no column it does not read is
+ * copied into the slot per row.
+ */
+static List *
+read_columns(Index relid, List *tlist, List *quals)
+{
+	List	   *cols = NIL;
+	List	   *vars;
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+		if (IsA(var, Var) && var->varno == (int) relid && var->varlevelsup == 0)
+			cols = list_append_unique_int(cols, var->varattno);
+	}
+	vars = pull_var_clause((Node *) list_concat(list_copy(tlist), quals),
+						   PVC_RECURSE_AGGREGATES | PVC_RECURSE_WINDOWFUNCS |
+						   PVC_RECURSE_PLACEHOLDERS);
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst(lc);
+
+		if (IsA(var, Var) && var->varno == (int) relid && var->varattno > 0)
+			cols = list_append_unique_int(cols, var->varattno);
+	}
+	/* (none, as for count(*): the neighbor, never an empty scan tuple) */
+	return cols != NIL ? cols : list_make1_int(1);
+}
+
+/*
  * The plan: the call (whose arguments setrefs.c fixes, and whose function
- * a plan depends on) in custom_exprs, the function's columns as the scan
- * tuple (scanrelid 0: no relation is opened), the query's quals.
+ * a plan depends on) in custom_exprs, the function's columns the query
+ * reads as the scan tuple (scanrelid 0: no relation is opened), the
+ * query's quals.
  */
 static Plan *
 plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -291,23 +331,29 @@ plan_neighbor_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
 	Node	   *fexpr = linitial_node(RangeTblFunction, rte->functions)->funcexpr;
 	CustomScan *cscan = makeNode(CustomScan);
+	List	   *quals = extract_actual_clauses(clauses, false);
 	TupleDesc	desc;
 	List	   *scan_tlist = NIL;
+	ListCell   *lc;
 
 	if (get_expr_result_type(fexpr, NULL, &desc) != TYPEFUNC_COMPOSITE || desc->natts != NCOLS)
 		elog(ERROR, "unexpected result type of a one-hop function");
-	for (int i = 0; i < desc->natts; i++)
+	foreach(lc, read_columns(rel->relid, tlist, quals))
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		Var		   *var = makeVar(rel->relid, i + 1, att->atttypid, att->atttypmod,
-								  att->attcollation, 0);
+		int			attno = lfirst_int(lc);
+		Form_pg_attribute att;
+		Var		   *var;
 
+		if (attno < 1 || attno > NCOLS)
+			elog(ERROR, "unexpected column %d of a one-hop function", attno);
+		att = TupleDescAttr(desc, attno - 1);
+		var = makeVar(rel->relid, attno, att->atttypid, att->atttypmod, att->attcollation, 0);
 		scan_tlist = lappend(scan_tlist,
-							 makeTargetEntry((Expr *) var, i + 1,
+							 makeTargetEntry((Expr *) var, list_length(scan_tlist) + 1,
 											 pstrdup(NameStr(att->attname)), false));
 	}
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.plan.qual = quals;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
@@ -328,12 +374,15 @@ static Node *
 create_neighbor_scan_state(CustomScan *cscan)
 {
 	NeighborScanState *ns = palloc0(sizeof(NeighborScanState));
+	ListCell   *lc;
 
 	NodeSetTag(ns, T_CustomScanState);
 	ns->css.methods = &exec_methods;
 	ns->fexpr = linitial_node(FuncExpr, cscan->custom_exprs);
 	ns->reverse = linitial_int(cscan->custom_private) != 0;
 	ns->cols = (NeighborColumns) lsecond_int(cscan->custom_private);
+	foreach(lc, cscan->custom_scan_tlist)
+		ns->map[ns->ncols++] = castNode(Var, lfirst_node(TargetEntry, lc)->expr)->varattno - 1;
 	return (Node *) ns;
 }
 
@@ -348,8 +397,6 @@ begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
 	foreach(lc, ns->fexpr->args)
 		ns->args = lappend(ns->args, IsA(lfirst(lc), Const) ? NULL :
 						   ExecInitExpr(lfirst(lc), &node->ss.ps));
-	ns->callcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist neighbor scan call",
-										ALLOCSET_SMALL_SIZES);
 	/* a scrollable cursor: the rows are kept as they are read */
 	if (eflags & EXEC_FLAG_BACKWARD)
 	{
@@ -439,6 +486,27 @@ release_relations(NeighborScanState *ns)
 }
 
 /*
+ * The memory of the call about to start.  The first call's state is the
+ * query's (one call's: bounded); a restarted call's goes into a context of
+ * its own, reset at each restart (the inner side of a nested loop restarts
+ * at each outer row).  Most scans start once: no context is made for them.
+ */
+static MemoryContext
+call_memory(NeighborScanState *ns)
+{
+	MemoryContext q = ns->css.ss.ps.state->es_query_cxt;
+
+	if (ns->starts++ == 0)
+		return q;
+	if (ns->callcxt == NULL)
+		ns->callcxt = AllocSetContextCreate(q, "adjlist neighbor scan call",
+											ALLOCSET_SMALL_SIZES);
+	else
+		MemoryContextReset(ns->callcxt);
+	return ns->callcxt;
+}
+
+/*
  * Start the call: evaluate the arguments, check EXECUTE on the function as
  * the executor does before calling one, and begin it as the function
  * would (neighbor_call_begin: its privileges, arguments and start key).
@@ -456,13 +524,23 @@ start_call_step(NeighborScanState *ns)
 	ListCell   *lcc;
 	int			i = 0;
 
-	MemoryContextReset(ns->callcxt);
-	oldcxt = MemoryContextSwitchTo(ns->callcxt);
+	oldcxt = MemoryContextSwitchTo(call_memory(ns));
 	if (adjlist_proc_aclcheck(fexpr->funcid, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_FUNCTION, get_func_name(fexpr->funcid));
 	InvokeFunctionExecuteHook(fexpr->funcid);
+	/*
+	 * What neighbor_call_begin() reads of the call: its arguments and the
+	 * function's OID (a twin's privileges are its original's).  The
+	 * function is not called (the scan does what it does), so its address
+	 * is not looked up: fmgr_info() was a fortieth of a median node's call.
+	 */
 	flinfo = palloc0(sizeof(FmgrInfo));
-	fmgr_info(fexpr->funcid, flinfo);
+	flinfo->fn_oid = fexpr->funcid;
+	flinfo->fn_nargs = nargs;
+	flinfo->fn_strict = false;
+	flinfo->fn_retset = true;
+	flinfo->fn_mcxt = CurrentMemoryContext;
+	flinfo->fn_expr = (Node *) fexpr;
 	fcinfo = palloc0(SizeForFunctionCallInfo(nargs));
 	InitFunctionCallInfoData(*fcinfo, flinfo, nargs, fexpr->inputcollid, NULL, NULL);
 	forboth(lc, ns->args, lcc, fexpr->args)
@@ -494,7 +572,7 @@ start_call(NeighborScanState *ns)
 	as_call_role(ns, start_call_step);
 }
 
-/* A row of the call into the batch: its values copied into the batch's memory. */
+/* A row of the call into the batch: the columns read, copied into the batch's memory. */
 static bool
 put_row(void *arg, Datum *values, bool *nulls)
 {
@@ -507,18 +585,20 @@ put_row(void *arg, Datum *values, bool *nulls)
 	if (ns->nrows == ns->capacity)
 	{
 		ns->capacity *= 2;
-		ns->values = repalloc_huge(ns->values, sizeof(Datum) * NCOLS * ns->capacity);
-		ns->nulls = repalloc_huge(ns->nulls, sizeof(bool) * NCOLS * ns->capacity);
+		ns->values = repalloc_huge(ns->values, sizeof(Datum) * ns->ncols * ns->capacity);
+		ns->nulls = repalloc_huge(ns->nulls, sizeof(bool) * ns->ncols * ns->capacity);
 	}
-	v = &ns->values[ns->nrows * NCOLS];
-	n = &ns->nulls[ns->nrows * NCOLS];
+	v = &ns->values[ns->nrows * ns->ncols];
+	n = &ns->nulls[ns->nrows * ns->ncols];
 	oldcxt = MemoryContextSwitchTo(ns->rowscxt);
 
-	for (int i = 0; i < NCOLS; i++)
+	for (int i = 0; i < ns->ncols; i++)
 	{
-		n[i] = nulls[i];
-		v[i] = nulls[i] ? (Datum) 0 : datumCopy(values[i], false, -1);
-		if (!nulls[i])
+		int			c = ns->map[i];
+
+		n[i] = nulls[c];
+		v[i] = nulls[c] ? (Datum) 0 : datumCopy(values[c], false, -1);
+		if (!nulls[c])
 			ns->bytes += VARSIZE_ANY(DatumGetPointer(v[i]));
 	}
 	MemoryContextSwitchTo(oldcxt);
@@ -542,8 +622,8 @@ next_batch_step(NeighborScanState *ns)
 		ns->rowscxt = AllocSetContextCreate(q, "adjlist neighbor scan rows",
 											ALLOCSET_DEFAULT_SIZES);
 		ns->capacity = MAX_BATCH;
-		ns->values = MemoryContextAlloc(q, sizeof(Datum) * NCOLS * ns->capacity);
-		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * NCOLS * ns->capacity);
+		ns->values = MemoryContextAlloc(q, sizeof(Datum) * ns->ncols * ns->capacity);
+		ns->nulls = MemoryContextAlloc(q, sizeof(bool) * ns->ncols * ns->capacity);
 	}
 	MemoryContextReset(ns->rowscxt);
 	ns->nrows = ns->pos = 0;
@@ -568,14 +648,18 @@ next_batch(NeighborScanState *ns)
 	return true;
 }
 
-/* A row of the stream, straight into the slot (valid until the next). */
+/* A row of the stream, its columns read straight into the scan slot (valid until the next). */
 static bool
 put_slot(void *arg, Datum *values, bool *nulls)
 {
-	TupleTableSlot *slot = (TupleTableSlot *) arg;
+	NeighborScanState *ns = (NeighborScanState *) arg;
+	TupleTableSlot *slot = ns->css.ss.ss_ScanTupleSlot;
 
-	memcpy(slot->tts_values, values, sizeof(Datum) * NCOLS);
-	memcpy(slot->tts_isnull, nulls, sizeof(bool) * NCOLS);
+	for (int i = 0; i < ns->ncols; i++)
+	{
+		slot->tts_values[i] = values[ns->map[i]];
+		slot->tts_isnull[i] = nulls[ns->map[i]];
+	}
 	return true;
 }
 
@@ -586,12 +670,12 @@ next_row(NeighborScanState *ns, TupleTableSlot *slot)
 	if (!ns->started)
 		start_call(ns);
 	if (ns->streaming)
-		return !ns->call.done && neighbor_call_next(&ns->call, put_slot, slot);
+		return !ns->call.done && neighbor_call_next(&ns->call, put_slot, ns);
 	while (ns->pos >= ns->nrows)
 		if (!next_batch(ns))
 			return false;
-	memcpy(slot->tts_values, &ns->values[ns->pos * NCOLS], sizeof(Datum) * NCOLS);
-	memcpy(slot->tts_isnull, &ns->nulls[ns->pos * NCOLS], sizeof(bool) * NCOLS);
+	memcpy(slot->tts_values, &ns->values[ns->pos * ns->ncols], sizeof(Datum) * ns->ncols);
+	memcpy(slot->tts_isnull, &ns->nulls[ns->pos * ns->ncols], sizeof(bool) * ns->ncols);
 	ns->pos++;
 	return true;
 }

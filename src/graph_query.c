@@ -120,7 +120,13 @@ emit_edge(void *arg, const GraphEdge *edge)
 		memcpy(call->resume, k, klen);
 		call->resumelen = klen;
 	}
-	if (!graph_edge_neighbor(&call->conv, call->req.reverse, edge, &nb, &nblen, &call->tbuf))
+	if (call->req.reverse)
+	{
+		/* an in-edge's neighbor is its source, as graph_edge_neighbor says */
+		nb = edge->pk;
+		nblen = edge->pklen;
+	}
+	else if (!graph_edge_neighbor(&call->conv, false, edge, &nb, &nblen, &call->tbuf))
 		return true;
 	/* (a neighbor has at most ADJKEY_MAX_BYTES: graph_edge_neighbor) */
 	values[0] = neighbor_datum(call, edge, nb, nblen);
@@ -140,7 +146,11 @@ emit_edge(void *arg, const GraphEdge *edge)
 	else
 	{
 		/* (kept until the next such row: put may keep pointers to them) */
-		MemoryContextReset(call->rowcxt);
+		if (call->rowcxt == NULL)
+			call->rowcxt = AllocSetContextCreate(call->cxt, "adjlist row",
+												 ALLOCSET_SMALL_SIZES);
+		else
+			MemoryContextReset(call->rowcxt);
 		old = MemoryContextSwitchTo(call->rowcxt);
 		values[1] = edge->pkdatum ? edge->pkdatum :
 			PointerGetDatum(adjkey_from_utf8(edge->pk, edge->pklen));
@@ -276,9 +286,7 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 	/* (before SPI_connect: they outlive the first batch's SPI context) */
 	call->nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
 	call->resume = palloc(ADJKEY_MAX_BYTES);
-	call->rowcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist row",
-										 ALLOCSET_SMALL_SIZES);
-	call->cxt = CurrentMemoryContext;
+	call->cxt = CurrentMemoryContext;	/* and call->rowcxt's, made at its first use */
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");

@@ -776,6 +776,85 @@ direct_stream_begin(DirectReader *r, const GraphScan *req, const char *part, int
 }
 
 /*
+ * Count an edge handed over against the limit (a row that is no edge is
+ * handed over uncounted: hand_over).
+ */
+static inline void
+stream_count(DirectStream *s, const GraphEdge *edge)
+{
+	const GraphScan *req = s->req;
+
+	if (req->limit > 0 && graph_row_is_edge(req->conv, req->reverse, edge->sklen) &&
+		++s->n >= req->limit)
+		s->done = true;
+}
+
+/*
+ * direct_stream_next() of an index-only stream (no data, so no filter):
+ * direct_scan_next()'s index-only read and direct_edge() in one loop.  A
+ * row of a hub's keys-only in-edges went through five calls, whose
+ * prologues and arguments cost a fifth of what an index-only scan spends
+ * on the row.
+ */
+static bool
+stream_next_index_only(DirectStream *s, GraphEdge *edge)
+{
+	DirectScan *ds = s->ds;
+	IndexScanDesc scan = ds->scan;
+	MemoryContext callercxt = MemoryContextSwitchTo(s->r->cxt);
+	bool		found = false;
+
+	Assert(ds->merge == NULL);
+	while (!found)
+	{
+		ItemPointer tid;
+		Datum		keys[2];
+		bool		nulls[2];
+		struct varlena *first;
+		struct varlena *second;
+
+		CHECK_FOR_INTERRUPTS();
+		tid = index_getnext_tid(scan, s->dir);
+		if (tid == NULL)
+		{
+			s->done = true;
+			break;
+		}
+		itup_keys(scan, keys, nulls);
+		if (ds->endprefix != NULL && tuple_verdict(ds, keys, nulls) == TUPLE_STOP)
+		{
+			s->done = true;
+			break;
+		}
+		/* as direct_scan_next: the heap when the page is not all-visible */
+		if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
+		{
+			if (!index_fetch_heap(scan, ds->slot))
+				continue;
+		}
+		else
+			PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid), scan->xs_snapshot);
+		if (nulls[0] || nulls[1])
+			continue;
+		/* the index's keys: (pk, sk) forward, (sk, pk) in reverse */
+		first = DatumGetAdjkeyPP(keys[0]);
+		second = DatumGetAdjkeyPP(keys[1]);
+		edge->pk = ADJKEY_DATA(s->req->reverse ? second : first);
+		edge->pklen = ADJKEY_LEN(s->req->reverse ? second : first);
+		edge->pkdatum = PointerGetDatum(s->req->reverse ? second : first);
+		edge->sk = ADJKEY_DATA(s->req->reverse ? first : second);
+		edge->sklen = ADJKEY_LEN(s->req->reverse ? first : second);
+		edge->skdatum = PointerGetDatum(s->req->reverse ? first : second);
+		edge->data = (Datum) 0;
+		edge->data_isnull = true;
+		found = true;
+		stream_count(s, edge);
+	}
+	MemoryContextSwitchTo(callercxt);
+	return found;
+}
+
+/*
  * The next edge that passes the filter, false after the last (or the
  * limit).  Its values stay valid until the next call.
  */
@@ -791,6 +870,8 @@ direct_stream_next(DirectStream *s, GraphEdge *edge)
 
 	if (s->done)
 		return false;
+	if (s->ds->index_only && req->conv->filter == NULL)
+		return stream_next_index_only(s, edge);
 	callercxt = MemoryContextSwitchTo(r->cxt);
 	while (!found)
 	{
@@ -806,10 +887,7 @@ direct_stream_next(DirectStream *s, GraphEdge *edge)
 								 r->filtercxt))
 			continue;
 		found = true;
-		/* (a row that is no edge is handed over uncounted: hand_over) */
-		if (graph_row_is_edge(req->conv, req->reverse, edge->sklen) &&
-			req->limit > 0 && ++s->n >= req->limit)
-			s->done = true;
+		stream_count(s, edge);
 	}
 	MemoryContextSwitchTo(callercxt);
 	return found;
