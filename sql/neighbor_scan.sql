@@ -118,6 +118,25 @@ END $$;
 SELECT try_both(q) AS outcome, count(*) FROM cases GROUP BY 1 ORDER BY 1;
 -- rows were returned (the comparison is not of empty sets)
 SELECT sum((both_ways(q)).n) AS rows_compared FROM cases WHERE try_both(q) = 'same';
+-- The scan's tuple has only the columns the query reads, the target
+-- list's first (in its order: then it is the query's row, unprojected),
+-- then those only the quals read: any order, repeats, expressions, quals
+-- on unread columns, on each read path (direct, batches, sharded).
+EXPLAIN (VERBOSE, COSTS OFF) SELECT data, neighbor FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#') WHERE sk IS NOT NULL AND pk > 'USER#0100';
+SELECT t, q, (both_ways(format(q, t))).* FROM unnest(ARRAY['g', 'gp', 'gs']) t,
+	unnest(ARRAY[$$SELECT data, neighbor FROM reverse_neighbors(%L, 'USER#0', 'FOLLOWS#') WHERE pk > 'USER#0100' AND sk IS NOT NULL$$,
+				 $$SELECT sk, neighbor, neighbor, pk FROM neighbors(%L, 'USER#0', 'FOLLOWS#')$$,
+				 $$SELECT neighbor::text || '!', data->'i' FROM neighbors(%L, 'USER#0', 'FOLLOWS#', lim => 70) WHERE (data->>'w')::int = 1$$,
+				 $$SELECT pk FROM reverse_neighbors(%L, 'USER#0', 'FOLLOWS#', backward => true) WHERE neighbor < 'USER#0009'$$,
+				 $$SELECT 1 AS one FROM neighbors(%L, 'USER#0', 'FOLLOWS#') WHERE sk < 'FOLLOWS#USER#0003'$$]) q
+ORDER BY 1, 2;
+BEGIN;
+DECLARE sq SCROLL CURSOR FOR SELECT neighbor, pk FROM neighbors('g', 'USER#0', 'FOLLOWS#') WHERE data @> '{"w": 1}' AND sk < 'FOLLOWS#USER#0010';
+FETCH 3 FROM sq;
+FETCH BACKWARD 2 FROM sq;
+FETCH ALL FROM sq;
+FETCH BACKWARD 1 FROM sq;
+COMMIT;
 
 -- row-level security (SQL, in batches) and in-edges whose data is the base row's
 CREATE ROLE regress_nscan_reader;

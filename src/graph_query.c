@@ -62,14 +62,12 @@ typedef struct EmitState
 	void	   *arg;
 	bool		resumable;		/* remember each edge's scan key (batches) */
 	bool		stopped;		/* put said the batch is full */
-	bool		emitted;		/* put was called */
 	bool		must_fit;		/* a batch that cannot stop early */
 } EmitState;
 
 /*
  * An emitter of the call's rows to put: in batches of max_edges edges
- * (resumable after the last), all at once (0: put must take every row),
- * or one at a time from a stream (-1).
+ * (resumable after the last), or all at once (0: put must take every row).
  */
 static void
 emit_init(EmitState *st, NeighborCall *call, NeighborPut put, void *arg, int64 max_edges)
@@ -80,7 +78,6 @@ emit_init(EmitState *st, NeighborCall *call, NeighborPut put, void *arg, int64 m
 	st->resumable = max_edges > 0;
 	st->must_fit = max_edges == 0;
 	st->stopped = false;
-	st->emitted = false;
 }
 
 /*
@@ -99,27 +96,19 @@ neighbor_datum(NeighborCall *call, const GraphEdge *edge, const char *nb, int nb
 	return PointerGetDatum(call->nbkey);
 }
 
-static bool
-emit_edge(void *arg, const GraphEdge *edge)
+/*
+ * The row (neighbor, pk, sk, data) of an edge, or false for a row that is
+ * no edge of the convention (handed over uncounted by the scan: skipped).
+ * Keys the scan gave as bytes only are formed in call->rowcxt, kept until
+ * the next such row (the consumer may keep pointers to them until then).
+ */
+static inline bool
+edge_row(NeighborCall *call, const GraphEdge *edge, Datum *values, bool *nulls)
 {
-	EmitState  *st = (EmitState *) arg;
-	NeighborCall *call = st->call;
-	Datum		values[4];
-	bool		nulls[4] = {false, false, false, false};
 	const char *nb;
 	int			nblen;
-	bool		own_keys = edge->pkdatum && edge->skdatum;
 	MemoryContext old;
 
-	if (st->resumable)
-	{
-		/* the next batch starts after this edge: its sk, or its source */
-		const char *k = call->req.reverse ? edge->pk : edge->sk;
-		int			klen = call->req.reverse ? edge->pklen : edge->sklen;
-
-		memcpy(call->resume, k, klen);
-		call->resumelen = klen;
-	}
 	if (call->req.reverse)
 	{
 		/* an in-edge's neighbor is its source, as graph_edge_neighbor says */
@@ -127,25 +116,23 @@ emit_edge(void *arg, const GraphEdge *edge)
 		nblen = edge->pklen;
 	}
 	else if (!graph_edge_neighbor(&call->conv, false, edge, &nb, &nblen, &call->tbuf))
-		return true;
+		return false;
 	/* (a neighbor has at most ADJKEY_MAX_BYTES: graph_edge_neighbor) */
 	values[0] = neighbor_datum(call, edge, nb, nblen);
+	nulls[0] = false;
 	if (call->cols == COLUMNS_NODE)
 	{
 		values[1] = values[2] = values[3] = (Datum) 0;
 		nulls[1] = nulls[2] = nulls[3] = true;
-		st->emitted = true;
-		st->stopped = !st->put(st->arg, values, nulls) && !st->must_fit;
-		return !st->stopped;
+		return true;
 	}
-	if (own_keys)
+	if (edge->pkdatum && edge->skdatum)
 	{
 		values[1] = edge->pkdatum;
 		values[2] = edge->skdatum;
 	}
 	else
 	{
-		/* (kept until the next such row: put may keep pointers to them) */
 		if (call->rowcxt == NULL)
 			call->rowcxt = AllocSetContextCreate(call->cxt, "adjlist row",
 												 ALLOCSET_SMALL_SIZES);
@@ -158,9 +145,32 @@ emit_edge(void *arg, const GraphEdge *edge)
 			PointerGetDatum(adjkey_from_utf8(edge->sk, edge->sklen));
 		MemoryContextSwitchTo(old);
 	}
+	nulls[1] = nulls[2] = false;
 	values[3] = call->cols == COLUMNS_ALL ? edge->data : (Datum) 0;
 	nulls[3] = call->cols != COLUMNS_ALL || edge->data_isnull;
-	st->emitted = true;
+	return true;
+}
+
+/* A batch's edge to put (graph_scan's callback). */
+static bool
+emit_edge(void *arg, const GraphEdge *edge)
+{
+	EmitState  *st = (EmitState *) arg;
+	NeighborCall *call = st->call;
+	Datum		values[4];
+	bool		nulls[4];
+
+	if (st->resumable)
+	{
+		/* the next batch starts after this edge: its sk, or its source */
+		const char *k = call->req.reverse ? edge->pk : edge->sk;
+		int			klen = call->req.reverse ? edge->pklen : edge->sklen;
+
+		memcpy(call->resume, k, klen);
+		call->resumelen = klen;
+	}
+	if (!edge_row(call, edge, values, nulls))
+		return true;
 	st->stopped = !st->put(st->arg, values, nulls) && !st->must_fit;
 	return !st->stopped;
 }
@@ -376,17 +386,21 @@ neighbor_call_stream(NeighborCall *call)
 bool
 neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg)
 {
-	EmitState	st;
 	GraphEdge	edge;
+	Datum		values[4];
+	bool		nulls[4];
+	bool		found = false;
 	MemoryContext oldcxt = MemoryContextSwitchTo(call->cxt);
 
-	emit_init(&st, call, put, arg, -1);
-	while (!st.emitted && graph_stream_next(call->stream, &edge))
-		(void) emit_edge(&st, &edge);
-	MemoryContextSwitchTo(oldcxt);
-	if (!st.emitted)
+	/* (no EmitState: a stream neither resumes nor ends a batch) */
+	while (!found && graph_stream_next(call->stream, &edge))
+		found = edge_row(call, &edge, values, nulls);
+	if (found)
+		(void) put(arg, values, nulls);
+	else
 		call->done = true;
-	return st.emitted;
+	MemoryContextSwitchTo(oldcxt);
+	return found;
 }
 
 /* Close the stream: its scan, its relations (locked to the end of the transaction). */
