@@ -317,7 +317,7 @@ extern bool neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborC
 								NeighborCall *call);
 extern void neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *arg);
 extern bool neighbor_call_stream(NeighborCall *call);
-extern bool neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg);
+extern bool neighbor_call_next(NeighborCall *call, Datum *values, bool *nulls);
 extern void neighbor_call_end(NeighborCall *call);
 extern bool neighbor_function_kind(PGFunction fn, bool *reverse, NeighborColumns *cols);
 

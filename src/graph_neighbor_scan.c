@@ -648,21 +648,6 @@ next_batch(NeighborScanState *ns)
 	return true;
 }
 
-/* A row of the stream, its columns read straight into the scan slot (valid until the next). */
-static bool
-put_slot(void *arg, Datum *values, bool *nulls)
-{
-	NeighborScanState *ns = (NeighborScanState *) arg;
-	TupleTableSlot *slot = ns->css.ss.ss_ScanTupleSlot;
-
-	for (int i = 0; i < ns->ncols; i++)
-	{
-		slot->tts_values[i] = values[ns->map[i]];
-		slot->tts_isnull[i] = nulls[ns->map[i]];
-	}
-	return true;
-}
-
 /* The call's next row into the (cleared) slot; false after the last. */
 static bool
 next_row(NeighborScanState *ns, TupleTableSlot *slot)
@@ -670,7 +655,20 @@ next_row(NeighborScanState *ns, TupleTableSlot *slot)
 	if (!ns->started)
 		start_call(ns);
 	if (ns->streaming)
-		return !ns->call.done && neighbor_call_next(&ns->call, put_slot, ns);
+	{
+		Datum		values[NCOLS];
+		bool		nulls[NCOLS];
+
+		if (ns->call.done || !neighbor_call_next(&ns->call, values, nulls))
+			return false;
+		/* the columns read, straight into the slot (valid until the next row) */
+		for (int i = 0; i < ns->ncols; i++)
+		{
+			slot->tts_values[i] = values[ns->map[i]];
+			slot->tts_isnull[i] = nulls[ns->map[i]];
+		}
+		return true;
+	}
 	while (ns->pos >= ns->nrows)
 		if (!next_batch(ns))
 			return false;
@@ -681,7 +679,7 @@ next_row(NeighborScanState *ns, TupleTableSlot *slot)
 }
 
 /* The call's next row in the scan slot, or NULL after the last. */
-static TupleTableSlot *
+static inline TupleTableSlot *
 streamed_row(NeighborScanState *ns)
 {
 	TupleTableSlot *slot = ns->css.ss.ss_ScanTupleSlot;

@@ -382,22 +382,21 @@ neighbor_call_stream(NeighborCall *call)
 	return call->stream != NULL;
 }
 
-/* The stream's next row to put; false after the last. */
+/*
+ * The stream's next row into values and nulls (NCOLS of each: neighbor,
+ * pk, sk, data; valid until the next); false after the last.
+ */
 bool
-neighbor_call_next(NeighborCall *call, NeighborPut put, void *arg)
+neighbor_call_next(NeighborCall *call, Datum *values, bool *nulls)
 {
 	GraphEdge	edge;
-	Datum		values[4];
-	bool		nulls[4];
 	bool		found = false;
 	MemoryContext oldcxt = MemoryContextSwitchTo(call->cxt);
 
 	/* (no EmitState: a stream neither resumes nor ends a batch) */
 	while (!found && graph_stream_next(call->stream, &edge))
 		found = edge_row(call, &edge, values, nulls);
-	if (found)
-		(void) put(arg, values, nulls);
-	else
+	if (!found)
 		call->done = true;
 	MemoryContextSwitchTo(oldcxt);
 	return found;
