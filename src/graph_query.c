@@ -102,7 +102,7 @@ neighbor_datum(NeighborCall *call, const GraphEdge *edge, const char *nb, int nb
  * Keys the scan gave as bytes only are formed in call->rowcxt, kept until
  * the next such row (the consumer may keep pointers to them until then).
  */
-static inline bool
+static pg_attribute_always_inline bool
 edge_row(NeighborCall *call, const GraphEdge *edge, Datum *values, bool *nulls)
 {
 	const char *nb;

@@ -802,6 +802,7 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 	DirectScan *ds = s->ds;
 	IndexScanDesc scan = ds->scan;
 	MemoryContext callercxt = MemoryContextSwitchTo(s->r->cxt);
+	bool		reverse = s->req->reverse;
 	bool		found = false;
 
 	Assert(ds->merge == NULL);
@@ -810,8 +811,8 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 		ItemPointer tid;
 		Datum		keys[2];
 		bool		nulls[2];
-		struct varlena *first;
-		struct varlena *second;
+		struct varlena *pkv;
+		struct varlena *skv;
 
 		CHECK_FOR_INTERRUPTS();
 		tid = index_getnext_tid(scan, s->dir);
@@ -837,14 +838,14 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 		if (nulls[0] || nulls[1])
 			continue;
 		/* the index's keys: (pk, sk) forward, (sk, pk) in reverse */
-		first = DatumGetAdjkeyPP(keys[0]);
-		second = DatumGetAdjkeyPP(keys[1]);
-		edge->pk = ADJKEY_DATA(s->req->reverse ? second : first);
-		edge->pklen = ADJKEY_LEN(s->req->reverse ? second : first);
-		edge->pkdatum = PointerGetDatum(s->req->reverse ? second : first);
-		edge->sk = ADJKEY_DATA(s->req->reverse ? first : second);
-		edge->sklen = ADJKEY_LEN(s->req->reverse ? first : second);
-		edge->skdatum = PointerGetDatum(s->req->reverse ? first : second);
+		pkv = DatumGetAdjkeyPP(keys[reverse ? 1 : 0]);
+		skv = DatumGetAdjkeyPP(keys[reverse ? 0 : 1]);
+		edge->pk = ADJKEY_DATA(pkv);
+		edge->pklen = ADJKEY_LEN(pkv);
+		edge->pkdatum = PointerGetDatum(pkv);
+		edge->sk = ADJKEY_DATA(skv);
+		edge->sklen = ADJKEY_LEN(skv);
+		edge->skdatum = PointerGetDatum(skv);
 		edge->data = (Datum) 0;
 		edge->data_isnull = true;
 		found = true;
