@@ -296,9 +296,10 @@ typedef struct NeighborCall
 	bool		done;			/* no batch left */
 	bool		key_shared;		/* rows may share an edge's keys: one batch */
 	GraphTable *g;				/* from neighbor_call_begin to the first batch */
-	char	   *resume;			/* the scan key of the last edge read */
+	char	   *resume;			/* the scan key of the last edge read (NULL
+								 * until a batch or a start key needs it) */
 	int			resumelen;
-	struct varlena *nbkey;		/* a row's neighbor key */
+	struct varlena *nbkey;		/* a row's neighbor key (NULL until needed) */
 	char	   *tbuf;			/* target_prefix + rest, for each row */
 	MemoryContext rowcxt;		/* keys the scan gave as bytes only (or NULL
 								 * before the first such row) */

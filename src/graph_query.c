@@ -81,6 +81,18 @@ emit_init(EmitState *st, NeighborCall *call, NeighborPut put, void *arg, int64 m
 }
 
 /*
+ * The buffer of the scan key the next batch resumes after, made at its
+ * first use in the call's memory (a call read as a stream has none).
+ */
+static char *
+call_resume(NeighborCall *call)
+{
+	if (call->resume == NULL)
+		call->resume = MemoryContextAlloc(call->cxt, ADJKEY_MAX_BYTES);
+	return call->resume;
+}
+
+/*
  * A key datum of bytes: the scan's own datum when the bytes are its, else
  * the row's neighbor key buffer (the consumer copies the row).
  */
@@ -91,6 +103,8 @@ neighbor_datum(NeighborCall *call, const GraphEdge *edge, const char *nb, int nb
 		return edge->pkdatum;
 	if (nb == edge->sk && nblen == edge->sklen && edge->skdatum)
 		return edge->skdatum;
+	if (call->nbkey == NULL)
+		call->nbkey = MemoryContextAlloc(call->cxt, VARHDRSZ + ADJKEY_MAX_BYTES);
 	SET_VARSIZE(call->nbkey, VARHDRSZ + nblen);
 	memcpy(VARDATA(call->nbkey), nb, nblen);
 	return PointerGetDatum(call->nbkey);
@@ -166,7 +180,7 @@ emit_edge(void *arg, const GraphEdge *edge)
 		const char *k = call->req.reverse ? edge->pk : edge->sk;
 		int			klen = call->req.reverse ? edge->pklen : edge->sklen;
 
-		memcpy(call->resume, k, klen);
+		memcpy(call_resume(call), k, klen);
 		call->resumelen = klen;
 	}
 	if (!edge_row(call, edge, values, nulls))
@@ -293,10 +307,12 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 	call->req.backward = PG_ARGISNULL(5) ? false : PG_GETARG_BOOL(5);
 	call->limit = graph_limit_arg(fcinfo, 3);
 	call->req.want_data = cols == COLUMNS_ALL;
-	/* (before SPI_connect: they outlive the first batch's SPI context) */
-	call->nbkey = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
-	call->resume = palloc(ADJKEY_MAX_BYTES);
-	call->cxt = CurrentMemoryContext;	/* and call->rowcxt's, made at its first use */
+	/*
+	 * The call's memory, which outlives the first batch's SPI context: its
+	 * row-key context and its resume and neighbor-key buffers are made
+	 * there at their first use (a stream of index tuples needs none).
+	 */
+	call->cxt = CurrentMemoryContext;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -314,7 +330,7 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 	if (after != NULL)
 	{
 		call->resumelen = ADJKEY_LEN(after);
-		memcpy(call->resume, ADJKEY_DATA(after), call->resumelen);
+		memcpy(call_resume(call), ADJKEY_DATA(after), call->resumelen);
 		call->req.after = call->resume;
 		call->req.afterlen = call->resumelen;
 	}
@@ -358,7 +374,7 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 		call->done = true;
 	else
 	{
-		call->req.after = call->resume;
+		call->req.after = call_resume(call);
 		call->req.afterlen = call->resumelen;
 	}
 }
