@@ -755,14 +755,40 @@ direct_open_indexes(IndexWriter *w)
 }
 
 /*
+ * Delete the row direct_find() found, as ExecSimpleRelationDelete() does on
+ * a table without row triggers (its replica identity checked first), but
+ * returning a concurrent update or delete to the caller, who looks the row
+ * up again, where simple_table_tuple_delete() raises it.
+ */
+static TM_Result
+direct_delete_found(IndexWriter *w, TM_FailureData *tmfd)
+{
+	TM_Result	res;
+
+	CheckCmdReplicaIdentity(w->rel, CMD_DELETE);
+	res = table_tuple_delete(w->rel, &w->foundslot->tts_tid, GetCurrentCommandId(true),
+							 w->estate->es_snapshot, InvalidSnapshot, true, tmfd, false);
+	if (res == TM_SelfModified)
+		elog(ERROR, "tuple already updated by self");
+	return res;
+}
+
+/*
  * Find the row with searchslot's key and lock it, into foundslot, as
  * RelationFindReplTupleByIndex() does (a dirty snapshot; a row being
  * written is waited for, a row updated or deleted meanwhile looked up
  * again, the same messages), with the scan keys of WriterInfo: core's
  * looks the key's operators and functions up at every call.
+ *
+ * With delete, the row found is deleted instead of locked, for a table
+ * where deleting a row runs no code but core's (no row trigger: WriterInfo's
+ * runs_code): the lock, which ExecSimpleRelationDelete() then needs, cost a
+ * WAL record and a fifth of the look-up's instructions.  table_tuple_delete()
+ * waits for a transaction writing the row as the lock does, and a row
+ * updated or deleted meanwhile is looked up again as after a failed lock.
  */
 static bool
-direct_find(IndexWriter *w)
+direct_find(IndexWriter *w, bool delete)
 {
 	ScanKeyData skey[INDEX_MAX_KEYS];
 	SnapshotData snap;
@@ -770,6 +796,7 @@ direct_find(IndexWriter *w)
 	IndexScanDesc scan;
 	bool		found;
 
+	Assert(!delete || (w->nscankeys > 0 && !w->runs_code));
 	if (w->nscankeys == 0)
 		return RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
 											w->searchslot, w->foundslot);
@@ -802,11 +829,16 @@ direct_find(IndexWriter *w)
 			XactLockTableWait(xwait, NULL, NULL, XLTW_None);
 			continue;
 		}
-		PushActiveSnapshot(GetLatestSnapshot());
-		res = table_tuple_lock(w->rel, &w->foundslot->tts_tid, GetLatestSnapshot(),
-							   w->foundslot, GetCurrentCommandId(false), LockTupleExclusive,
-							   LockWaitBlock, 0, &tmfd);
-		PopActiveSnapshot();
+		if (delete)
+			res = direct_delete_found(w, &tmfd);
+		else
+		{
+			PushActiveSnapshot(GetLatestSnapshot());
+			res = table_tuple_lock(w->rel, &w->foundslot->tts_tid, GetLatestSnapshot(),
+								   w->foundslot, GetCurrentCommandId(false), LockTupleExclusive,
+								   LockWaitBlock, 0, &tmfd);
+			PopActiveSnapshot();
+		}
 		if (res == TM_Ok)
 			break;
 		if (res == TM_Updated || res == TM_Deleted)
@@ -819,7 +851,7 @@ direct_find(IndexWriter *w)
 		else if (res == TM_Invisible)
 			elog(ERROR, "attempted to lock invisible tuple");
 		else
-			elog(ERROR, "unexpected table_tuple_lock status: %u", res);
+			elog(ERROR, "unexpected table_tuple_%s status: %u", delete ? "delete" : "lock", res);
 	}
 	index_endscan(scan);
 	index_close(idx, NoLock);
@@ -982,7 +1014,7 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 		direct_see_own_writes(w);
 		direct_lookup_slots(w);
 		fill_slot(w, w->searchslot, values, nulls, w->nkeys);
-		if (direct_find(w))
+		if (direct_find(w, false))
 		{
 			if (!same_projections(w, values, nulls))
 			{
@@ -1034,7 +1066,15 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 	direct_see_own_writes(w);
 	direct_lookup_slots(w);
 	fill_slot(w, w->searchslot, keyvalues, NULL, w->nkeys);
-	if (!direct_find(w))
+	if (w->nscankeys > 0 && !w->runs_code)
+	{
+		/* found and deleted at once (see direct_find()) */
+		if (!direct_find(w, true))
+			return false;
+		w->wrote = true;
+		return true;
+	}
+	if (!direct_find(w, false))
 		return false;
 	EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
 	ExecSimpleRelationDelete(w->rri, w->estate, &w->epqstate, w->foundslot);
@@ -1055,7 +1095,7 @@ direct_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, 
 	direct_see_own_writes(w);
 	direct_lookup_slots(w);
 	fill_slot(w, w->searchslot, values, nulls, w->nkeys);
-	if (!direct_find(w))
+	if (!direct_find(w, false))
 		return false;
 	w->wrote = true;			/* (either way below) */
 	if (!same_projections(w, oldvalues, oldnulls))
