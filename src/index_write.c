@@ -805,6 +805,8 @@ direct_find(IndexWriter *w, bool delete)
 		int			a = w->scanattnos[i] - 1;
 
 		skey[i] = w->scankeys[i];
+		/* (what the function keeps with its lookup lives as core's would) */
+		skey[i].sk_func.fn_mcxt = CurrentMemoryContext;
 		skey[i].sk_argument = w->searchslot->tts_values[a];
 		if (w->searchslot->tts_isnull[a])
 			skey[i].sk_flags |= SK_ISNULL;
