@@ -10,10 +10,13 @@
  *	  with the executor's own helpers, as logical replication's apply
  *	  worker writes user tables: ExecSimpleRelationInsert(),
  *	  RelationFindReplTupleByIndex() + ExecSimpleRelationUpdate() /
- *	  ExecSimpleRelationDelete(), under a per-writer EState with the
- *	  table's indexes opened by ExecOpenIndices().  Constraints, generated
- *	  columns, exclusion constraints, partial and deferrable unique indexes
- *	  and row triggers of the table all apply, as they would to an INSERT.
+ *	  ExecSimpleRelationDelete() (the look-up redone here with scan keys
+ *	  cached per table, and a row without row triggers deleted where it is
+ *	  found: direct_find()), under a per-writer EState with the table's
+ *	  indexes opened by ExecOpenIndices() at the first insert.
+ *	  Constraints, generated columns, exclusion constraints, partial and
+ *	  deferrable unique indexes and row triggers of the table all apply, as
+ *	  they would to an INSERT.
  *	  Many rows (a COPY into the base table) are buffered and written with
  *	  table_multi_insert() and ExecInsertIndexTuples(), as COPY does, when
  *	  the table has no row triggers of its own.  Costs what a second btree
@@ -41,7 +44,7 @@
  * the transaction, as for any write.
  *
  * Command ids.  The executor path finds a row with a dirty snapshot and
- * locks it (RelationFindReplTupleByIndex()) as of the current command; a
+ * locks (or deletes) it (direct_find()) as of the current command; a
  * row version this command wrote is invisible to that lock ("attempted to
  * lock invisible tuple"), as to any scan of the command that wrote it.  The
  * SQL path never meets this: SPI advances the command counter after each
