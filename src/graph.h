@@ -240,6 +240,10 @@ typedef struct NodeSet
 extern void nodeset_init(NodeSet *set, MemoryContext parent, const char *what);
 extern GNode *nodeset_find(NodeSet *set, const char *data, int len);
 extern GNode *nodeset_add(NodeSet *set, const char *data, int len, bool *isnew);
+extern uint32 nodeset_hash(const char *data, int len);
+extern GNode *nodeset_find_hashed(NodeSet *set, const char *data, int len, uint32 hash);
+extern GNode *nodeset_add_with_hash(NodeSet *set, const char *data, int len, uint32 hash,
+									bool *isnew);
 
 /* Keys waiting to be added to a set together (graph_nodes.c: Batches). */
 #define NODE_BATCH 32
