@@ -116,6 +116,26 @@ nodeset_hash(const char *data, int len)
 	return nodeset_hash_bytes(data, len);
 }
 
+/* Are two keys of len bytes the same?  Inline: keys are short. */
+static inline bool
+node_bytes_equal(const char *a, const char *b, int len)
+{
+	for (; len >= 8; a += 8, b += 8, len -= 8)
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	for (; len > 0; a++, b++, len--)
+		if (*a != *b)
+			return false;
+	return true;
+}
+
 /* Is the entry (not empty) the key data? */
 static inline bool
 nodeset_entry_is(NodeSet *set, const NodeEntry *e, uint32 hash, const char *data, int len)
@@ -125,7 +145,7 @@ nodeset_entry_is(NodeSet *set, const NodeEntry *e, uint32 hash, const char *data
 	if (e->hash != hash)
 		return false;
 	if (len <= NODE_INLINE)
-		return e->len == len && memcmp(e->inl, data, len) == 0;
+		return e->len == len && node_bytes_equal(e->inl, data, len);
 	if (e->len != NODE_LONG)
 		return false;
 	k = &set->byid[e->id]->key;
@@ -208,6 +228,17 @@ GNode *
 nodeset_find(NodeSet *set, const char *data, int len)
 {
 	return nodeset_find_hashed(set, data, len, nodeset_hash_bytes(data, len));
+}
+
+/*
+ * The id of a node of the set, or -1: for a caller that needs no more (a
+ * probe of a level for each index tuple of a pass), without reading the
+ * node itself, another cache miss a probe.
+ */
+int32
+nodeset_find_id(NodeSet *set, const char *data, int len)
+{
+	return nodeset_bucket(set, nodeset_hash_bytes(data, len), data, len)->id;
 }
 
 /* nodeset_find of a key whose nodeset_hash() the caller has */

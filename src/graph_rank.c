@@ -287,8 +287,10 @@ collect_one(GraphReader *rd, const EdgeConvention *conv, bool reverse,
 
 /*
  * One node's neighbors read one at a time from a stream of its edges
- * (graph_stream_begin: the direct path), each distinct neighbor copied into
- * key, as the stream's values last only until its next edge.
+ * (graph_stream_begin: the direct path).  The current neighbor's bytes are
+ * the stream's (valid until its next edge: the two streams of a merge have
+ * scans of their own), or, where rows may share an edge's keys and so name
+ * a neighbor twice, a copy, to skip the repeats.
  */
 typedef struct NeighborCursor
 {
@@ -297,11 +299,40 @@ typedef struct NeighborCursor
 	bool		reverse;
 	bool		counted;		/* its distinct neighbors count against
 								 * adjlist.max_visited, as a's list does */
+	bool		dedup;			/* repeats possible: compare with a copy */
+	int			maxsk;			/* graph_edge_max_sklen */
 	int64		n;				/* distinct neighbors read */
 	char	   *buf;			/* graph_edge_neighbor's scratch */
-	char	   *key;			/* the current neighbor (ADJKEY_MAX_BYTES) */
+	char	   *copy;			/* dedup: the current neighbor */
+	const char *key;			/* the current neighbor */
 	int			len;
 } NeighborCursor;
+
+/*
+ * The neighbor an edge names, as graph_edge_neighbor() does, without its
+ * calls for the usual conventions (in-edges; out-edges whose neighbor is
+ * the rest of the sort key): a merge of two hubs' edges does this for
+ * thousands of edges.
+ */
+static inline bool
+cursor_neighbor(NeighborCursor *c, const GraphEdge *edge, const char **nb, int *nblen)
+{
+	const EdgeConvention *conv = c->conv;
+
+	if (c->reverse)
+	{
+		*nb = edge->pk;
+		*nblen = edge->pklen;
+		return true;
+	}
+	if (conv->sk_is_target || conv->tplen > 0)
+		return graph_edge_neighbor(conv, false, edge, nb, nblen, &c->buf);
+	if (edge->sklen <= conv->eplen || edge->sklen > c->maxsk)
+		return false;			/* graph_row_is_edge */
+	*nb = edge->sk + conv->eplen;
+	*nblen = edge->sklen - conv->eplen;
+	return true;
+}
 
 /* Move to the next distinct neighbor; false after the last. */
 static bool
@@ -313,11 +344,11 @@ cursor_next(NeighborCursor *c)
 
 	while (graph_stream_next(c->stream, &edge))
 	{
-		if (!graph_edge_neighbor(c->conv, c->reverse, &edge, &nb, &nblen, &c->buf))
+		if (!cursor_neighbor(c, &edge, &nb, &nblen))
 			continue;
-		if (c->n > 0)
+		if (c->dedup && c->n > 0)
 		{
-			int			p = adjkey_cmp_bytes(c->key, c->len, nb, nblen);
+			int			p = adjkey_cmp_bytes(c->copy, c->len, nb, nblen);
 
 			if (p == 0)
 				continue;		/* the same neighbor again */
@@ -330,7 +361,12 @@ cursor_next(NeighborCursor *c)
 					 errmsg("graph search visited more than %d nodes", adjlist_max_visited),
 					 errdetail("The call of common_neighbors() reached adjlist.max_visited."),
 					 errhint("Raise adjlist.max_visited.")));
-		memcpy(c->key, nb, nblen);
+		if (c->dedup)
+		{
+			memcpy(c->copy, nb, nblen);
+			nb = c->copy;
+		}
+		c->key = nb;
 		c->len = nblen;
 		c->n++;
 		return true;
@@ -340,14 +376,17 @@ cursor_next(NeighborCursor *c)
 
 static void
 cursor_init(NeighborCursor *c, GraphStream *stream, const EdgeConvention *conv,
-			bool reverse, bool counted)
+			bool reverse, bool counted, bool dedup)
 {
 	memset(c, 0, sizeof(*c));
 	c->stream = stream;
 	c->conv = conv;
 	c->reverse = reverse;
 	c->counted = counted;
-	c->key = palloc(ADJKEY_MAX_BYTES);
+	c->dedup = dedup;
+	c->maxsk = graph_edge_max_sklen(conv);
+	if (dedup)
+		c->copy = palloc(ADJKEY_MAX_BYTES);
 }
 
 /*
@@ -377,8 +416,9 @@ common_streamed(GraphTable *g, const GraphScan *ra, const GraphScan *rb,
 			graph_stream_end(sa);
 		return false;
 	}
-	cursor_init(&ca, sa, ra->conv, ra->reverse, true);
-	cursor_init(&cb, sb, rb->conv, rb->reverse, false);
+	/* (a row per edge: a node's edges name distinct neighbors, in key order) */
+	cursor_init(&ca, sa, ra->conv, ra->reverse, true, g->key_shared);
+	cursor_init(&cb, sb, rb->conv, rb->reverse, false, g->key_shared);
 	more_a = cursor_next(&ca);
 	more_b = more_a && cursor_next(&cb);
 	while (more_a && more_b)

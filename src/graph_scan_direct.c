@@ -236,7 +236,7 @@ key_has_prefix(Datum d, bool isnull, const char *prefix, int plen)
 	if (isnull)
 		return true;			/* no edge: direct_scan_next skips it */
 	v = DatumGetAdjkeyPP(d);
-	in = ADJKEY_LEN(v) >= plen && memcmp(ADJKEY_DATA(v), prefix, plen) == 0;
+	in = ADJKEY_LEN(v) >= plen && adjkey_cmp_bytes(ADJKEY_DATA(v), plen, prefix, plen) == 0;
 	if ((Pointer) v != DatumGetPointer(d))
 		pfree(v);
 	return in;
@@ -1060,14 +1060,14 @@ direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 							&edge.data, &edge.data_isnull))
 	{
 		struct varlena *src = DatumGetAdjkeyPP(sortd);
-		GNode	   *node = nodeset_find(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
+		int32		id = nodeset_find_id(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
 		bool		go_on;
 
-		if (node == NULL)
+		if (id < 0)
 			continue;
 		/* forward: the source is the edge's partition key */
 		direct_edge(&edge, false, sortd, partd, NULL, 0, (Datum) 0);
-		edge.origin = node->id;
+		edge.origin = id;
 		count++;
 		MemoryContextSwitchTo(callercxt);
 		go_on = cb(arg, &edge);
