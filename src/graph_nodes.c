@@ -88,20 +88,30 @@ nodeset_hash_bytes(const char *data, int len)
 {
 	uint64		h = (uint64) len * UINT64CONST(0x9E3779B97F4A7C15);
 	uint64		w;
+	int			n = len;
 
-	for (; len >= 8; data += 8, len -= 8)
+	for (; n > 8; data += 8, n -= 8)
 	{
 		memcpy(&w, data, 8);
 		h = (h ^ w) * UINT64CONST(0xBF58476D1CE4E5B9);
 		h ^= h >> 32;
 	}
-	if (len > 0)
+	/*
+	 * The last (up to) eight bytes: a key of eight or more ends with a load
+	 * of its last eight, overlapping the words before (the length is in h),
+	 * not with a copy of a variable length, which the load after it would
+	 * have to wait for.
+	 */
+	if (len >= 8)
+		memcpy(&w, data + n - 8, 8);
+	else
 	{
 		w = 0;
-		memcpy(&w, data, len);
-		h = (h ^ w) * UINT64CONST(0xBF58476D1CE4E5B9);
-		h ^= h >> 32;
+		for (int i = 0; i < n; i++)
+			w = (w << 8) | (uint8) data[i];
 	}
+	h = (h ^ w) * UINT64CONST(0xBF58476D1CE4E5B9);
+	h ^= h >> 32;
 	h ^= h >> 30;
 	h *= UINT64CONST(0xBF58476D1CE4E5B9);
 	h ^= h >> 27;
