@@ -385,12 +385,13 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				if (!index_fetch_heap(scan, ds->slot))
 					continue;	/* not visible to the snapshot */
 			}
-			else
+			else if (IsolationIsSerializable())
 			{
 				/*
 				 * The heap is not read, so it takes no predicate lock:
 				 * take one on the page, as an index-only scan does, for
-				 * SERIALIZABLE transactions.
+				 * SERIALIZABLE transactions (in any other the call does
+				 * nothing, at a call per tuple).
 				 */
 				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
 								  scan->xs_snapshot);
