@@ -6,11 +6,13 @@
  *	  by how many walks reach them (walk_ranked: "people you may know",
  *	  "liked by people who liked this").
  *
- * common_neighbors reads the first node's neighbors as a list (sorted
- * when the read did not give key order: both directions) and merges the
- * second node's with it as they are read, or, in both directions, as a
- * second sorted list: no hash table, and the result comes out in key
- * order.
+ * common_neighbors merges, in one direction on the direct path, two
+ * streams of the nodes' edges read side by side (each node's edges come in
+ * key order); elsewhere it reads the first node's neighbors as a list
+ * (sorted when the read did not give key order: both directions) and
+ * merges the second node's with it as they are read, or, in both
+ * directions, as a second sorted list: no hash table, and the result comes
+ * out in key order.
  *
  * walk_ranked expands a whole level per hop (graph_nodes.c), so a table
  * read through SQL costs one statement per hop; a node's score at the next
