@@ -229,3 +229,68 @@ SELECT count(*) AS nodes,
 FROM starts;
 -- (the next suites make tables of their own names)
 DROP TABLE starts;
+
+-- hubs: a scan of more than 256 edges tests its partition in C from the
+-- 256th on, no longer by the btree's scan key (graph_scan_direct.c:
+-- PART_IN_C_AFTER), and stops at the next partition ('H#10' and 'T#10'
+-- sort right after 'H#1' and 'T#1'); common_neighbors of one direction
+-- merges two streams of edges (graph_rank.c: common_streamed).  Other
+-- prefixes sort before and after the hubs' E# edges.
+CREATE TABLE hubs (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO hubs SELECT 'H#' || h, 'E#N#' || n, NULL
+FROM generate_series(1, 3) h, generate_series(1, 1200) n
+WHERE (h = 1 AND n % 2 = 0) OR (h = 2 AND n % 3 = 0) OR (h = 3 AND n IN (1, 10));
+INSERT INTO hubs SELECT 'H#10', 'E#N#' || n, NULL FROM generate_series(1, 1200, 5) n;
+INSERT INTO hubs SELECT 'H#' || h, p || 'N#' || n, NULL
+FROM generate_series(1, 2) h, generate_series(1, 5) n, (VALUES ('A#'), ('E'), ('F#')) v(p);
+INSERT INTO hubs SELECT 'S#' || k, 'E#T#' || t, NULL
+FROM generate_series(1, 700) k, (VALUES (1), (2), (10)) v(t)
+WHERE t = 1 OR (t = 2 AND k % 3 = 0) OR (t = 10 AND k % 7 = 0);
+SELECT create_inverted_index('hubs');
+VACUUM (ANALYZE) hubs, hubs_inverted;
+CREATE FUNCTION pg_temp.hub_checks() RETURNS TABLE (check_name text, ok boolean)
+LANGUAGE sql AS $$
+	SELECT 'out-edges', ARRAY(SELECT neighbor FROM neighbors('hubs', 'H#1', 'E#'))
+		= ARRAY(SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#1' AND sk ^@ 'E#'
+				ORDER BY convert_to(sk::text, 'UTF8'))
+	UNION ALL
+	SELECT 'out-edges backward', ARRAY(SELECT neighbor FROM neighbors('hubs', 'H#1', 'E#', backward => true))
+		= ARRAY(SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#1' AND sk ^@ 'E#'
+				ORDER BY convert_to(sk::text, 'UTF8') DESC)
+	UNION ALL
+	SELECT 'in-edges', ARRAY(SELECT neighbor FROM reverse_neighbors('hubs', 'T#1', 'E#'))
+		= ARRAY(SELECT pk FROM hubs WHERE sk = 'E#T#1' ORDER BY convert_to(pk::text, 'UTF8'))
+	UNION ALL
+	SELECT 'common out', ARRAY(SELECT * FROM common_neighbors('hubs', 'H#1', 'H#2', 'E#'))
+		= ARRAY(SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#1' AND sk ^@ 'E#'
+				INTERSECT SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#2' AND sk ^@ 'E#'
+				ORDER BY 1)
+	UNION ALL
+	SELECT 'common out, b ends first', ARRAY(SELECT * FROM common_neighbors('hubs', 'H#1', 'H#3', 'E#'))
+		= '{N#10}'
+	UNION ALL
+	SELECT 'common in', ARRAY(SELECT * FROM common_neighbors('hubs', 'T#1', 'T#2', 'E#', 'in'))
+		= ARRAY(SELECT pk FROM hubs WHERE sk = 'E#T#1'
+				INTERSECT SELECT pk FROM hubs WHERE sk = 'E#T#2' ORDER BY 1)
+	UNION ALL
+	SELECT 'common both', ARRAY(SELECT * FROM common_neighbors('hubs', 'H#1', 'H#10', 'E#', 'both'))
+		= ARRAY(SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#1' AND sk ^@ 'E#'
+				INTERSECT SELECT key_tail(sk, 1) FROM hubs WHERE pk = 'H#10' AND sk ^@ 'E#'
+				ORDER BY 1)
+$$;
+SELECT * FROM pg_temp.hub_checks();
+-- the same in a SERIALIZABLE transaction (the btree keeps its scan key)
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT bool_and(ok) AS serializable_ok FROM pg_temp.hub_checks();
+COMMIT;
+-- adjlist.max_visited counts the first node's neighbors, read to their
+-- end even when the second node's end first, and not the second's
+SET adjlist.max_visited = 599;
+SELECT count(*) FROM common_neighbors('hubs', 'H#1', 'H#2', 'E#');
+SELECT count(*) FROM common_neighbors('hubs', 'H#1', 'H#3', 'E#');
+SELECT count(*) FROM common_neighbors('hubs', 'T#1', 'T#2', 'E#', 'in');
+SELECT count(*) AS b_not_counted FROM common_neighbors('hubs', 'H#3', 'H#1', 'E#');
+SET adjlist.max_visited = 600;
+SELECT count(*) AS at_the_limit FROM common_neighbors('hubs', 'H#1', 'H#2', 'E#');
+RESET adjlist.max_visited;
+DROP TABLE hubs;

@@ -886,3 +886,31 @@ SELECT * FROM padded_parts_inverted;
 SELECT * FROM verify_inverted_index('padded_inverted');
 SELECT * FROM verify_inverted_index('padded_parts_inverted');
 DROP TABLE padded, padded_parts;
+
+-- A row removed from an index table without row triggers is deleted where
+-- the look-up finds it (no tuple lock first): rows found or not, one
+-- statement removing several, and the replica identity checked as the
+-- executor's DELETE checks it: an index table published for deletes with
+-- REPLICA IDENTITY NOTHING refuses the delete, before and after.
+CREATE TABLE rmv (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('rmv', include => '{data}');
+INSERT INTO rmv SELECT 'USER#' || (i % 3), 'FOLLOWS#USER#' || i, jsonb_build_object('i', i)
+FROM generate_series(1, 9) i;
+DELETE FROM rmv WHERE pk = 'USER#1';
+DELETE FROM rmv WHERE pk = 'USER#none';
+BEGIN;
+DELETE FROM rmv WHERE sk = 'FOLLOWS#USER#3';
+INSERT INTO rmv VALUES ('USER#0', 'FOLLOWS#USER#3', '{"again": true}');
+DELETE FROM rmv WHERE sk = 'FOLLOWS#USER#6';
+COMMIT;
+SELECT sk, pk, data FROM rmv_inverted ORDER BY sk, pk;
+SELECT * FROM verify_inverted_index('rmv_inverted');
+ALTER TABLE rmv_inverted REPLICA IDENTITY NOTHING;
+CREATE PUBLICATION rmv_pub FOR TABLE rmv_inverted WITH (publish = 'delete');
+DELETE FROM rmv WHERE sk = 'FOLLOWS#USER#9';
+INSERT INTO rmv VALUES ('USER#7', 'FOLLOWS#USER#7', NULL);
+DROP PUBLICATION rmv_pub;
+DELETE FROM rmv WHERE sk = 'FOLLOWS#USER#9';
+SELECT count(*) AS rows, (SELECT count(*) FROM verify_inverted_index('rmv_inverted')) AS drift
+FROM rmv_inverted;
+DROP TABLE rmv;

@@ -31,6 +31,7 @@
 #include "postgres.h"
 #include "fmgr.h"
 #include "nodes/nodes.h"
+#include "port/pg_bswap.h"
 
 #include "compat.h"
 
@@ -68,14 +69,38 @@ DatumGetAdjkeyPP(Datum d)
 
 /*
  * Byte-wise comparison of two UTF-8 strings: the one ordering of adjkey.
+ * Only the sign of the result means anything.  Keys are short (node keys
+ * of a few dozen bytes) and compared on every index tuple a scan reads,
+ * so they are compared inline, eight bytes at a time, instead of through
+ * a call of memcmp().
  */
 static inline int
 adjkey_cmp_bytes(const char *a, int alen, const char *b, int blen)
 {
-	int			r = memcmp(a, b, Min(alen, blen));
+	int			n = Min(alen, blen);
+	int			i = 0;
 
-	if (r != 0)
-		return r;
+	for (; i + 8 <= n; i += 8)
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+		{
+#ifndef WORDS_BIGENDIAN
+			x = pg_bswap64(x);
+			y = pg_bswap64(y);
+#endif
+			return x < y ? -1 : 1;
+		}
+	}
+	for (; i < n; i++)
+	{
+		if (a[i] != b[i])
+			return (unsigned char) a[i] < (unsigned char) b[i] ? -1 : 1;
+	}
 	return (alen > blen) - (alen < blen);
 }
 

@@ -87,6 +87,98 @@ adjlist_index_beginscan(Relation heap, Relation index, Snapshot snapshot,
 #endif
 }
 
+/*
+ * A btree scan's keys that only positioned it, dropped once it has
+ * returned a tuple.  A key the scan could only fail going the other way
+ * (btree marks it required for the opposite direction: sk >= prefix, or
+ * pk >= first, in a forward scan) holds for every tuple after one that
+ * passed it; PostgreSQL 15 and 16 still test it on each tuple, through
+ * fmgr and a deforming of the tuple (17 skips keys a page has already
+ * satisfied: _bt_checkkeys' precheck).  The keys are the scan's
+ * preprocessed ones, built again by the next index_rescan(); a scan with
+ * array keys, row comparisons or NULL tests keeps them all.
+ */
+#if PG_VERSION_NUM < 170000
+#include "access/nbtree.h"
+#include "catalog/pg_am.h"
+#endif
+
+static inline void
+adjlist_btree_drop_positioning_keys(IndexScanDesc scan, ScanDirection dir)
+{
+#if PG_VERSION_NUM < 170000
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	int			opposite = ScanDirectionIsForward(dir) ? SK_BT_REQBKWD : SK_BT_REQFWD;
+	int			m = 0;
+
+	if (scan->indexRelation->rd_rel->relam != BTREE_AM_OID || !so->qual_ok ||
+		so->numArrayKeys != 0)
+		return;
+	for (int i = 0; i < so->numberOfKeys; i++)
+		if (so->keyData[i].sk_flags & (SK_ROW_HEADER | SK_ISNULL | SK_SEARCHNULL |
+									   SK_SEARCHNOTNULL | SK_SEARCHARRAY))
+			return;
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+
+		if ((key->sk_flags & (SK_BT_REQFWD | SK_BT_REQBKWD)) == opposite)
+			continue;
+		if (m != i)
+			so->keyData[m] = *key;
+		m++;
+	}
+	so->numberOfKeys = m;
+#else
+	(void) scan;
+	(void) dir;
+#endif
+}
+
+/*
+ * The equality key on a btree's first column (pk = node) dropped from a
+ * scan's preprocessed keys, for a caller that tests it in C on each tuple
+ * from then on and stops the scan at the first tuple that fails it: a
+ * long scan then reads its tuples without a call through fmgr each.  The
+ * scan can no longer stop at a page's high key, so it may read one page
+ * past its last tuple.  True when dropped; 17 and later test such a key
+ * on a page's tuples only when the page does not satisfy it as a whole,
+ * and keep it.
+ */
+static inline bool
+adjlist_btree_drop_first_equal_key(IndexScanDesc scan)
+{
+#if PG_VERSION_NUM < 170000
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	int			m = 0;
+	bool		dropped = false;
+
+	if (scan->indexRelation->rd_rel->relam != BTREE_AM_OID || !so->qual_ok ||
+		so->numArrayKeys != 0)
+		return false;
+	for (int i = 0; i < so->numberOfKeys; i++)
+	{
+		ScanKey		key = &so->keyData[i];
+
+		if (!dropped && key->sk_attno == 1 && key->sk_strategy == BTEqualStrategyNumber &&
+			(key->sk_flags & (SK_ROW_HEADER | SK_ISNULL | SK_SEARCHNULL |
+							  SK_SEARCHNOTNULL | SK_SEARCHARRAY)) == 0)
+		{
+			dropped = true;
+			continue;
+		}
+		if (m != i)
+			so->keyData[m] = *key;
+		m++;
+	}
+	so->numberOfKeys = m;
+	return dropped;
+#else
+	(void) scan;
+	return false;
+#endif
+}
+
 /* Ownership checks became generic in 16. */
 static inline bool
 adjlist_rel_ownercheck(Oid relid, Oid roleid)

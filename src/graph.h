@@ -23,6 +23,8 @@
 #include "utils/array.h"
 #include "utils/jsonb.h"
 
+#include "adjlist.h"
+
 /* What a table's graph looks like to the scan functions. */
 typedef struct GraphTable
 {
@@ -166,8 +168,6 @@ extern void graph_charge(MemoryContext cxt, const char *what);
 extern void graph_check_select(GraphTable *g, bool want_data);
 extern int64 graph_scan(GraphTable *g, const GraphScan *req,
 						GraphEdgeCallback cb, void *arg);
-extern int	graph_edge_max_sklen(const EdgeConvention *conv);
-extern bool graph_row_is_edge(const EdgeConvention *conv, bool reverse, int sklen);
 extern bool graph_edge_neighbor(const EdgeConvention *conv, bool reverse,
 								const GraphEdge *edge, const char **out,
 								int *outlen, char **buf);
@@ -179,6 +179,38 @@ extern bool graph_args_null(FunctionCallInfo fcinfo, int n);
 extern bool graph_data_contains(Datum data, bool isnull, Jsonb *filter,
 								MemoryContext scratch);
 extern const char *graph_scan_partition(const GraphScan *req, int *len);
+
+/* (inline: the scans test every row they read) */
+/*
+ * The longest sort key of an out-edge that names a target: one longer
+ * would make the target (target prefix + the rest after the edge prefix)
+ * longer than any key may be.  ADJKEY_MAX_BYTES when every key fits.
+ */
+static inline int
+graph_edge_max_sklen(const EdgeConvention *conv)
+{
+	if (conv->sk_is_target || conv->tplen <= conv->eplen)
+		return ADJKEY_MAX_BYTES;
+	return ADJKEY_MAX_BYTES - (conv->tplen - conv->eplen);
+}
+
+/*
+ * Is a row the scan of a node found (its sort key of sklen bytes, with the
+ * edge prefix) an edge of the convention, one graph_edge_neighbor() names a
+ * neighbor for?  Not when nothing follows the edge prefix (an item whose
+ * sort key is the prefix itself, 'FOLLOWS#', names no target), nor when the
+ * target would be longer than any key may be.  In-edges and sk_is_target
+ * rows always are.  The scans count only edges against a limit
+ * (GraphScan.limit): a row that is none is handed over uncounted, so a page
+ * of lim edges has lim edges whatever rows lie between them.
+ */
+static inline bool
+graph_row_is_edge(const EdgeConvention *conv, bool reverse, int sklen)
+{
+	if (reverse || conv->sk_is_target)
+		return true;
+	return sklen > conv->eplen && sklen <= graph_edge_max_sklen(conv);
+}
 
 /* graph_dynamo_query.c: exclusive start keys, the cursor of paged calls */
 extern int	graph_key_member_role(const char *name, int len, const char *const *keycols,
@@ -240,6 +272,11 @@ typedef struct NodeSet
 extern void nodeset_init(NodeSet *set, MemoryContext parent, const char *what);
 extern GNode *nodeset_find(NodeSet *set, const char *data, int len);
 extern GNode *nodeset_add(NodeSet *set, const char *data, int len, bool *isnew);
+extern uint32 nodeset_hash(const char *data, int len);
+extern int32 nodeset_find_id(NodeSet *set, const char *data, int len);
+extern GNode *nodeset_find_hashed(NodeSet *set, const char *data, int len, uint32 hash);
+extern GNode *nodeset_add_with_hash(NodeSet *set, const char *data, int len, uint32 hash,
+									bool *isnew);
 
 /* Keys waiting to be added to a set together (graph_nodes.c: Batches). */
 #define NODE_BATCH 32

@@ -6,11 +6,13 @@
  *	  by how many walks reach them (walk_ranked: "people you may know",
  *	  "liked by people who liked this").
  *
- * common_neighbors reads the first node's neighbors as a list (sorted
- * when the read did not give key order: both directions) and merges the
- * second node's with it as they are read, or, in both directions, as a
- * second sorted list: no hash table, and the result comes out in key
- * order.
+ * common_neighbors merges, in one direction on the direct path, two
+ * streams of the nodes' edges read side by side (each node's edges come in
+ * key order); elsewhere it reads the first node's neighbors as a list
+ * (sorted when the read did not give key order: both directions) and
+ * merges the second node's with it as they are read, or, in both
+ * directions, as a second sorted list: no hash table, and the result comes
+ * out in key order.
  *
  * walk_ranked expands a whole level per hop (graph_nodes.c), so a table
  * read through SQL costs one statement per hop; a node's score at the next
@@ -286,6 +288,160 @@ collect_one(GraphReader *rd, const EdgeConvention *conv, bool reverse,
 }
 
 /*
+ * One node's neighbors read one at a time from a stream of its edges
+ * (graph_stream_begin: the direct path).  The current neighbor's bytes are
+ * the stream's (valid until its next edge: the two streams of a merge have
+ * scans of their own), or, where rows may share an edge's keys and so name
+ * a neighbor twice, a copy, to skip the repeats.
+ */
+typedef struct NeighborCursor
+{
+	GraphStream *stream;
+	const EdgeConvention *conv;
+	bool		reverse;
+	bool		counted;		/* its distinct neighbors count against
+								 * adjlist.max_visited, as a's list does */
+	bool		dedup;			/* repeats possible: compare with a copy */
+	int			maxsk;			/* graph_edge_max_sklen */
+	int64		n;				/* distinct neighbors read */
+	char	   *buf;			/* graph_edge_neighbor's scratch */
+	char	   *copy;			/* dedup: the current neighbor */
+	const char *key;			/* the current neighbor */
+	int			len;
+} NeighborCursor;
+
+/*
+ * The neighbor an edge names, as graph_edge_neighbor() does, without its
+ * calls for the usual conventions (in-edges; out-edges whose neighbor is
+ * the rest of the sort key): a merge of two hubs' edges does this for
+ * thousands of edges.
+ */
+static inline bool
+cursor_neighbor(NeighborCursor *c, const GraphEdge *edge, const char **nb, int *nblen)
+{
+	const EdgeConvention *conv = c->conv;
+
+	if (c->reverse)
+	{
+		*nb = edge->pk;
+		*nblen = edge->pklen;
+		return true;
+	}
+	if (conv->sk_is_target || conv->tplen > 0)
+		return graph_edge_neighbor(conv, false, edge, nb, nblen, &c->buf);
+	if (edge->sklen <= conv->eplen || edge->sklen > c->maxsk)
+		return false;			/* graph_row_is_edge */
+	*nb = edge->sk + conv->eplen;
+	*nblen = edge->sklen - conv->eplen;
+	return true;
+}
+
+/* Move to the next distinct neighbor; false after the last. */
+static bool
+cursor_next(NeighborCursor *c)
+{
+	GraphEdge	edge;
+	const char *nb;
+	int			nblen;
+
+	while (graph_stream_next(c->stream, &edge))
+	{
+		if (!cursor_neighbor(c, &edge, &nb, &nblen))
+			continue;
+		if (c->dedup && c->n > 0)
+		{
+			int			p = adjkey_cmp_bytes(c->copy, c->len, nb, nblen);
+
+			if (p == 0)
+				continue;		/* the same neighbor again */
+			if (p > 0)
+				elog(ERROR, "common_neighbors: the edges of a node were read out of key order");
+		}
+		if (c->counted && c->n >= adjlist_max_visited)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("graph search visited more than %d nodes", adjlist_max_visited),
+					 errdetail("The call of common_neighbors() reached adjlist.max_visited."),
+					 errhint("Raise adjlist.max_visited.")));
+		if (c->dedup)
+		{
+			memcpy(c->copy, nb, nblen);
+			nb = c->copy;
+		}
+		c->key = nb;
+		c->len = nblen;
+		c->n++;
+		return true;
+	}
+	return false;
+}
+
+static void
+cursor_init(NeighborCursor *c, GraphStream *stream, const EdgeConvention *conv,
+			bool reverse, bool counted, bool dedup)
+{
+	memset(c, 0, sizeof(*c));
+	c->stream = stream;
+	c->conv = conv;
+	c->reverse = reverse;
+	c->counted = counted;
+	c->dedup = dedup;
+	c->maxsk = graph_edge_max_sklen(conv);
+	if (dedup)
+		c->copy = palloc(ADJKEY_MAX_BYTES);
+}
+
+/*
+ * The common neighbors of two nodes in one direction by a merge of two
+ * streams of their edges, read side by side in key order: no list of the
+ * first node's neighbors is built, and each edge costs a comparison.  The
+ * same rows and errors as collecting a's neighbors and merging b's (a's
+ * neighbors counted against adjlist.max_visited: read to their end when
+ * b's end first; b read no further than a's last), but a's neighbors take
+ * no memory.  False, having read nothing, where a stream cannot read one
+ * of the nodes (only the direct path streams): the caller reads them so.
+ */
+static bool
+common_streamed(GraphTable *g, const GraphScan *ra, const GraphScan *rb,
+				ReturnSetInfo *rsinfo, struct varlena *out)
+{
+	GraphStream *sa = graph_stream_begin(g, ra);
+	GraphStream *sb = sa ? graph_stream_begin(g, rb) : NULL;
+	NeighborCursor ca;
+	NeighborCursor cb;
+	bool		more_a;
+	bool		more_b;
+
+	if (sb == NULL)
+	{
+		if (sa != NULL)
+			graph_stream_end(sa);
+		return false;
+	}
+	/* (a row per edge: a node's edges name distinct neighbors, in key order) */
+	cursor_init(&ca, sa, ra->conv, ra->reverse, true, g->key_shared);
+	cursor_init(&cb, sb, rb->conv, rb->reverse, false, g->key_shared);
+	more_a = cursor_next(&ca);
+	more_b = more_a && cursor_next(&cb);
+	while (more_a && more_b)
+	{
+		int			c = adjkey_cmp_bytes(ca.key, ca.len, cb.key, cb.len);
+
+		if (c == 0)
+			emit_common(rsinfo, out, ca.key, ca.len);
+		if (c <= 0)
+			more_a = cursor_next(&ca);
+		if (c >= 0 && more_a)
+			more_b = cursor_next(&cb);
+	}
+	while (more_a)
+		more_a = cursor_next(&ca);	/* (counted: see above) */
+	graph_stream_end(sb);
+	graph_stream_end(sa);
+	return true;
+}
+
+/*
  * common_neighbors(tbl, a, b, edge_prefix, direction, target_prefix,
  *					sk_is_target, edge_filter) RETURNS SETOF adjkey, in key
  * order; the filter applies to the edges of both nodes.  In one direction
@@ -320,8 +476,27 @@ adjlist_common_neighbors(PG_FUNCTION_ARGS)
 	g = graph_open(PG_GETARG_OID(0), dir, false);
 	if (conv.filter != NULL)
 		graph_check_data(g, "common_neighbors() with an edge_filter");
-	rd = graph_reader_begin(g);
 	out = palloc(VARHDRSZ + ADJKEY_MAX_BYTES);
+	if (dir != DIR_BOTH)
+	{
+		GraphScan	ra;
+		GraphScan	rb;
+
+		memset(&ra, 0, sizeof(ra));
+		ra.reverse = dir == DIR_IN;
+		ra.node = ADJKEY_DATA(a);
+		ra.nodelen = ADJKEY_LEN(a);
+		ra.conv = &conv;
+		rb = ra;
+		rb.node = ADJKEY_DATA(b);
+		rb.nodelen = ADJKEY_LEN(b);
+		if (common_streamed(g, &ra, &rb, rsinfo, out))
+		{
+			SPI_finish();
+			return (Datum) 0;
+		}
+	}
+	rd = graph_reader_begin(g);
 
 	keylist_init(&of_a, CurrentMemoryContext);
 	if (dir != DIR_BOTH)
@@ -373,8 +548,18 @@ typedef struct WalkState
 	NodeSet    *from;			/* the level being expanded */
 	NodeSet    *to;				/* the next level */
 	NodeSet    *exclude;		/* never scored, when set */
+	const NodeKey *last;		/* the last neighbor's key (a set's copy), or
+								 * NULL */
+	GNode	   *last_node;		/* its node in to; NULL: excluded */
 } WalkState;
 
+/*
+ * A walk reaches a neighbor: its score grows by that of the node it was
+ * reached from.  The same neighbor often comes several times in a row (a
+ * level read by one pass over the inverted index's range of the edge
+ * prefix hands over each target's walks together): it is then found by
+ * one comparison with the last one instead of a probe of each set.
+ */
 static bool
 walk_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
 		   const GraphEdge *edge)
@@ -383,9 +568,21 @@ walk_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
 	bool		isnew;
 	GNode	   *node;
 
-	if (st->exclude != NULL && nodeset_find(st->exclude, nb, nblen) != NULL)
+	if (st->last != NULL && st->last->len == nblen && memcmp(st->last->data, nb, nblen) == 0)
+		node = st->last_node;
+	else
+	{
+		uint32		hash = nodeset_hash(nb, nblen); /* one hash for both sets */
+		GNode	   *excluded = NULL;
+
+		if (st->exclude != NULL)
+			excluded = nodeset_find_hashed(st->exclude, nb, nblen, hash);
+		node = excluded ? NULL : nodeset_add_with_hash(st->to, nb, nblen, hash, &isnew);
+		st->last = excluded ? &excluded->key : &node->key;
+		st->last_node = node;
+	}
+	if (node == NULL)
 		return true;
-	node = nodeset_add(st->to, nb, nblen, &isnew);
 	if (pg_add_s64_overflow(node->score, st->from->byid[origin]->score, &node->score))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -393,7 +590,7 @@ walk_visit(void *arg, const char *nb, int nblen, int origin, bool reverse,
 	return true;
 }
 
-static int
+static inline int
 node_cmp_score(const void *a, const void *b)
 {
 	const GNode *x = *(GNode *const *) a;
@@ -403,6 +600,21 @@ node_cmp_score(const void *a, const void *b)
 		return x->score > y->score ? -1 : 1;
 	return adjkey_cmp_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
 }
+
+/*
+ * sort_nodes_by_score(nodes, n): nodes best first, ties by key; the
+ * comparison inline (lib/sort_template.h) rather than called through
+ * qsort()'s pointer for each of the n log n comparisons of a walk's
+ * thousands of nodes.
+ */
+typedef GNode *GNodePtr;
+
+#define ST_SORT sort_nodes_by_score
+#define ST_ELEMENT_TYPE GNodePtr
+#define ST_COMPARE(a, b) node_cmp_score((a), (b))
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /*
  * The hops of a walk (arguments 2 and 3: edge prefixes and directions, two
@@ -502,7 +714,7 @@ walk_emit(ReturnSetInfo *rsinfo, NodeSet *last, int64 limit)
 		memcpy(sorted, last->byid, sizeof(GNode *) * last->n);
 		n = last->n;
 	}
-	qsort(sorted, n, sizeof(GNode *), node_cmp_score);
+	sort_nodes_by_score(sorted, n);
 	/* (each row's key freed once stored: the output is not the walk's memory) */
 	rowcxt = AllocSetContextCreate(CurrentMemoryContext, "walk row", ALLOCSET_SMALL_SIZES);
 	for (int32 i = 0; i < n; i++)
@@ -584,6 +796,8 @@ adjlist_walk_ranked(PG_FUNCTION_ARGS)
 		st.from = &levels[hop];
 		st.to = &levels[hop + 1];
 		st.exclude = (hop == nhops - 1) ? &excluded : NULL;
+		st.last = NULL;
+		st.last_node = NULL;
 		graph_expand_level(rd, &convs[hop], dirs[hop], levels[hop].byid, levels[hop].n,
 						   walk_visit, &st);
 		if (hop == 0 && exclude_first)

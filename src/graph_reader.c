@@ -171,37 +171,6 @@ graph_data_contains(Datum data, bool isnull, Jsonb *filter, MemoryContext scratc
 }
 
 /*
- * The longest sort key of an out-edge that names a target: one longer
- * would make the target (target prefix + the rest after the edge prefix)
- * longer than any key may be.  ADJKEY_MAX_BYTES when every key fits.
- */
-int
-graph_edge_max_sklen(const EdgeConvention *conv)
-{
-	if (conv->sk_is_target || conv->tplen <= conv->eplen)
-		return ADJKEY_MAX_BYTES;
-	return ADJKEY_MAX_BYTES - (conv->tplen - conv->eplen);
-}
-
-/*
- * Is a row the scan of a node found (its sort key of sklen bytes, with the
- * edge prefix) an edge of the convention, one graph_edge_neighbor() names a
- * neighbor for?  Not when nothing follows the edge prefix (an item whose
- * sort key is the prefix itself, 'FOLLOWS#', names no target), nor when the
- * target would be longer than any key may be.  In-edges and sk_is_target
- * rows always are.  The scans count only edges against a limit
- * (GraphScan.limit): a row that is none is handed over uncounted, so a page
- * of lim edges has lim edges whatever rows lie between them.
- */
-bool
-graph_row_is_edge(const EdgeConvention *conv, bool reverse, int sklen)
-{
-	if (reverse || conv->sk_is_target)
-		return true;
-	return sklen > conv->eplen && sklen <= graph_edge_max_sklen(conv);
-}
-
-/*
  * The node at the far end of an edge.  *buf is scratch space the function
  * may (re)allocate.  Returns false when the row is not an edge of the
  * convention (graph_row_is_edge).

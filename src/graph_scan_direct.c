@@ -47,6 +47,7 @@
 #include "access/tableam.h"
 #include "access/tupmacs.h"
 #include "access/visibilitymap.h"
+#include "access/xact.h"
 #include "executor/tuptable.h"
 #include "lib/binaryheap.h"
 #include "miscadmin.h"
@@ -88,6 +89,13 @@ typedef struct DirectScan
 	int			endprefixlen;
 	int			endatt;			/* of that key column: 1 (the sort key), or 0 */
 	struct LevelMerge *merge;	/* a level read in one pass, or NULL */
+	bool		positioned;		/* the scan has returned a tuple since its
+								 * rescan (direct_scan_next) */
+	const char *part;			/* the partition of a scan of one (scan_open) */
+	int			partlen;
+	int			seen;			/* tuples it has returned */
+	bool		part_in_c;		/* its pk = part key tested in C (no longer
+								 * by the btree) */
 } DirectScan;
 
 /*
@@ -168,6 +176,7 @@ direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 	ds->endprefix = NULL;		/* direct_scan sets it for its scan */
 	ds->endatt = 1;
 	ds->merge = NULL;			/* and direct_scan_level its merge */
+	ds->part = NULL;			/* and scan_open its partition */
 	if (ds->heap != NULL && (ds->nkeys != nkeys || ds->index_only != index_only ||
 							 ds->data_att != data_att))
 		direct_scan_close(ds);
@@ -227,7 +236,7 @@ key_has_prefix(Datum d, bool isnull, const char *prefix, int plen)
 	if (isnull)
 		return true;			/* no edge: direct_scan_next skips it */
 	v = DatumGetAdjkeyPP(d);
-	in = ADJKEY_LEN(v) >= plen && memcmp(ADJKEY_DATA(v), prefix, plen) == 0;
+	in = ADJKEY_LEN(v) >= plen && adjkey_cmp_bytes(ADJKEY_DATA(v), plen, prefix, plen) == 0;
 	if ((Pointer) v != DatumGetPointer(d))
 		pfree(v);
 	return in;
@@ -281,6 +290,60 @@ tuple_verdict(DirectScan *ds, const Datum *keys, const bool *nulls)
 	return TUPLE_TAKE;
 }
 
+/* A scan has new keys (index_rescan). */
+static inline void
+scan_rescanned(DirectScan *ds)
+{
+	ds->positioned = false;
+	ds->seen = 0;
+	ds->part_in_c = false;
+}
+
+/*
+ * A long index-only scan of one partition tests pk = part in C from its
+ * PART_IN_C_AFTER-th tuple on, instead of through the btree's scan key
+ * (compat.h): it may then read the rest of the page after the partition's
+ * last tuple, or the next page, which costs less than the calls it saves
+ * only when the scan is that long.  Not in SERIALIZABLE transactions,
+ * where that page would be predicate-locked too.
+ */
+#define PART_IN_C_AFTER 256
+
+/*
+ * After the first tuple of a scan, its keys that only positioned it (sk >=
+ * prefix, or the level pass's pk >= first) are tested on no more tuples:
+ * every tuple after the first passes them (compat.h).
+ */
+static inline void
+scan_positioned(DirectScan *ds, ScanDirection dir)
+{
+	if (!ds->positioned)
+	{
+		ds->positioned = true;
+		adjlist_btree_drop_positioning_keys(ds->scan, dir);
+		return;
+	}
+	if (ds->part != NULL && !ds->part_in_c && ds->index_only &&
+		++ds->seen >= PART_IN_C_AFTER && !IsolationIsSerializable())
+		ds->part_in_c = adjlist_btree_drop_first_equal_key(ds->scan);
+}
+
+/* Is a key (of an index tuple) the bytes key[0..len)? */
+static bool
+key_equals(Datum d, bool isnull, const char *key, int len)
+{
+	struct varlena *v;
+	bool		eq;
+
+	if (isnull)
+		return false;
+	v = DatumGetAdjkeyPP(d);
+	eq = ADJKEY_LEN(v) == len && adjkey_cmp_bytes(ADJKEY_DATA(v), len, key, len) == 0;
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	return eq;
+}
+
 /*
  * The next row of a scan: its partition and sort keys (and data).  The
  * values stay valid until the next call on the same scan.
@@ -304,7 +367,10 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 
 			if (tid == NULL)
 				return false;
+			scan_positioned(ds, dir);
 			itup_keys(scan, keys, nulls);
+			if (ds->part_in_c && !key_equals(keys[0], nulls[0], ds->part, ds->partlen))
+				return false;	/* past the partition */
 			if (ds->endprefix != NULL || ds->merge != NULL)
 			{
 				TupleVerdict v = tuple_verdict(ds, keys, nulls);
@@ -319,12 +385,13 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				if (!index_fetch_heap(scan, ds->slot))
 					continue;	/* not visible to the snapshot */
 			}
-			else
+			else if (IsolationIsSerializable())
 			{
 				/*
 				 * The heap is not read, so it takes no predicate lock:
 				 * take one on the page, as an index-only scan does, for
-				 * SERIALIZABLE transactions.
+				 * SERIALIZABLE transactions (in any other the call does
+				 * nothing, at a call per tuple).
 				 */
 				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
 								  scan->xs_snapshot);
@@ -340,6 +407,7 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 		{
 			if (!index_getnext_slot(scan, dir, ds->slot))
 				return false;
+			scan_positioned(ds, dir);
 			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &pnull);
 			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &snull);
 			*data = slot_getattr(ds->slot, ds->data_att, data_isnull);
@@ -444,6 +512,7 @@ shard_refill(DirectReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
 	else
 		ScanKeyInit(&keys[1], 2, BTGreaterStrategyNumber, g->gt_proc, bound);
 	index_rescan(ds->scan, keys, 2, NULL, 0);
+	scan_rescanned(ds);
 
 	MemoryContextReset(b->cxt);
 	b->keys = MemoryContextAlloc(b->cxt, sizeof(Datum) * chunk);
@@ -483,6 +552,7 @@ base_row_data(DirectReader *r, GraphEdge *edge)
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, edge->pkdatum);
 	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, g->eq_proc, edge->skdatum);
 	index_rescan(ds->scan, keys, 2, NULL, 0);
+	scan_rescanned(ds);
 	edge->data = (Datum) 0;
 	edge->data_isnull = true;
 	if (index_getnext_slot(ds->scan, ForwardScanDirection, ds->slot))
@@ -693,10 +763,13 @@ scan_open(DirectReader *r, const GraphScan *req, ScanShape *sh, const char *part
 				key_datum(part, partlen));
 	direct_scan_prepare(r, ds, sh->relid, sh->indexid, sh->nkeys, sh->index_only,
 						sh->data_att);
+	ds->part = part;
+	ds->partlen = partlen;
 	ds->endprefix = sh->endprefix;
 	ds->endprefixlen = sh->endprefixlen;
 	oldcxt = MemoryContextSwitchTo(r->cxt);
 	index_rescan(ds->scan, sh->keys, sh->nkeys, NULL, 0);
+	scan_rescanned(ds);
 	MemoryContextSwitchTo(oldcxt);
 	return ds;
 }
@@ -966,6 +1039,7 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
 	ds->merge = &m;
 	callercxt = MemoryContextSwitchTo(r->cxt);
 	index_rescan(ds->scan, &key, 1, NULL, 0);
+	scan_rescanned(ds);
 	while (direct_scan_next(g, ds, reverse, ForwardScanDirection, &partd, &sortd,
 							&edge.data, &edge.data_isnull))
 	{
@@ -1061,18 +1135,19 @@ direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 	ds->endatt = 0;
 	MemoryContextSwitchTo(r->cxt);
 	index_rescan(ds->scan, &key, 1, NULL, 0);
+	scan_rescanned(ds);
 	while (direct_scan_next(g, ds, true, ForwardScanDirection, &partd, &sortd,
 							&edge.data, &edge.data_isnull))
 	{
 		struct varlena *src = DatumGetAdjkeyPP(sortd);
-		GNode	   *node = nodeset_find(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
+		int32		id = nodeset_find_id(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
 		bool		go_on;
 
-		if (node == NULL)
+		if (id < 0)
 			continue;
 		/* forward: the source is the edge's partition key */
 		direct_edge(&edge, false, sortd, partd, NULL, 0, (Datum) 0);
-		edge.origin = node->id;
+		edge.origin = id;
 		count++;
 		MemoryContextSwitchTo(callercxt);
 		go_on = cb(arg, &edge);

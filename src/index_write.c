@@ -10,10 +10,13 @@
  *	  with the executor's own helpers, as logical replication's apply
  *	  worker writes user tables: ExecSimpleRelationInsert(),
  *	  RelationFindReplTupleByIndex() + ExecSimpleRelationUpdate() /
- *	  ExecSimpleRelationDelete(), under a per-writer EState with the
- *	  table's indexes opened by ExecOpenIndices().  Constraints, generated
- *	  columns, exclusion constraints, partial and deferrable unique indexes
- *	  and row triggers of the table all apply, as they would to an INSERT.
+ *	  ExecSimpleRelationDelete() (the look-up redone here with scan keys
+ *	  cached per table, and a row without row triggers deleted where it is
+ *	  found: direct_find()), under a per-writer EState with the table's
+ *	  indexes opened by ExecOpenIndices() at the first insert.
+ *	  Constraints, generated columns, exclusion constraints, partial and
+ *	  deferrable unique indexes and row triggers of the table all apply, as
+ *	  they would to an INSERT.
  *	  Many rows (a COPY into the base table) are buffered and written with
  *	  table_multi_insert() and ExecInsertIndexTuples(), as COPY does, when
  *	  the table has no row triggers of its own.  Costs what a second btree
@@ -41,7 +44,7 @@
  * the transaction, as for any write.
  *
  * Command ids.  The executor path finds a row with a dirty snapshot and
- * locks it (RelationFindReplTupleByIndex()) as of the current command; a
+ * locks (or deletes) it (direct_find()) as of the current command; a
  * row version this command wrote is invisible to that lock ("attempted to
  * lock invisible tuple"), as to any scan of the command that wrote it.  The
  * SQL path never meets this: SPI advances the command counter after each
@@ -71,6 +74,7 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
 #include "access/heapam.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -79,6 +83,7 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
 #include "commands/tablecmds.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
@@ -138,6 +143,11 @@ struct IndexWriter
 	bool		after_rows;		/* the table has AFTER ROW triggers (see
 								 * "After-row triggers") */
 	bool		wrote;			/* since the last CommandCounterIncrement() */
+	bool		indexes_open;	/* ExecOpenIndices(), at the first write that
+								 * inserts index entries */
+	int			nscankeys;		/* WriterInfo's look-up by keyindex, or 0 */
+	AttrNumber *scanattnos;
+	ScanKeyData *scankeys;
 	TupleTableSlot *searchslot;
 	TupleTableSlot *foundslot;
 	TupleTableSlot *newslot;
@@ -596,6 +606,8 @@ spi_remove(IndexWriter *w, Datum *values, bool *nulls)
  * is current, and the writer is called in its callers' per-row memory.  A
  * function with SET clauses or SECURITY DEFINER keeps its state with the
  * lookup (fmgr_security_definer()), which the next row would read freed.
+ * Row triggers only: the writer fires no statement trigger (every index
+ * table has adjlist's guard, whose lookup each statement paid for).
  */
 static void
 init_trigger_functions(ResultRelInfo *rri, MemoryContext cxt)
@@ -605,12 +617,13 @@ init_trigger_functions(ResultRelInfo *rri, MemoryContext cxt)
 	if (td == NULL)
 		return;
 	for (int i = 0; i < td->numtriggers; i++)
-		if (!OidIsValid(rri->ri_TrigFunctions[i].fn_oid))
+		if (TRIGGER_FOR_ROW(td->triggers[i].tgtype) &&
+			!OidIsValid(rri->ri_TrigFunctions[i].fn_oid))
 			fmgr_info_cxt(td->triggers[i].tgfoid, &rri->ri_TrigFunctions[i], cxt);
 }
 
 static void
-direct_begin(IndexWriter *w, bool bulk)
+direct_begin(IndexWriter *w, const WriterInfo *wi, bool bulk)
 {
 	MemoryContext oldcxt;
 	TriggerDesc *td;
@@ -626,7 +639,15 @@ direct_begin(IndexWriter *w, bool bulk)
 	init_trigger_functions(w->rri, w->estate->es_query_cxt);
 	w->estate->es_opened_result_relations =
 		lappend(w->estate->es_opened_result_relations, w->rri);
-	ExecOpenIndices(w->rri, false);
+	/* (its indexes at the first write that inserts: direct_open_indexes()) */
+	if (wi->scan_nkeys > 0 && wi->keyindex == w->keyindex)
+	{
+		w->nscankeys = wi->scan_nkeys;
+		w->scanattnos = palloc(sizeof(AttrNumber) * wi->scan_nkeys);
+		memcpy(w->scanattnos, wi->scan_attnos, sizeof(AttrNumber) * wi->scan_nkeys);
+		w->scankeys = palloc(sizeof(ScanKeyData) * wi->scan_nkeys);
+		memcpy(w->scankeys, wi->scan_keys, sizeof(ScanKeyData) * wi->scan_nkeys);
+	}
 	/* (searchslot and foundslot at the first look-up: direct_lookup_slots()) */
 	w->newslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
 	td = w->rri->ri_TrigDesc;
@@ -716,6 +737,130 @@ direct_see_own_writes(IndexWriter *w)
 	CommandCounterIncrement();
 	w->estate->es_output_cid = GetCurrentCommandId(true);
 	w->wrote = false;
+}
+
+/*
+ * The table's indexes, opened at the first write that inserts index
+ * entries: a writer that only removes rows (a DELETE's trigger) needs
+ * none, as core's DELETE opens none.
+ */
+static void
+direct_open_indexes(IndexWriter *w)
+{
+	MemoryContext oldcxt;
+
+	if (w->indexes_open)
+		return;
+	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
+	ExecOpenIndices(w->rri, false);
+	MemoryContextSwitchTo(oldcxt);
+	w->indexes_open = true;
+}
+
+/*
+ * Delete the row direct_find() found, as ExecSimpleRelationDelete() does on
+ * a table without row triggers (its replica identity checked first), but
+ * returning a concurrent update or delete to the caller, who looks the row
+ * up again, where simple_table_tuple_delete() raises it.
+ */
+static TM_Result
+direct_delete_found(IndexWriter *w, TM_FailureData *tmfd)
+{
+	TM_Result	res;
+
+	CheckCmdReplicaIdentity(w->rel, CMD_DELETE);
+	res = table_tuple_delete(w->rel, &w->foundslot->tts_tid, GetCurrentCommandId(true),
+							 w->estate->es_snapshot, InvalidSnapshot, true, tmfd, false);
+	if (res == TM_SelfModified)
+		elog(ERROR, "tuple already updated by self");
+	return res;
+}
+
+/*
+ * Find the row with searchslot's key and lock it, into foundslot, as
+ * RelationFindReplTupleByIndex() does (a dirty snapshot; a row being
+ * written is waited for, a row updated or deleted meanwhile looked up
+ * again, the same messages), with the scan keys of WriterInfo: core's
+ * looks the key's operators and functions up at every call.
+ *
+ * With delete, the row found is deleted instead of locked, for a table
+ * where deleting a row runs no code but core's (no row trigger: WriterInfo's
+ * runs_code): the lock, which ExecSimpleRelationDelete() then needs, cost a
+ * WAL record and a fifth of the look-up's instructions.  table_tuple_delete()
+ * waits for a transaction writing the row as the lock does, and a row
+ * updated or deleted meanwhile is looked up again as after a failed lock.
+ */
+static bool
+direct_find(IndexWriter *w, bool delete)
+{
+	ScanKeyData skey[INDEX_MAX_KEYS];
+	SnapshotData snap;
+	Relation	idx;
+	IndexScanDesc scan;
+	bool		found;
+
+	Assert(!delete || (w->nscankeys > 0 && !w->runs_code));
+	if (w->nscankeys == 0)
+		return RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
+											w->searchslot, w->foundslot);
+	for (int i = 0; i < w->nscankeys; i++)
+	{
+		int			a = w->scanattnos[i] - 1;
+
+		skey[i] = w->scankeys[i];
+		/* (what the function keeps with its lookup lives as core's would) */
+		skey[i].sk_func.fn_mcxt = CurrentMemoryContext;
+		skey[i].sk_argument = w->searchslot->tts_values[a];
+		if (w->searchslot->tts_isnull[a])
+			skey[i].sk_flags |= SK_ISNULL;
+	}
+	idx = index_open(w->keyindex, RowExclusiveLock);
+	InitDirtySnapshot(snap);
+	scan = adjlist_index_beginscan(w->rel, idx, &snap, w->nscankeys, 0);
+	for (;;)
+	{
+		TransactionId xwait;
+		TM_FailureData tmfd;
+		TM_Result	res;
+
+		index_rescan(scan, skey, w->nscankeys, NULL, 0);
+		found = index_getnext_slot(scan, ForwardScanDirection, w->foundslot);
+		if (!found)
+			break;
+		ExecMaterializeSlot(w->foundslot);
+		xwait = TransactionIdIsValid(snap.xmin) ? snap.xmin : snap.xmax;
+		if (TransactionIdIsValid(xwait))
+		{
+			XactLockTableWait(xwait, NULL, NULL, XLTW_None);
+			continue;
+		}
+		if (delete)
+			res = direct_delete_found(w, &tmfd);
+		else
+		{
+			PushActiveSnapshot(GetLatestSnapshot());
+			res = table_tuple_lock(w->rel, &w->foundslot->tts_tid, GetLatestSnapshot(),
+								   w->foundslot, GetCurrentCommandId(false), LockTupleExclusive,
+								   LockWaitBlock, 0, &tmfd);
+			PopActiveSnapshot();
+		}
+		if (res == TM_Ok)
+			break;
+		if (res == TM_Updated || res == TM_Deleted)
+			ereport(LOG,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 res == TM_Deleted ? errmsg("concurrent delete, retrying") :
+					 ItemPointerIndicatesMovedPartitions(&tmfd.ctid) ?
+					 errmsg("tuple to be locked was already moved to another partition due to concurrent update, retrying") :
+					 errmsg("concurrent update, retrying")));
+		else if (res == TM_Invisible)
+			elog(ERROR, "attempted to lock invisible tuple");
+		else
+			elog(ERROR, "unexpected table_tuple_%s status: %u", delete ? "delete" : "lock", res);
+	}
+	index_endscan(scan);
+	index_close(idx, NoLock);
+	return found;
 }
 
 /*
@@ -862,6 +1007,7 @@ direct_after_end(IndexWriter *w)
 static void
 direct_put(IndexWriter *w, Datum *values, bool *nulls)
 {
+	direct_open_indexes(w);
 	if (w->speculative)
 	{
 		fill_slot(w, w->newslot, values, nulls, w->ncols);
@@ -873,8 +1019,7 @@ direct_put(IndexWriter *w, Datum *values, bool *nulls)
 		direct_see_own_writes(w);
 		direct_lookup_slots(w);
 		fill_slot(w, w->searchslot, values, nulls, w->nkeys);
-		if (RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
-										 w->searchslot, w->foundslot))
+		if (direct_find(w, false))
 		{
 			if (!same_projections(w, values, nulls))
 			{
@@ -926,8 +1071,15 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 	direct_see_own_writes(w);
 	direct_lookup_slots(w);
 	fill_slot(w, w->searchslot, keyvalues, NULL, w->nkeys);
-	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
-									  w->searchslot, w->foundslot))
+	if (w->nscankeys > 0 && !w->runs_code)
+	{
+		/* found and deleted at once (see direct_find()) */
+		if (!direct_find(w, true))
+			return false;
+		w->wrote = true;
+		return true;
+	}
+	if (!direct_find(w, false))
 		return false;
 	EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
 	ExecSimpleRelationDelete(w->rri, w->estate, &w->epqstate, w->foundslot);
@@ -943,12 +1095,12 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 static bool
 direct_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
 {
+	direct_open_indexes(w);
 	direct_flush(w);
 	direct_see_own_writes(w);
 	direct_lookup_slots(w);
 	fill_slot(w, w->searchslot, values, nulls, w->nkeys);
-	if (!RelationFindReplTupleByIndex(w->rel, w->keyindex, LockTupleExclusive,
-									  w->searchslot, w->foundslot))
+	if (!direct_find(w, false))
 		return false;
 	w->wrote = true;			/* (either way below) */
 	if (!same_projections(w, oldvalues, oldnulls))
@@ -1027,7 +1179,7 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	w->direct = writer_direct(wi, nkeys, w->mode);
 	w->citus = wi->citus;
 	if (w->direct)
-		direct_begin(w, bulk);
+		direct_begin(w, wi, bulk);
 	else
 		build_sql(w, colnames, OidIsValid(w->keyindex), deferrable, bulk);
 	return w;

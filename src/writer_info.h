@@ -10,6 +10,7 @@
 
 #include "postgres.h"
 
+#include "access/skey.h"
 #include "utils/relcache.h"
 
 #include "index_write.h"
@@ -40,6 +41,17 @@ typedef struct WriterInfo
 	Oid			keyindex;		/* see key_index() */
 	bool		is_pk;
 	bool		deferrable;
+
+	/*
+	 * A look-up by keyindex (index_write.c's direct_find()): index column i
+	 * is attribute scan_attnos[i] of the table, compared with scan_keys[i],
+	 * btree equality of its operator class with the argument left to fill
+	 * in.  scan_nkeys is 0 when they could not be made (a missing operator):
+	 * core's look-up then runs and says so.
+	 */
+	int			scan_nkeys;
+	AttrNumber	scan_attnos[INDEX_MAX_KEYS];
+	ScanKeyData scan_keys[INDEX_MAX_KEYS];
 } WriterInfo;
 
 /*
