@@ -864,10 +864,10 @@ stream_count(DirectStream *s, const GraphEdge *edge)
 
 /*
  * direct_stream_next() of an index-only stream (no data, so no filter):
- * direct_scan_next()'s index-only read and direct_edge() in one loop.  A
- * row of a hub's keys-only in-edges went through five calls, whose
- * prologues and arguments cost a fifth of what an index-only scan spends
- * on the row.
+ * direct_scan_next()'s index-only branch and direct_edge() in one loop,
+ * with the same helpers (keep the two alike).  A row of a hub's keys-only
+ * in-edges went through five calls, whose prologues and arguments cost a
+ * fifth of what an index-only scan spends on the row.
  */
 static bool
 stream_next_index_only(DirectStream *s, GraphEdge *edge)
@@ -894,10 +894,12 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 			s->done = true;
 			break;
 		}
+		scan_positioned(ds, s->dir);
 		itup_keys(scan, keys, nulls);
-		if (ds->endprefix != NULL && tuple_verdict(ds, keys, nulls) == TUPLE_STOP)
+		if ((ds->part_in_c && !key_equals(keys[0], nulls[0], ds->part, ds->partlen)) ||
+			(ds->endprefix != NULL && tuple_verdict(ds, keys, nulls) == TUPLE_STOP))
 		{
-			s->done = true;
+			s->done = true;		/* past the partition, or the edge prefix */
 			break;
 		}
 		/* as direct_scan_next: the heap when the page is not all-visible */
@@ -906,7 +908,7 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 			if (!index_fetch_heap(scan, ds->slot))
 				continue;
 		}
-		else
+		else if (IsolationIsSerializable())
 			PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid), scan->xs_snapshot);
 		if (nulls[0] || nulls[1])
 			continue;
