@@ -290,6 +290,25 @@ tuple_verdict(DirectScan *ds, const Datum *keys, const bool *nulls)
 	return TUPLE_TAKE;
 }
 
+/*
+ * Is the tuple an index-only scan is at visible to its snapshot?  The heap
+ * is read only where the visibility map says the page is not all-visible;
+ * where it is not read, the page is predicate-locked, as an index-only
+ * scan does, for SERIALIZABLE transactions (in any other the call does
+ * nothing, at a call per tuple).
+ */
+static inline bool
+index_only_visible(DirectScan *ds, ItemPointer tid)
+{
+	IndexScanDesc scan = ds->scan;
+
+	if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
+		return index_fetch_heap(scan, ds->slot);
+	if (IsolationIsSerializable())
+		PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid), scan->xs_snapshot);
+	return true;
+}
+
 /* A scan has new keys (index_rescan). */
 static inline void
 scan_rescanned(DirectScan *ds)
@@ -380,22 +399,8 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 				if (v == TUPLE_SKIP)
 					continue;
 			}
-			if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
-			{
-				if (!index_fetch_heap(scan, ds->slot))
-					continue;	/* not visible to the snapshot */
-			}
-			else if (IsolationIsSerializable())
-			{
-				/*
-				 * The heap is not read, so it takes no predicate lock:
-				 * take one on the page, as an index-only scan does, for
-				 * SERIALIZABLE transactions (in any other the call does
-				 * nothing, at a call per tuple).
-				 */
-				PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid),
-								  scan->xs_snapshot);
-			}
+			if (!index_only_visible(ds, tid))
+				continue;
 			*partd = keys[0];
 			pnull = nulls[0];
 			*sortd = keys[1];
@@ -418,6 +423,18 @@ direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 	}
 }
 
+/* An edge's two keys, as adjkeys (short-header or detoasted). */
+static inline void
+edge_set_keys(GraphEdge *edge, struct varlena *pkv, struct varlena *skv)
+{
+	edge->pk = ADJKEY_DATA(pkv);
+	edge->pklen = ADJKEY_LEN(pkv);
+	edge->pkdatum = PointerGetDatum(pkv);
+	edge->sk = ADJKEY_DATA(skv);
+	edge->sklen = ADJKEY_LEN(skv);
+	edge->skdatum = PointerGetDatum(skv);
+}
+
 /* Fill an edge from a row's keys; partd is NULL for a merged shard row. */
 static void
 direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
@@ -437,16 +454,7 @@ direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
 		edge->pkdatum = PointerGetDatum(sv);
 	}
 	else
-	{
-		struct varlena *pv = DatumGetAdjkeyPP(partd);
-
-		edge->pk = ADJKEY_DATA(pv);
-		edge->pklen = ADJKEY_LEN(pv);
-		edge->pkdatum = PointerGetDatum(pv);
-		edge->sk = ADJKEY_DATA(sv);
-		edge->sklen = ADJKEY_LEN(sv);
-		edge->skdatum = PointerGetDatum(sv);
-	}
+		edge_set_keys(edge, DatumGetAdjkeyPP(partd), sv);
 }
 
 /*
@@ -865,9 +873,11 @@ stream_count(DirectStream *s, const GraphEdge *edge)
 /*
  * direct_stream_next() of an index-only stream (no data, so no filter):
  * direct_scan_next()'s index-only branch and direct_edge() in one loop,
- * with the same helpers (keep the two alike).  A row of a hub's keys-only
- * in-edges went through five calls, whose prologues and arguments cost a
- * fifth of what an index-only scan spends on the row.
+ * with the same helpers (scan_positioned, itup_keys, key_equals,
+ * tuple_verdict, index_only_visible, edge_set_keys: a change of how the
+ * index-only branch reads a tuple belongs in them).  A row of a hub's
+ * keys-only in-edges went through five calls, whose prologues and
+ * arguments cost a fifth of what an index-only scan spends on the row.
  */
 static bool
 stream_next_index_only(DirectStream *s, GraphEdge *edge)
@@ -884,8 +894,6 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 		ItemPointer tid;
 		Datum		keys[2];
 		bool		nulls[2];
-		struct varlena *pkv;
-		struct varlena *skv;
 
 		CHECK_FOR_INTERRUPTS();
 		tid = index_getnext_tid(scan, s->dir);
@@ -902,25 +910,13 @@ stream_next_index_only(DirectStream *s, GraphEdge *edge)
 			s->done = true;		/* past the partition, or the edge prefix */
 			break;
 		}
-		/* as direct_scan_next: the heap when the page is not all-visible */
-		if (!VM_ALL_VISIBLE(ds->heap, ItemPointerGetBlockNumber(tid), &ds->vmbuffer))
-		{
-			if (!index_fetch_heap(scan, ds->slot))
-				continue;
-		}
-		else if (IsolationIsSerializable())
-			PredicateLockPage(ds->heap, ItemPointerGetBlockNumber(tid), scan->xs_snapshot);
+		if (!index_only_visible(ds, tid))
+			continue;
 		if (nulls[0] || nulls[1])
 			continue;
 		/* the index's keys: (pk, sk) forward, (sk, pk) in reverse */
-		pkv = DatumGetAdjkeyPP(keys[reverse ? 1 : 0]);
-		skv = DatumGetAdjkeyPP(keys[reverse ? 0 : 1]);
-		edge->pk = ADJKEY_DATA(pkv);
-		edge->pklen = ADJKEY_LEN(pkv);
-		edge->pkdatum = PointerGetDatum(pkv);
-		edge->sk = ADJKEY_DATA(skv);
-		edge->sklen = ADJKEY_LEN(skv);
-		edge->skdatum = PointerGetDatum(skv);
+		edge_set_keys(edge, DatumGetAdjkeyPP(keys[reverse ? 1 : 0]),
+					  DatumGetAdjkeyPP(keys[reverse ? 0 : 1]));
 		edge->data = (Datum) 0;
 		edge->data_isnull = true;
 		found = true;
