@@ -197,7 +197,8 @@ build_graph() { # DB NEDGES FULL
 	psql_on "$db" -c 'CREATE EXTENSION adjlist' -c 'CREATE EXTENSION pg_prewarm'
 	if [ "$full" = true ] && [ "$PGR_STARTS" -gt 0 ] &&
 		[ "$(q_on "$db" "SELECT count(*) FROM pg_available_extensions WHERE name = 'pgrouting'")" = 1 ]; then
-		psql_on "$db" -c 'CREATE EXTENSION pgrouting CASCADE' 2>/dev/null
+		psql_on "$db" -c 'CREATE EXTENSION pgrouting CASCADE' 2>/dev/null ||
+			log "pgRouting could not be created (PostGIS missing from this server?): its baselines are skipped"
 	fi
 	t0=$(date +%s)
 	psql_on "$db" -v nedges="$ne" -v seed="$SEED" -v full="$full" -f "$DIR/graph.sql"
