@@ -68,6 +68,30 @@ DatumGetAdjkeyPP(Datum d)
 #define ADJKEY_LEN(k)			((int) VARSIZE_ANY_EXHDR(k))
 
 /*
+ * Are len bytes at a and at b the same?  Inline, eight bytes at a time, as
+ * adjkey_cmp_bytes() compares: the scans and the node sets test a key per
+ * index tuple or edge.
+ */
+static inline bool
+adjkey_bytes_equal(const char *a, const char *b, int len)
+{
+	for (; len >= 8; a += 8, b += 8, len -= 8)
+	{
+		uint64		x;
+		uint64		y;
+
+		memcpy(&x, a, 8);
+		memcpy(&y, b, 8);
+		if (x != y)
+			return false;
+	}
+	for (; len > 0; a++, b++, len--)
+		if (*a != *b)
+			return false;
+	return true;
+}
+
+/*
  * Byte-wise comparison of two UTF-8 strings: the one ordering of adjkey.
  * Only the sign of the result means anything.  Keys are short (node keys
  * of a few dozen bytes) and compared on every index tuple a scan reads,

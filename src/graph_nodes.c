@@ -126,26 +126,6 @@ nodeset_hash(const char *data, int len)
 	return nodeset_hash_bytes(data, len);
 }
 
-/* Are two keys of len bytes the same?  Inline: keys are short. */
-static inline bool
-node_bytes_equal(const char *a, const char *b, int len)
-{
-	for (; len >= 8; a += 8, b += 8, len -= 8)
-	{
-		uint64		x;
-		uint64		y;
-
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		if (x != y)
-			return false;
-	}
-	for (; len > 0; a++, b++, len--)
-		if (*a != *b)
-			return false;
-	return true;
-}
-
 /* Is the entry (not empty) the key data? */
 static inline bool
 nodeset_entry_is(NodeSet *set, const NodeEntry *e, uint32 hash, const char *data, int len)
@@ -155,7 +135,7 @@ nodeset_entry_is(NodeSet *set, const NodeEntry *e, uint32 hash, const char *data
 	if (e->hash != hash)
 		return false;
 	if (len <= NODE_INLINE)
-		return e->len == len && node_bytes_equal(e->inl, data, len);
+		return e->len == len && adjkey_bytes_equal(e->inl, data, len);
 	if (e->len != NODE_LONG)
 		return false;
 	k = &set->byid[e->id]->key;

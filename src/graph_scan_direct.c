@@ -236,7 +236,7 @@ key_has_prefix(Datum d, bool isnull, const char *prefix, int plen)
 	if (isnull)
 		return true;			/* no edge: direct_scan_next skips it */
 	v = DatumGetAdjkeyPP(d);
-	in = ADJKEY_LEN(v) >= plen && adjkey_cmp_bytes(ADJKEY_DATA(v), plen, prefix, plen) == 0;
+	in = ADJKEY_LEN(v) >= plen && adjkey_bytes_equal(ADJKEY_DATA(v), prefix, plen);
 	if ((Pointer) v != DatumGetPointer(d))
 		pfree(v);
 	return in;
@@ -357,7 +357,7 @@ key_equals(Datum d, bool isnull, const char *key, int len)
 	if (isnull)
 		return false;
 	v = DatumGetAdjkeyPP(d);
-	eq = ADJKEY_LEN(v) == len && adjkey_cmp_bytes(ADJKEY_DATA(v), len, key, len) == 0;
+	eq = ADJKEY_LEN(v) == len && adjkey_bytes_equal(ADJKEY_DATA(v), key, len);
 	if ((Pointer) v != DatumGetPointer(d))
 		pfree(v);
 	return eq;
