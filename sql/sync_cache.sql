@@ -54,8 +54,18 @@ CREATE FUNCTION sc.note() RETURNS trigger LANGUAGE plpgsql AS
 $$BEGIN INSERT INTO sc.seen VALUES (NEW.pk); RETURN NEW; END$$;
 CREATE TRIGGER note AFTER INSERT ON sc.g_w FOR EACH ROW EXECUTE FUNCTION sc.note();
 INSERT INTO sc.g VALUES ('u#5', 'f#4', 5);
+-- (a writer that finds and deletes through the executor, then puts)
+UPDATE sc.g SET sk = 'f#5' WHERE pk IN ('u#4', 'u#5');
+DELETE FROM sc.g WHERE pk = 'u#4';
+INSERT INTO sc.g VALUES ('u#4', 'f#4', 4);
 DROP TRIGGER note ON sc.g_w;
 INSERT INTO sc.g VALUES ('u#6', 'f#4', 6);
+-- a writer that deletes rows where they are found, then puts: its executor
+-- state is made at its first put, in the middle of the statement
+UPDATE sc.g SET sk = 'f#6' WHERE pk IN ('u#5', 'u#6');
+UPDATE sc.g SET sk = 'f#4', w = w + 10 WHERE pk IN ('u#5', 'u#6');
+UPDATE sc.g SET w = w - 10 WHERE pk IN ('u#5', 'u#6');
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
 SELECT pk FROM sc.seen ORDER BY 1;
 
 -- a new owner: the triggers write as the owner of the base table, and a
