@@ -81,7 +81,7 @@ DATA_built = src/adjlist--$(EXTVERSION).sql src/adjlist--0.2--$(EXTVERSION).sql
 DATA = src/adjlist--0.1.sql src/adjlist--0.1--0.2.sql
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out
-REGRESS = adjkey_io adjkey_order adjkey_index adjkey_text adjkey_parts adjkey_random adjkey_encoding inverted_index write_api write_api_cache graph graph_random graph_security graph_limits graph_estimate graph_keys graph_filter graph_weighted write_shards sparse_index ttl ttl_graph create_concurrently security install uninstall review_defects dynamo paging sync_order sync_recheck truncate_triggers partition_owners ddl_triggers dependency_drops dynamo_fidelity owner_settings owner_privileges neighbor_scan graph_prefix_pass predicate_binding subscriber_triggers moved_names
+REGRESS = adjkey_io adjkey_order adjkey_index adjkey_text adjkey_parts adjkey_random adjkey_encoding inverted_index write_api write_api_cache graph graph_random graph_security graph_limits graph_estimate graph_keys graph_filter graph_weighted write_shards sparse_index ttl ttl_graph create_concurrently security install uninstall review_defects dynamo paging sync_order sync_recheck truncate_triggers partition_owners ddl_triggers dependency_drops dynamo_fidelity owner_settings owner_privileges neighbor_scan graph_prefix_pass predicate_binding subscriber_triggers moved_names sync_cache
 REGRESS_OPTS = --load-extension=adjlist --encoding=UTF8
 
 # pg_isolation_regress specs (test/isolation/specs) and TAP tests (test/t),

@@ -12,8 +12,10 @@
  *	  RelationFindReplTupleByIndex() + ExecSimpleRelationUpdate() /
  *	  ExecSimpleRelationDelete() (the look-up redone here with scan keys
  *	  cached per table, and a row without row triggers deleted where it is
- *	  found: direct_find()), under a per-writer EState with the table's
- *	  indexes opened by ExecOpenIndices() at the first insert.
+ *	  found: direct_find()), under a per-writer EState made at the first
+ *	  write that needs one (a writer that only deletes rows where it finds
+ *	  them needs none), with the table's indexes opened by
+ *	  ExecOpenIndices() at the first insert.
  *	  Constraints, generated columns, exclusion constraints, partial and
  *	  deferrable unique indexes and row triggers of the table all apply, as
  *	  they would to an INSERT.
@@ -130,7 +132,9 @@ struct IndexWriter
 
 	/* the executor path */
 	Oid			keyindex;
-	EState	   *estate;
+	MemoryContext cxt;			/* the caller's, at index_writer_begin() */
+	EState	   *estate;			/* made at the first write that needs it:
+								 * direct_executor() */
 	EPQState	epqstate;		/* for BEFORE ROW triggers of the index table, as
 								 * the replication worker passes one */
 	ResultRelInfo *rri;
@@ -622,24 +626,21 @@ init_trigger_functions(ResultRelInfo *rri, MemoryContext cxt)
 			fmgr_info_cxt(td->triggers[i].tgfoid, &rri->ri_TrigFunctions[i], cxt);
 }
 
+/*
+ * Start the executor path.  Its EState, result relation and EPQ state are
+ * made at the first write that needs them (direct_executor()): a writer
+ * that only deletes rows by key from a table whose rows run no code (a
+ * single-row DELETE's trigger) needs none of them, and making and freeing
+ * them cost such a statement 1,700 instructions.
+ */
 static void
 direct_begin(IndexWriter *w, const WriterInfo *wi, bool bulk)
 {
-	MemoryContext oldcxt;
-	TriggerDesc *td;
+	TriggerDesc *td = w->rel->trigdesc;
 
-	w->estate = CreateExecutorState();
+	w->cxt = CurrentMemoryContext;
 	/* rows an earlier writer of this command wrote (see "Command ids") */
 	CommandCounterIncrement();
-	w->estate->es_output_cid = GetCurrentCommandId(true);
-	ADJLIST_EPQ_INIT(&w->epqstate, w->estate);
-	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
-	w->rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
-	init_trigger_functions(w->rri, w->estate->es_query_cxt);
-	w->estate->es_opened_result_relations =
-		lappend(w->estate->es_opened_result_relations, w->rri);
-	/* (its indexes at the first write that inserts: direct_open_indexes()) */
 	if (wi->scan_nkeys > 0 && wi->keyindex == w->keyindex)
 	{
 		w->nscankeys = wi->scan_nkeys;
@@ -649,8 +650,6 @@ direct_begin(IndexWriter *w, const WriterInfo *wi, bool bulk)
 		memcpy(w->scankeys, wi->scan_keys, sizeof(ScanKeyData) * wi->scan_nkeys);
 	}
 	/* (searchslot and foundslot at the first look-up: direct_lookup_slots()) */
-	w->newslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
-	td = w->rri->ri_TrigDesc;
 	w->after_rows = td != NULL &&
 		(td->trig_insert_after_row || td->trig_update_after_row || td->trig_delete_after_row);
 	w->buffered = bulk && w->mode == WRITE_APPEND &&
@@ -663,6 +662,33 @@ direct_begin(IndexWriter *w, const WriterInfo *wi, bool bulk)
 		w->arbiters = list_make1_oid(w->keyindex);
 	if (w->buffered)
 		w->batch = palloc0(sizeof(TupleTableSlot *) * WRITE_BATCH);
+}
+
+/*
+ * The executor state of the writer's writes, made at the first that needs
+ * it: its command id is the current one (direct_see_own_writes() keeps it
+ * so), its result relation's row trigger functions looked up.
+ */
+static void
+direct_executor(IndexWriter *w)
+{
+	MemoryContext oldcxt;
+
+	if (w->estate != NULL)
+		return;
+	/* (under the writer's memory: a first write comes in per-row memory) */
+	oldcxt = MemoryContextSwitchTo(w->cxt);
+	w->estate = CreateExecutorState();
+	w->estate->es_output_cid = GetCurrentCommandId(true);
+	ADJLIST_EPQ_INIT(&w->epqstate, w->estate);
+	MemoryContextSwitchTo(w->estate->es_query_cxt);
+	w->rri = makeNode(ResultRelInfo);
+	InitResultRelInfo(w->rri, w->rel, 0, NULL, 0);
+	init_trigger_functions(w->rri, w->estate->es_query_cxt);
+	w->estate->es_opened_result_relations =
+		lappend(w->estate->es_opened_result_relations, w->rri);
+	/* (its indexes at the first write that inserts: direct_open_indexes()) */
+	w->newslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
 	MemoryContextSwitchTo(oldcxt);
 }
 
@@ -735,7 +761,8 @@ direct_see_own_writes(IndexWriter *w)
 	if (!w->wrote)
 		return;
 	CommandCounterIncrement();
-	w->estate->es_output_cid = GetCurrentCommandId(true);
+	if (w->estate != NULL)
+		w->estate->es_output_cid = GetCurrentCommandId(true);
 	w->wrote = false;
 }
 
@@ -749,6 +776,7 @@ direct_open_indexes(IndexWriter *w)
 {
 	MemoryContext oldcxt;
 
+	direct_executor(w);
 	if (w->indexes_open)
 		return;
 	oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
@@ -769,8 +797,9 @@ direct_delete_found(IndexWriter *w, TM_FailureData *tmfd)
 	TM_Result	res;
 
 	CheckCmdReplicaIdentity(w->rel, CMD_DELETE);
+	/* (the snapshot an EState would pass: none) */
 	res = table_tuple_delete(w->rel, &w->foundslot->tts_tid, GetCurrentCommandId(true),
-							 w->estate->es_snapshot, InvalidSnapshot, true, tmfd, false);
+							 InvalidSnapshot, InvalidSnapshot, true, tmfd, false);
 	if (res == TM_SelfModified)
 		elog(ERROR, "tuple already updated by self");
 	return res;
@@ -872,10 +901,12 @@ direct_lookup_slots(IndexWriter *w)
 {
 	if (w->searchslot == NULL)
 	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
+		MemoryContext oldcxt = MemoryContextSwitchTo(w->cxt);
+		const TupleTableSlotOps *ops = table_slot_callbacks(w->rel);
 
-		w->searchslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
-		w->foundslot = table_slot_create(w->rel, &w->estate->es_tupleTable);
+		/* (of their own: a removing writer may have no EState) */
+		w->searchslot = MakeSingleTupleTableSlot(RelationGetDescr(w->rel), ops);
+		w->foundslot = MakeSingleTupleTableSlot(RelationGetDescr(w->rel), ops);
 		MemoryContextSwitchTo(oldcxt);
 	}
 }
@@ -887,6 +918,7 @@ direct_flush(IndexWriter *w)
 
 	if (w->nbatch == 0)
 		return;
+	Assert(w->estate != NULL);	/* (made by the puts that filled the batch) */
 	if (w->bistate == NULL)
 	{
 		oldcxt = MemoryContextSwitchTo(w->estate->es_query_cxt);
@@ -987,7 +1019,10 @@ static void
 direct_after_begin(IndexWriter *w)
 {
 	if (w->after_rows)
+	{
+		direct_executor(w);		/* (direct_after_end() fires them with it) */
 		AfterTriggerBeginQuery();
+	}
 }
 
 static void
@@ -1079,6 +1114,7 @@ direct_remove(IndexWriter *w, Datum *keyvalues)
 		w->wrote = true;
 		return true;
 	}
+	direct_executor(w);
 	if (!direct_find(w, false))
 		return false;
 	EvalPlanQualSetSlot(&w->epqstate, w->foundslot);
@@ -1325,11 +1361,19 @@ index_writer_end(IndexWriter *w)
 		direct_flush(w);
 		if (w->bistate != NULL)
 			FreeBulkInsertState(w->bistate);
-		EvalPlanQualEnd(&w->epqstate);
-		/* (its indexes, and relations its triggers' events opened) */
-		ExecCloseResultRelations(w->estate);
-		ExecResetTupleTable(w->estate->es_tupleTable, false);
-		FreeExecutorState(w->estate);
+		if (w->searchslot != NULL)
+		{
+			ExecDropSingleTupleTableSlot(w->searchslot);
+			ExecDropSingleTupleTableSlot(w->foundslot);
+		}
+		if (w->estate != NULL)
+		{
+			EvalPlanQualEnd(&w->epqstate);
+			/* (its indexes, and relations its triggers' events opened) */
+			ExecCloseResultRelations(w->estate);
+			ExecResetTupleTable(w->estate->es_tupleTable, false);
+			FreeExecutorState(w->estate);
+		}
 	}
 	table_close(w->rel, NoLock);
 	pfree(w);

@@ -717,6 +717,32 @@ registry_changed(const TableIndexes *ti)
 	return e == NULL || !e->head.valid;
 }
 
+/*
+ * A stamp of what registry_lookup(relid) returns: it changes at every
+ * relcache invalidation this backend takes in, of any relation (the only
+ * way an entry, or the catalog facts a caller derived along with it, goes
+ * stale), and is 0 while relid's entry is not kept as it is (not looked
+ * up yet, or to be built again at its next lookup).  A caller may keep
+ * what it derived from a lookup for as long as the stamp stays the same
+ * (index_sync.c).
+ */
+uint64
+registry_stamp(Oid relid)
+{
+	RegistryEntry *e = (RegistryEntry *) rel_cache_find(&registry_cache, relid);
+
+	if (e == NULL || !e->head.valid)
+		return 0;
+	return registry_generation;
+}
+
+/* The stamp now, whatever relid's entry: a hit compares with it. */
+uint64
+registry_stamp_now(void)
+{
+	return registry_generation;
+}
+
 /* The base table an index table belongs to, from the registry. */
 static Oid
 base_of_index(Oid indexrel)

@@ -99,6 +99,14 @@ extern char *registry_key_problem(Oid indexrel, char *const *colnames, int nkeys
 /* Has an invalidation touched these indexes since the lookup? */
 extern bool registry_changed(const TableIndexes *ti);
 
+/*
+ * What a caller derived from registry_lookup(relid) stays right while
+ * registry_stamp_now() equals the registry_stamp(relid) taken before the
+ * lookup (nonzero): see registry.c.
+ */
+extern uint64 registry_stamp(Oid relid);
+extern uint64 registry_stamp_now(void);
+
 /* The index whose table is indexrel, or NULL; copied, checked if asked. */
 extern IndexDef *registry_index(Oid indexrel, bool check);
 

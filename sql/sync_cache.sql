@@ -1,0 +1,104 @@
+-- The sync triggers keep what a call sets up per relation and backend
+-- (setup_get() in index_sync.c: the registry's indexes of the table, their
+-- columns, how their tables are written): every change that alters which
+-- indexes a statement writes, or how, must reach it in the same session,
+-- also one made and rolled back in a transaction.
+SET client_min_messages = warning;
+CREATE SCHEMA sc;
+CREATE TABLE sc.g (pk adjkey, sk adjkey, w int, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('sc.g') IS NOT NULL AS indexed;
+INSERT INTO sc.g VALUES ('u#1', 'f#2', 1);
+DELETE FROM sc.g WHERE pk = 'u#1' AND sk = 'f#2';
+INSERT INTO sc.g VALUES ('u#1', 'f#3', 1);
+SELECT sk, pk FROM sc.g_inverted ORDER BY 1, 2;
+
+-- a second index, with counters, in a transaction that rolls back: written
+-- while it exists, not after (its tables are gone)
+BEGIN;
+SELECT create_inverted_index('sc.g', include => '{w}', index_name => 'g_w',
+							 counters => 1) IS NOT NULL AS indexed;
+INSERT INTO sc.g VALUES ('u#2', 'f#3', 2);
+UPDATE sc.g SET w = 3 WHERE pk = 'u#1';
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
+SELECT sum(n) AS counted FROM sc.g_w_degree;
+ROLLBACK;
+INSERT INTO sc.g VALUES ('u#2', 'f#4', 2);
+DELETE FROM sc.g WHERE pk = 'u#1';
+SELECT sk, pk FROM sc.g_inverted ORDER BY 1, 2;
+
+-- one created under a savepoint that is rolled back to
+BEGIN;
+SAVEPOINT s;
+SELECT create_inverted_index('sc.g', index_name => 'g_s') IS NOT NULL AS indexed;
+INSERT INTO sc.g VALUES ('u#9', 'f#9', 9);
+ROLLBACK TO SAVEPOINT s;
+DELETE FROM sc.g WHERE pk = 'u#9';
+INSERT INTO sc.g VALUES ('u#8', 'f#9', 8);
+COMMIT;
+SELECT sk, pk FROM sc.g_inverted ORDER BY 1, 2;
+
+-- the same, committed, then dropped
+SELECT create_inverted_index('sc.g', include => '{w}', index_name => 'g_w') IS NOT NULL AS indexed;
+INSERT INTO sc.g VALUES ('u#3', 'f#4', 3);
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
+SELECT drop_inverted_index('sc.g_inverted');
+DELETE FROM sc.g WHERE pk = 'u#2';
+INSERT INTO sc.g VALUES ('u#4', 'f#4', 4);
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
+SELECT count(*) FROM pg_class WHERE relname = 'g_inverted';
+
+-- the index table gets a row trigger (its writes now run code: the path
+-- and the pinned search_path change), then loses it
+CREATE TABLE sc.seen (pk adjkey);
+CREATE FUNCTION sc.note() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN INSERT INTO sc.seen VALUES (NEW.pk); RETURN NEW; END$$;
+CREATE TRIGGER note AFTER INSERT ON sc.g_w FOR EACH ROW EXECUTE FUNCTION sc.note();
+INSERT INTO sc.g VALUES ('u#5', 'f#4', 5);
+-- (a writer that finds and deletes through the executor, then puts)
+UPDATE sc.g SET sk = 'f#5' WHERE pk IN ('u#4', 'u#5');
+DELETE FROM sc.g WHERE pk = 'u#4';
+INSERT INTO sc.g VALUES ('u#4', 'f#4', 4);
+DROP TRIGGER note ON sc.g_w;
+INSERT INTO sc.g VALUES ('u#6', 'f#4', 6);
+-- a writer that deletes rows where they are found, then puts: its executor
+-- state is made at its first put, in the middle of the statement
+UPDATE sc.g SET sk = 'f#6' WHERE pk IN ('u#5', 'u#6');
+UPDATE sc.g SET sk = 'f#4', w = w + 10 WHERE pk IN ('u#5', 'u#6');
+UPDATE sc.g SET w = w - 10 WHERE pk IN ('u#5', 'u#6');
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
+SELECT pk FROM sc.seen ORDER BY 1;
+
+-- a new owner: the triggers write as the owner of the base table, and a
+-- writer needs no privilege on the index table
+CREATE ROLE sc_owner;
+CREATE ROLE sc_writer;
+GRANT USAGE ON SCHEMA sc TO sc_owner, sc_writer;
+GRANT SELECT ON sc.seen TO sc_owner;
+ALTER TABLE sc.g OWNER TO sc_owner;
+GRANT INSERT, DELETE, SELECT ON sc.g TO sc_writer;
+SET ROLE sc_writer;
+INSERT INTO sc.g VALUES ('u#7', 'f#4', 7);
+DELETE FROM sc.g WHERE pk = 'u#3';
+RESET ROLE;
+SELECT sk, pk, w FROM sc.g_w ORDER BY 1, 2;
+SELECT tableowner FROM pg_tables WHERE schemaname = 'sc' AND tablename = 'g_w';
+
+-- a partition attached with its columns in another order: its own setup
+CREATE TABLE sc.p (pk adjkey, sk adjkey, w int, PRIMARY KEY (pk, sk)) PARTITION BY RANGE (pk);
+SELECT create_inverted_index('sc.p') IS NOT NULL AS indexed;
+CREATE TABLE sc.p1 (pk adjkey, sk adjkey, w int, PRIMARY KEY (pk, sk));
+ALTER TABLE sc.p ATTACH PARTITION sc.p1 FOR VALUES FROM ('a') TO ('m');
+INSERT INTO sc.p VALUES ('b#1', 'f#1', 1);
+CREATE TABLE sc.p2 (w int, sk adjkey, pk adjkey NOT NULL, PRIMARY KEY (pk, sk));
+ALTER TABLE sc.p ATTACH PARTITION sc.p2 FOR VALUES FROM ('m') TO ('z');
+INSERT INTO sc.p VALUES ('b#2', 'f#1', 1), ('n#1', 'f#2', 2);
+INSERT INTO sc.p2 VALUES (3, 'f#3', 'n#2');
+DELETE FROM sc.p1 WHERE pk = 'b#1';
+SELECT sk, pk FROM sc.p_inverted ORDER BY 1, 2;
+SELECT count(*) AS mismatches FROM verify_inverted_index('sc.p_inverted');
+SELECT count(*) AS mismatches FROM verify_inverted_index('sc.g_w');
+
+RESET client_min_messages;
+DROP SCHEMA sc CASCADE;
+DROP ROLE sc_owner;
+DROP ROLE sc_writer;
