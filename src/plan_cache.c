@@ -24,6 +24,11 @@
  * plans of texts that name the old schema behind, which nothing would run
  * again, and which would fail if re-planned (core re-analyses the text).
  *
+ * A caller that runs one text again and again (put_edge, delete_edge) may
+ * keep an AdjlistPlanRef with it, which skips hashing the text while the
+ * cache still holds that plan for the current user: each emptying of the
+ * cache starts a new generation, which every ref kept from before misses.
+ *
  * The text of the statement being prepared or run here is known to the
  * guard of tables that no trigger keeps (api_guard.c), which refuses
  * plain writes of them but lets through the write API's own statements:
