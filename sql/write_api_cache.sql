@@ -107,6 +107,38 @@ SELECT * FROM pg_temp.calls('regress_wc_w');
 SELECT pk, sk, data FROM wc.g WHERE pk = 'u#3' ORDER BY 1, 2;
 SELECT sk, pk FROM wc.g_inverted WHERE pk = 'u#3' ORDER BY 1, 2;
 
+-- put_edge leaves out its upsert's RETURNING only where the upsert asks
+-- for the same: not where an index projects a generated column (SELECT on
+-- it), nor where the upsert sets nothing (DO NOTHING asks for no SELECT)
+CREATE TABLE wc.gen (pk adjkey, sk adjkey, data jsonb,
+	k text GENERATED ALWAYS AS (data->>'k') STORED, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('wc.gen', include => ARRAY['k']) IS NOT NULL AS indexed;
+CREATE TABLE wc.keys (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('wc.keys') IS NOT NULL AS indexed;
+GRANT INSERT, UPDATE, SELECT (pk, sk, data) ON wc.gen TO regress_wc_w;
+GRANT INSERT, UPDATE ON wc.keys TO regress_wc_w;
+CREATE FUNCTION pg_temp.calls2(who text) RETURNS TABLE (call text, outcome text)
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF who <> '' THEN
+		EXECUTE format('SET ROLE %I', who);
+	END IF;
+	RETURN QUERY SELECT q, pg_temp.err(q) FROM (VALUES
+		($q$SELECT put_edge('wc.gen', 'u#5', 'f#1', '{"k": "a"}')$q$),
+		($q$SELECT put_edge('wc.gen', 'u#5', 'f#1', '{"k": "b"}')$q$),
+		($q$SELECT put_edge('wc.keys', 'u#5', 'f#1')$q$),
+		($q$SELECT put_edge('wc.keys', 'u#5', 'f#1')$q$)) v(q);
+	RESET ROLE;
+END $$;
+SELECT * FROM pg_temp.calls2('regress_wc_w');
+GRANT SELECT (k) ON wc.gen TO regress_wc_w;
+GRANT SELECT (pk, sk) ON wc.keys TO regress_wc_w;
+SELECT * FROM pg_temp.calls2('regress_wc_w');
+SELECT * FROM pg_temp.calls2('');
+SELECT pk, sk, data, k FROM wc.gen ORDER BY 1, 2;
+SELECT sk, pk, k FROM wc.gen_inverted ORDER BY 1, 2;
+SELECT sk, pk FROM wc.keys_inverted ORDER BY 1, 2;
+
 -- the plan cache emptied while the table's entry stays (more plans than it
 -- holds: one a role): the plans the entry remembers are not run again
 SELECT put_edge('wc.g', 'u#4', 'f#1', '{"a": 1}'), delete_edge('wc.g', 'u#4', 'f#0');

@@ -83,6 +83,13 @@ struct ApiTable
 	char	   *delete_one;		/* delete_edge's DELETE (write_api.c) */
 	AdjlistPlanRef upsert_plan; /* their plans, while the plan cache has them */
 	AdjlistPlanRef delete_plan;
+	bool		returning_implied;	/* the upsert asks, without RETURNING, for
+									 * all that RETURNING asks for (privileges,
+									 * policies: write_api_table.c) */
+	char	   *upsert_bare;	/* put_edge's upsert without RETURNING, where
+								 * the triggers keep the indexes and it is
+								 * implied (write_api_put.c) */
+	AdjlistPlanRef upsert_bare_plan;
 };
 
 /*
