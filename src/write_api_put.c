@@ -1013,7 +1013,8 @@ put_one_kept(ApiTable *t, Oid keytype, Datum pk, Datum sk, Datum data, bool data
 	}
 	if (t->upsert_one == NULL)
 		t->upsert_one = api_table_keep(t, upsert_one_sql(t));
-	adjlist_plan_execute_discard(adjlist_plan_ref(&t->upsert_plan, t->upsert_one, put_nargs(t), types),
+	adjlist_plan_execute_discard(adjlist_plan_ref(&t->upsert_plan, t->upsert_one, put_nargs(t),
+												  types),
 								 values, nulls, SPI_OK_INSERT_RETURNING);
 }
 
