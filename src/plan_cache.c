@@ -24,6 +24,11 @@
  * plans of texts that name the old schema behind, which nothing would run
  * again, and which would fail if re-planned (core re-analyses the text).
  *
+ * A caller that runs one text again and again (put_edge, delete_edge) may
+ * keep an AdjlistPlanRef with it, which skips hashing the text while the
+ * cache still holds that plan for the current user: each emptying of the
+ * cache starts a new generation, which every ref kept from before misses.
+ *
  * The text of the statement being prepared or run here is known to the
  * guard of tables that no trigger keeps (api_guard.c), which refuses
  * plain writes of them but lets through the write API's own statements:
@@ -38,6 +43,7 @@
 
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "tcop/dest.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/plancache.h"
@@ -64,6 +70,7 @@ static HTAB *plan_cache = NULL;
 static MemoryContext plan_cxt = NULL;
 static int	plans_running = 0;
 static bool reset_pending = false;
+static uint64 cache_generation = 1;	/* of the plans in the cache: +1 a reset */
 static const AdjlistPlanCheck *plan_check = NULL;
 static const char *running_sql = NULL;
 
@@ -116,6 +123,7 @@ plan_cache_reset(void)
 	hash_destroy(plan_cache);
 	plan_cache = NULL;
 	MemoryContextReset(plan_cxt);
+	cache_generation++;
 }
 
 SPIPlanPtr
@@ -177,6 +185,28 @@ adjlist_plan(const char *sql, int nargs, const Oid *argtypes)
 	return plan;
 }
 
+/*
+ * adjlist_plan() without hashing sql again where ref holds its plan for
+ * this user from the current cache: a plan stays until the cache is
+ * emptied (cache_generation), and adjlist_plan() would empty it now where
+ * a reset is due, so then it is called.
+ */
+SPIPlanPtr
+adjlist_plan_ref(AdjlistPlanRef *ref, const char *sql, int nargs, const Oid *argtypes)
+{
+	Oid			userid = GetUserId();
+
+	if (ref->plan != NULL && ref->generation == cache_generation && ref->userid == userid &&
+		plan_cache != NULL &&
+		!(plans_running == 0 &&
+		  (reset_pending || hash_get_num_entries(plan_cache) >= PLAN_CACHE_MAX)))
+		return ref->plan;
+	ref->plan = adjlist_plan(sql, nargs, argtypes);
+	ref->generation = cache_generation;
+	ref->userid = userid;
+	return ref->plan;
+}
+
 void
 adjlist_plan_cache_invalidate(void)
 {
@@ -207,6 +237,51 @@ adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
 	PG_TRY();
 	{
 		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
+	}
+	PG_FINALLY();
+	{
+		plans_running--;
+		running_sql = save;
+	}
+	PG_END_TRY();
+	if (expected != 0 && ret != expected)
+		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
+	return ret;
+}
+
+/*
+ * adjlist_plan_execute() of a statement whose rows nobody reads: they go to
+ * no tuple table (None_Receiver), though the statement still computes them.
+ */
+int
+adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
+{
+	int			nargs = SPI_getargcount(plan);
+	ParamListInfo params = nargs > 0 ? makeParamList(nargs) : NULL;
+	SPIExecuteOptions options = {0};
+	int			ret;
+	const char *save;
+
+	/* as SPI_execute_plan() passes values and nulls (_SPI_convert_params()) */
+	for (int i = 0; i < nargs; i++)
+	{
+		ParamExternData *prm = &params->params[i];
+
+		prm->value = values[i];
+		prm->isnull = nulls != NULL && nulls[i] == 'n';
+		prm->pflags = PARAM_FLAG_CONST;
+		prm->ptype = SPI_getargtypeid(plan, i);
+	}
+	options.params = params;
+	options.dest = None_Receiver;
+	if (plan_check != NULL)
+		plan_check->check(plan, plan_check->arg);
+	save = running_sql;
+	running_sql = plan_text(plan);
+	plans_running++;
+	PG_TRY();
+	{
+		ret = SPI_execute_plan_extended(plan, &options);
 	}
 	PG_FINALLY();
 	{

@@ -23,6 +23,21 @@
 extern SPIPlanPtr adjlist_plan(const char *sql, int nargs, const Oid *argtypes);
 
 /*
+ * adjlist_plan() of the same sql again and again, faster: ref (zeroed at
+ * first, kept with sql) remembers the plan while it is in the cache, for
+ * the user it was prepared as.  Valid as long as adjlist_plan()'s.
+ */
+typedef struct AdjlistPlanRef
+{
+	SPIPlanPtr	plan;
+	Oid			userid;
+	uint64		generation;
+} AdjlistPlanRef;
+
+extern SPIPlanPtr adjlist_plan_ref(AdjlistPlanRef *ref, const char *sql, int nargs,
+								   const Oid *argtypes);
+
+/*
  * Have the cache emptied at its next use where no cached plan is running
  * (after a schema changed).  Safe in an invalidation callback.
  */
@@ -34,6 +49,14 @@ extern void adjlist_plan_cache_invalidate(void);
  */
 extern int	adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
 								 bool read_only, long count, int expected);
+
+/*
+ * The same for a statement whose returned rows nobody reads (a RETURNING
+ * kept for the privileges and policies it implies): no SPI_tuptable is
+ * built.  SPI_processed is set.
+ */
+extern int	adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls,
+										 int expected);
 
 /*
  * The same with the latest snapshot (its command ID advanced), as core's

@@ -191,8 +191,8 @@ delete_body(void *arg)
 
 	if (a->bare)
 	{
-		adjlist_plan_execute(adjlist_plan(a->sql, a->nargs, a->types), a->values, NULL,
-							 false, 0, SPI_OK_DELETE);
+		adjlist_plan_execute(adjlist_plan_ref(&a->t->delete_plan, a->sql, a->nargs, a->types),
+							 a->values, NULL, false, 0, SPI_OK_DELETE);
 		return (int64) SPI_processed;
 	}
 	return delete_rows_sql(a->t, a->sql, a->nargs, a->types, a->values);
@@ -223,6 +223,24 @@ require_args(FunctionCallInfo fcinfo, int n, const char *what)
 					 errmsg("%s", what)));
 }
 
+typedef struct PutOneArgs
+{
+	ApiTable   *t;
+	Oid			keytype;
+	FunctionCallInfo fcinfo;	/* put_edge's arguments */
+} PutOneArgs;
+
+static int64
+put_one_body(void *arg)
+{
+	PutOneArgs *a = (PutOneArgs *) arg;
+	FunctionCallInfo fcinfo = a->fcinfo;
+
+	put_one_kept(a->t, a->keytype, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2),
+				 PG_ARGISNULL(3) ? (Datum) 0 : PG_GETARG_DATUM(3), PG_ARGISNULL(3));
+	return 1;
+}
+
 /* put_edge(tbl regclass, pk adjkey, sk adjkey, data jsonb) */
 Datum
 adjlist_put_edge(PG_FUNCTION_ARGS)
@@ -234,6 +252,16 @@ adjlist_put_edge(PG_FUNCTION_ARGS)
 	t = api_table(PG_GETARG_OID(0));
 	if (!PG_ARGISNULL(3) && t->payload == NULL)
 		no_payload_column(t);
+	if (put_one_kept_ok(t))
+	{
+		PutOneArgs	a;
+
+		a.t = t;
+		a.keytype = cat->keytype;
+		a.fcinfo = fcinfo;
+		(void) in_write_api(t, put_one_body, &a);
+		PG_RETURN_VOID();
+	}
 	{
 		PutArgs		a;
 

@@ -81,6 +81,15 @@ struct ApiTable
 	MemoryContext cxt;			/* NULL: the call's */
 	char	   *upsert_one;		/* put_edge's upsert (write_api_put.c) */
 	char	   *delete_one;		/* delete_edge's DELETE (write_api.c) */
+	AdjlistPlanRef upsert_plan; /* their plans, while the plan cache has them */
+	AdjlistPlanRef delete_plan;
+	bool		returning_implied;	/* the upsert asks, without RETURNING, for
+									 * all that RETURNING asks for (privileges,
+									 * policies: write_api_table.c) */
+	char	   *upsert_bare;	/* put_edge's upsert without RETURNING, where
+								 * the triggers keep the indexes and it is
+								 * implied (write_api_put.c) */
+	AdjlistPlanRef upsert_bare_plan;
 };
 
 /*
@@ -117,6 +126,8 @@ extern const char *payload_target(ApiTable *t);
 extern void no_payload_column(ApiTable *t);
 extern void lock_keys(ApiTable *t, Datum pks, Datum sks);
 extern int64 put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls);
+extern bool put_one_kept_ok(const ApiTable *t);
+extern void put_one_kept(ApiTable *t, Oid keytype, Datum pk, Datum sk, Datum data, bool data_null);
 extern int64 delete_rows(ApiTable *t, const char *where, int nargs, Oid *types, Datum *values);
 extern int64 delete_rows_sql(ApiTable *t, const char *sql, int nargs, Oid *types, Datum *values);
 extern char *api_table_keep(ApiTable *t, char *sql);

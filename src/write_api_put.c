@@ -187,6 +187,17 @@ upsert_one_sql(ApiTable *t)
 					t->returning, inserted_flag(t));
 }
 
+/* upsert_one_sql() without RETURNING, where it is implied (put_one_kept()) */
+static char *
+upsert_bare_sql(ApiTable *t)
+{
+	Assert(t->unique_key && t->set_list[0]);
+	return psprintf("INSERT INTO %s AS b (%s, %s%s) VALUES ($1, $2%s) ON CONFLICT (%s, %s) DO "
+					"UPDATE SET %s",
+					t->qname, t->pk, t->sk, put_cols(t),
+					put_vals(t, "$3", "$4"), t->pk, t->sk, t->set_list);
+}
+
 static int
 uint32_cmp(const void *a, const void *b)
 {
@@ -929,7 +940,7 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 		item_params(t, &items[0], types, values, nulls);
 		if (t->upsert_one == NULL)
 			t->upsert_one = api_table_keep(t, upsert_one_sql(t));
-		adjlist_plan_execute(adjlist_plan(t->upsert_one, put_nargs(t), types),
+		adjlist_plan_execute(adjlist_plan_ref(&t->upsert_plan, t->upsert_one, put_nargs(t), types),
 							 values, nulls, false, 0, SPI_OK_INSERT_RETURNING);
 	}
 	else
@@ -957,6 +968,54 @@ put_rows(ApiTable *t, Datum pks, Datum sks, Datum datas, Datum ttls)
 	api_writers_end(aw);
 	SPI_freetuptable(tt);
 	return (int64) n;
+}
+
+/*
+ * put_edge where put_rows() would run the upsert of one item and write no
+ * index row itself: a table with a unique key whose indexes the triggers
+ * keep, and no expiry to write.
+ */
+bool
+put_one_kept_ok(const ApiTable *t)
+{
+	return t->unique_key && !t->no_triggers && t->ttl == NULL;
+}
+
+/*
+ * That put, without put_rows()'s arrays, item sorting and index writers
+ * (a tenth of a put_edge's instructions): the same upsert with the same
+ * parameters, detoasted as the arrays did.  Its RETURNING, whose rows no
+ * index writer reads here, is left out where the upsert asks for all it
+ * asks of the caller anyway (t->returning_implied: SELECT on the columns,
+ * the SELECT policies; README, The write API); elsewhere it stays, its
+ * rows not kept (adjlist_plan_execute_discard()).
+ */
+void
+put_one_kept(ApiTable *t, Oid keytype, Datum pk, Datum sk, Datum data, bool data_null)
+{
+	Oid			types[3] = {keytype, keytype, JSONBOID};
+	Datum		values[3];
+	char		nulls[3] = {' ', ' ', data_null ? 'n' : ' '};
+
+	Assert(put_one_kept_ok(t));
+	values[0] = PointerGetDatum(PG_DETOAST_DATUM(pk));
+	values[1] = PointerGetDatum(PG_DETOAST_DATUM(sk));
+	values[2] = data_null ? (Datum) 0 : PointerGetDatum(PG_DETOAST_DATUM(data));
+	check_base_sort_key(t->relid, t->skname, values[1]);
+	if (t->returning_implied)
+	{
+		if (t->upsert_bare == NULL)
+			t->upsert_bare = api_table_keep(t, upsert_bare_sql(t));
+		adjlist_plan_execute(adjlist_plan_ref(&t->upsert_bare_plan, t->upsert_bare, put_nargs(t),
+											  types),
+							 values, nulls, false, 0, SPI_OK_INSERT);
+		return;
+	}
+	if (t->upsert_one == NULL)
+		t->upsert_one = api_table_keep(t, upsert_one_sql(t));
+	adjlist_plan_execute_discard(adjlist_plan_ref(&t->upsert_plan, t->upsert_one, put_nargs(t),
+												  types),
+								 values, nulls, SPI_OK_INSERT_RETURNING);
 }
 
 /* Delete the base rows a condition selects, and their index rows. */

@@ -260,6 +260,30 @@ api_set_lists(ApiTable *t, Relation rel)
 }
 
 /*
+ * Does the upsert of a put (ON CONFLICT (pk, sk) DO UPDATE SET c =
+ * EXCLUDED.c for every column but the key and generated ones: set_list)
+ * ask, without its RETURNING, for all that RETURNING asks for?  That
+ * upsert needs SELECT on the key (its arbiter) and on each column it sets,
+ * and where it needs SELECT the table's SELECT policies apply to the rows
+ * it writes, as core adds them for SELECT rights, not for RETURNING as
+ * such.  RETURNING t->cols needs SELECT on those: implied where each is
+ * the key or a column the upsert sets, so not where one is generated (an
+ * index may project one), nor where nothing is set (DO NOTHING needs no
+ * SELECT).  The write_api_cache test holds both sides to this.
+ */
+static bool
+api_returning_implied(ApiTable *t, Relation rel)
+{
+	if (t->set_list[0] == '\0')
+		return false;
+	for (int k = 0; k < t->ncols; k++)
+		if (t->attnos[k] <= 0 ||
+			TupleDescAttr(RelationGetDescr(rel), t->attnos[k] - 1)->attgenerated)
+			return false;
+	return true;
+}
+
+/*
  * Does a trigger keep the indexes of rel, so that the write API writes only
  * the base rows?  adjlist's sync triggers (index_admin.c) are on every base
  * table with an index, except where they cannot run: a table Citus
@@ -371,6 +395,7 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
 	t->attnos = palloc(sizeof(AttrNumber) * t->ncols);
 	for (int k = 0; k < t->ncols; k++)
 		t->attnos[k] = attnameAttNum(rel, t->cols[k], false);
+	t->returning_implied = api_returning_implied(t, rel);
 	if (t->no_triggers)
 		api_replacement_moves(t, rel);
 	t->shared_placements = api_placements_shared(t);
