@@ -71,3 +71,37 @@ SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{
 	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#,R#}', '{out,out}', edge_filter => '{}'))
 	AS filtered_same;
 SELECT pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+
+-- reachable_count leaves out, in the pass, the edges to nodes it has
+-- reached and all but the first edge to a node of the next level
+-- (graph_reader_skip_known): the same counts as SQL and as the descents,
+-- from starts whose levels take the pass (U#0's 120 friends) or not (a
+-- few friends), at every depth, out and both ways (the in-edges read
+-- after the pass), with a target prefix (the target named from the sort
+-- key) and with the pass's own rows that are no edge ('R#', 'X#1')
+CREATE FUNCTION pg_temp.ref_edges(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
+	SELECT pk, substr(sk::text, 3)::adjkey FROM pp WHERE sk ^@ 'R#' AND length(sk::text) > 2
+$$;
+\i sql/ref_bfs.psql
+CREATE TEMP TABLE known_counts AS
+SELECT s, d, dir, reachable_count('pp', s, 'R#', d, dir) AS pass,
+	   reachable_count('pps', s, 'R#', d, dir) AS descents,
+	   reachable_count('pp', s, 'R#U#', d, dir, target_prefix => 'U#') AS target_prefix,
+	   (SELECT count(*) FROM pg_temp.ref_depths(s, d, dir)) AS sql
+FROM (SELECT ('U#' || g)::adjkey AS s FROM generate_series(0, 199, 9) g) st,
+	 generate_series(0, 4) d, (VALUES ('out'), ('both')) v(dir);
+SELECT count(*) AS calls, count(*) FILTER (WHERE pass = sql) AS pass_same,
+	   count(*) FILTER (WHERE descents = sql) AS descents_same,
+	   count(*) FILTER (WHERE target_prefix = sql) AS target_prefix_same,
+	   count(DISTINCT sql) > 10 AS varied
+FROM known_counts;
+SELECT s, d, dir, pass, descents, target_prefix, sql FROM known_counts
+WHERE pass <> sql OR descents <> sql OR target_prefix <> sql ORDER BY 1, 2, 3;
+-- U#0's second level by the pass: one scan of each btree (the start's
+-- descent, the pass)
+SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) AS b0,
+	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
+SELECT reachable_count('pp', 'U#0', 'R#', 2) = (SELECT count(*) FROM pg_temp.ref_depths('U#0', 2, 'out'))
+	AS two_hops_same;
+SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) - :b0 AS base_scans,
+	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;

@@ -158,6 +158,8 @@ extern void graph_stream_end(GraphStream *s);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_any_order(GraphReader *r);
+struct NodeSet;
+extern void graph_reader_skip_known(GraphReader *r, struct NodeSet *set);
 extern void graph_reader_end(GraphReader *r);
 extern int64 graph_reader_scan_one(GraphReader *r, const GraphScan *req,
 								   GraphEdgeCallback cb, void *arg);

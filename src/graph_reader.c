@@ -67,6 +67,7 @@ struct GraphReader
 	MemoryContext scratch;		/* reset after each expansion */
 	bool		rls;
 	bool		any_order;		/* a level's nodes may be read in key order */
+	NodeSet    *known;			/* edges to its nodes may be left out, or NULL */
 };
 
 /* ----------------------------------------------------------------------
@@ -273,6 +274,23 @@ void
 graph_reader_any_order(GraphReader *r)
 {
 	r->any_order = true;
+}
+
+/*
+ * The caller's callbacks do nothing with an edge to a node of set (as it
+ * is when the edge is read), nor with a second edge to one node in one
+ * level (a BFS that only counts: the first edge to a node adds it, any
+ * later one finds it there).  A scan that reads a level's edges grouped by
+ * their target (direct_scan_prefix) may then leave those edges out, at one
+ * probe of set per target instead of a callback per edge.  Only with
+ * graph_reader_any_order(): a scan of a level in its order hands over
+ * every edge.
+ */
+void
+graph_reader_skip_known(GraphReader *r, NodeSet *set)
+{
+	Assert(r->any_order);
+	r->known = set;
 }
 
 void
@@ -563,7 +581,7 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
 
 	if (use_direct(r, tmpl) && r->any_order && direct_prefix_pass(r->direct, tmpl, n) &&
-		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, cb, arg) >= 0)
+		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, r->known, cb, arg) >= 0)
 		;						/* the prefix's range of the inverted index */
 	else if (use_direct(r, tmpl) && r->any_order && direct_level_pass(r->direct, tmpl, n))
 		scan_level_pass(r, tmpl, nodes, lens, n, cb, arg);

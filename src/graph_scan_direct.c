@@ -27,7 +27,9 @@
  * out-edges of an edge prefix that is a small share of the graph (FRIEND#
  * among many FOLLOWS#) are read, when the statistics say it is cheaper, by
  * one pass over that prefix's range of the inverted index, keeping the
- * edges whose source is a node of the level (direct_scan_prefix).
+ * edges whose source is a node of the level (direct_scan_prefix); the
+ * range holds each target's edges together, so a BFS that only counts
+ * skips those of a target it has reached at one probe per target.
  *
  * Used only for plain local tables without row-level security active for
  * the caller (graph_reader.c decides); relations stay locked to the end of
@@ -1098,6 +1100,41 @@ direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n)
 }
 
 /*
+ * The target the prefix pass is at (the inverted index's partition key, an
+ * out-edge's sort key): whether its edges are left out (direct_scan_prefix
+ * with known).  Decided once per target, at its first tuple.
+ */
+typedef struct PrefixSkip
+{
+	char		part[ADJKEY_MAX_BYTES];	/* the target's sort key */
+	int			partlen;		/* 0: none yet (a target's has the prefix) */
+	bool		done;			/* known, or handed over in this pass */
+	char	   *buf;			/* graph_edge_neighbor's */
+} PrefixSkip;
+
+static bool
+prefix_target_done(PrefixSkip *skip, const EdgeConvention *conv, NodeSet *known, Datum partd)
+{
+	struct varlena *sk = DatumGetAdjkeyPP(partd);
+	int			len = ADJKEY_LEN(sk);
+	GraphEdge	edge;
+	const char *nb;
+	int			nblen;
+
+	if (skip->partlen == len && adjkey_bytes_equal(skip->part, ADJKEY_DATA(sk), len))
+		return skip->done;
+	memcpy(skip->part, ADJKEY_DATA(sk), len);
+	skip->partlen = len;
+	memset(&edge, 0, sizeof(edge));
+	edge.sk = skip->part;
+	edge.sklen = len;
+	/* a row that names no target is handed over (the callback skips it) */
+	skip->done = graph_edge_neighbor(conv, false, &edge, &nb, &nblen, &skip->buf) &&
+		nodeset_find_id(known, nb, nblen) >= 0;
+	return skip->done;
+}
+
+/*
  * The out-edges of nodes[0..n) with the edge prefix, by one forward
  * index-only pass over the prefix's range of the inverted index: each
  * tuple whose source (its second key) is a node of the level goes to cb as
@@ -1105,10 +1142,18 @@ direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n)
  * direct_scan, each node's in key order (the range is ordered by sort key
  * and, within one, by source), but the nodes' edges interleaved.  -1,
  * having read nothing, when the nodes are not distinct.
+ *
+ * With known (graph_reader_skip_known: a caller that does nothing with an
+ * edge to a node it has, or to one it was handed an edge to before), the
+ * edges to a target in known are left out, and so are all but the first
+ * edge from the level to any other: the range holds a target's edges
+ * together, so that costs one probe of known per target instead of one of
+ * the level per edge, and no callback for the edges left out.  Where most
+ * targets are known (a BFS's last levels), most of the range is skipped so.
  */
 int64
 direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
-				   const int *lens, int n, GraphEdgeCallback cb, void *arg)
+				   const int *lens, int n, NodeSet *known, GraphEdgeCallback cb, void *arg)
 {
 	GraphTable *g = r->g;
 	DirectScan *ds = &r->dirs[1];
@@ -1119,6 +1164,7 @@ direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 	Datum		sortd;
 	int64		count = 0;
 	bool		isnew;
+	PrefixSkip	skip = {0};
 	MemoryContext callercxt = CurrentMemoryContext;
 
 	nodeset_init(&level, callercxt, "a level's expansion");
@@ -1137,22 +1183,29 @@ direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 	while (direct_scan_next(g, ds, true, ForwardScanDirection, &partd, &sortd,
 							&edge.data, &edge.data_isnull))
 	{
-		struct varlena *src = DatumGetAdjkeyPP(sortd);
-		int32		id = nodeset_find_id(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
+		struct varlena *src;
+		int32		id;
 		bool		go_on;
 
+		if (known != NULL && prefix_target_done(&skip, tmpl->conv, known, partd))
+			continue;
+		src = DatumGetAdjkeyPP(sortd);
+		id = nodeset_find_id(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
 		if (id < 0)
 			continue;
 		/* forward: the source is the edge's partition key */
 		direct_edge(&edge, false, sortd, partd, NULL, 0, (Datum) 0);
 		edge.origin = id;
 		count++;
+		skip.done = true;		/* the callback has the target now */
 		MemoryContextSwitchTo(callercxt);
 		go_on = cb(arg, &edge);
 		MemoryContextSwitchTo(r->cxt);
 		if (!go_on)
 			break;
 	}
+	if (skip.buf != NULL)
+		pfree(skip.buf);
 	ds->endprefix = NULL;
 	ExecClearTuple(ds->slot);
 	MemoryContextSwitchTo(callercxt);

@@ -218,6 +218,7 @@ adjlist_reachable_count(PG_FUNCTION_ARGS)
 	rd = graph_reader_begin(g);
 	graph_reader_any_order(rd);	/* a count: BFS depths do not depend on it */
 	nodeset_init(&set, CurrentMemoryContext, "reachable_count");
+	graph_reader_skip_known(rd, &set);	/* bfs_take: nothing for a known node */
 	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), graph_check_depth(PG_GETARG_INT32(3)), 0, &set);
 	result = set.n - 1;
 	graph_reader_end(rd);
