@@ -300,7 +300,7 @@ nodebatch_full(const NodeBatch *b, int len)
 	return b->n == NODE_BATCH || b->used + len > NODE_BATCH_BYTES;
 }
 
-typedef bool (*NodeBatchCallback) (void *arg, NodeSet *set, int32 id, bool isnew, int origin);
+typedef bool (*NodeBatchCallback) (void *arg, NodeSet *set, int32 id, int origin);
 
 extern void nodebatch_push(NodeBatch *b, const char *data, int len, int origin);
 extern bool nodeset_add_batch(NodeSet *set, NodeBatch *b, NodeBatchCallback cb, void *arg);

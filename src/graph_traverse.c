@@ -56,20 +56,16 @@ bfs_at_limit(const BfsState *st)
 	return st->limit > 0 && st->found >= st->limit;
 }
 
-/* A neighbor added to the set: a new one is at this depth. */
+/* A neighbor new to the set: it is at this depth. */
 static bool
-bfs_take(void *arg, NodeSet *set, int32 id, bool isnew, int origin)
+bfs_take(void *arg, NodeSet *set, int32 id, int origin)
 {
 	BfsState   *st = (BfsState *) arg;
+	GNode	   *node = set->byid[id];
 
-	if (isnew)
-	{
-		GNode	   *node = set->byid[id];
-
-		node->depth = st->depth;
-		node->parent = st->base + origin;
-		st->found++;
-	}
+	node->depth = st->depth;
+	node->parent = st->base + origin;
+	st->found++;
 	return !bfs_at_limit(st);
 }
 
