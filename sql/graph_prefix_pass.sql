@@ -105,3 +105,42 @@ SELECT reachable_count('pp', 'U#0', 'R#', 2) = (SELECT count(*) FROM pg_temp.ref
 	AS two_hops_same;
 SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) - :b0 AS base_scans,
 	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+
+-- a level too small for the pass by its nodes alone (600 < the prefix's
+-- rows / 64) whose nodes turn out to have many edges (200 each): after
+-- its first 256 descents reachable_count reads the rest of it by the pass
+-- (graph_reader.c: scan_level_sorted); the same counts as the descents
+-- (an uncounted copy) and as SQL
+CREATE TABLE pq (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO pq SELECT 'U#0', 'R#U#' || b, NULL FROM generate_series(1, 600) b;
+-- (each friend's own: a friend read by neither way would be missed)
+INSERT INTO pq SELECT 'U#' || a, 'R#V#' || (a * 200 + k), NULL
+FROM generate_series(1, 600) a, generate_series(1, 200) k;
+INSERT INTO pq SELECT 'U#' || a, 'R#U#' || (a * 7 + k) % 3000, NULL
+FROM generate_series(601, 2999) a, generate_series(1, 2) k ON CONFLICT DO NOTHING;
+-- other edges: the prefix's range is less than the whole index
+INSERT INTO pq SELECT 'U#' || a, 'F#U#' || (a + k) % 3000, NULL
+FROM generate_series(0, 2999) a, generate_series(1, 7) k;
+SELECT create_inverted_index('pq');
+ANALYZE pq, pq_inverted;
+CREATE TABLE pqs (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk))
+	WITH (autovacuum_enabled = false);
+INSERT INTO pqs SELECT * FROM pq;
+SELECT create_inverted_index('pqs');
+ALTER TABLE pqs_inverted SET (autovacuum_enabled = false);
+SELECT count(*) FILTER (WHERE sk ^@ 'R#') > 64 * 600 AS many_rows FROM pq;
+SELECT pg_stat_get_xact_numscans('pq_pkey'::regclass) AS b0,
+	   pg_stat_get_xact_numscans('pq_inverted_pkey'::regclass) AS i0 \gset
+SELECT reachable_count('pq', 'U#0', 'R#', 2) AS two_hops;
+-- the start's descent and 256 of its friends', then the pass
+SELECT pg_stat_get_xact_numscans('pq_pkey'::regclass) - :b0 AS base_scans,
+	   pg_stat_get_xact_numscans('pq_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+CREATE OR REPLACE FUNCTION pg_temp.ref_edges(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
+	SELECT pk, substr(sk::text, 3)::adjkey FROM pq WHERE sk ^@ 'R#'
+$$;
+SELECT d, dir, reachable_count('pq', 'U#0', 'R#', d, dir) AS pass,
+	   reachable_count('pq', 'U#0', 'R#', d, dir) = reachable_count('pqs', 'U#0', 'R#', d, dir)
+		AS same_as_descents,
+	   reachable_count('pq', 'U#0', 'R#', d, dir) = (SELECT count(*) FROM pg_temp.ref_depths('U#0', d, dir))
+		AS same_as_sql
+FROM generate_series(1, 3) d, (VALUES ('out'), ('both')) v(dir) ORDER BY 1, 2;

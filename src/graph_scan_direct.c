@@ -1076,8 +1076,21 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
  */
 #define PREFIX_PASS_TUPLE 1
 
+/*
+ * With the edges per node of the level known (per_node >= 0: measured on
+ * the level's first descents, for a pass that skips the edges to known
+ * targets, which hands over about one edge per target), the descents of
+ * the level cost PREFIX_DESCENT tuples of the pass per node and
+ * PREFIX_EDGE per edge (an edge read and handed over by a descent costs
+ * that much more than a tuple the pass reads; measured on the benchmark's
+ * graph, callgrind): a level of hubs (a hub's followees) takes the pass,
+ * one of many nodes with few edges (the last level of a BFS) does not.
+ */
+#define PREFIX_DESCENT 24
+#define PREFIX_EDGE 2
+
 bool
-direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n)
+direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n, double per_node)
 {
 	GraphTable *g = r->g;
 	Relation	index;
@@ -1091,7 +1104,8 @@ direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n)
 		return false;
 	cost = graph_prefix_rows(g->baserel, g->base_sk, tmpl->conv->edge_prefix,
 							 tmpl->conv->eplen) * PREFIX_PASS_TUPLE;
-	if (cost < 0 || cost >= (double) n * LEVEL_PASS_RATIO)
+	if (cost < 0 || cost >= (double) n * (per_node >= 0 ? PREFIX_DESCENT + PREFIX_EDGE * per_node :
+										 LEVEL_PASS_RATIO))
 		return false;
 	index = index_open(g->base_keyindex, AccessShareLock);
 	tuples = index->rd_rel->reltuples;
