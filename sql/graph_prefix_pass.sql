@@ -98,13 +98,16 @@ FROM known_counts;
 SELECT s, d, dir, pass, descents, target_prefix, sql FROM known_counts
 WHERE pass <> sql OR descents <> sql OR target_prefix <> sql ORDER BY 1, 2, 3;
 -- U#0's second level by the pass: one scan of each btree (the start's
--- descent, the pass)
+-- descent, the pass); counted in one transaction, whose counts are not
+-- reported (and reset) between its statements
+BEGIN;
 SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) AS b0,
 	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
 SELECT reachable_count('pp', 'U#0', 'R#', 2) = (SELECT count(*) FROM pg_temp.ref_depths('U#0', 2, 'out'))
 	AS two_hops_same;
 SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) - :b0 AS base_scans,
 	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+COMMIT;
 
 -- a level too small for the pass by its nodes alone (600 < the prefix's
 -- rows / 64) whose nodes turn out to have many edges (200 each): after
@@ -129,12 +132,14 @@ INSERT INTO pqs SELECT * FROM pq;
 SELECT create_inverted_index('pqs');
 ALTER TABLE pqs_inverted SET (autovacuum_enabled = false);
 SELECT count(*) FILTER (WHERE sk ^@ 'R#') > 64 * 600 AS many_rows FROM pq;
+BEGIN;
 SELECT pg_stat_get_xact_numscans('pq_pkey'::regclass) AS b0,
 	   pg_stat_get_xact_numscans('pq_inverted_pkey'::regclass) AS i0 \gset
 SELECT reachable_count('pq', 'U#0', 'R#', 2) AS two_hops;
 -- the start's descent and 256 of its friends', then the pass
 SELECT pg_stat_get_xact_numscans('pq_pkey'::regclass) - :b0 AS base_scans,
 	   pg_stat_get_xact_numscans('pq_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+COMMIT;
 CREATE OR REPLACE FUNCTION pg_temp.ref_edges(f jsonb) RETURNS TABLE (a adjkey, b adjkey) LANGUAGE sql AS $$
 	SELECT pk, substr(sk::text, 3)::adjkey FROM pq WHERE sk ^@ 'R#'
 $$;
