@@ -158,6 +158,8 @@ extern void graph_stream_end(GraphStream *s);
 extern int64 graph_reader_scan(GraphReader *r, const GraphScan *req,
 							   GraphEdgeCallback cb, void *arg);
 extern void graph_reader_any_order(GraphReader *r);
+struct NodeSet;
+extern void graph_reader_skip_known(GraphReader *r, struct NodeSet *set);
 extern void graph_reader_end(GraphReader *r);
 extern int64 graph_reader_scan_one(GraphReader *r, const GraphScan *req,
 								   GraphEdgeCallback cb, void *arg);
@@ -298,7 +300,7 @@ nodebatch_full(const NodeBatch *b, int len)
 	return b->n == NODE_BATCH || b->used + len > NODE_BATCH_BYTES;
 }
 
-typedef bool (*NodeBatchCallback) (void *arg, NodeSet *set, int32 id, bool isnew, int origin);
+typedef bool (*NodeBatchCallback) (void *arg, NodeSet *set, int32 id, int origin);
 
 extern void nodebatch_push(NodeBatch *b, const char *data, int len, int origin);
 extern bool nodeset_add_batch(NodeSet *set, NodeBatch *b, NodeBatchCallback cb, void *arg);

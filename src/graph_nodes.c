@@ -290,21 +290,14 @@ nodeset_new_node(NodeSet *set)
 }
 
 /*
- * Add a node of the given hash; *isnew says whether it was not there yet.
- * Returns its id (byid[] is not read for a node already there: one cache
- * miss less per probe for callers that do not need it).
+ * Add a node not in the set, whose bucket (nodeset_bucket: empty) e is;
+ * returns its id.  Out of line: most probes of a search find their node.
  */
-static int32
-nodeset_add_hashed(NodeSet *set, const char *data, int len, uint32 hash, bool *isnew)
+static pg_noinline int32
+nodeset_insert(NodeSet *set, NodeEntry *e, const char *data, int len, uint32 hash)
 {
-	NodeEntry  *e = nodeset_bucket(set, hash, data, len);
 	GNode	   *node;
 
-	if (e->id >= 0)
-	{
-		*isnew = false;
-		return e->id;
-	}
 	if (set->n >= adjlist_max_visited)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -321,10 +314,23 @@ nodeset_add_hashed(NodeSet *set, const char *data, int len, uint32 hash, bool *i
 	if (len <= NODE_INLINE)
 		memcpy(e->inl, data, len);
 	e->id = set->n++;
-	*isnew = true;
 	if ((Size) set->n * 4 > ((Size) set->mask + 1) * 3)
 		nodeset_grow(set);
 	return node->id;
+}
+
+/*
+ * Add a node of the given hash; *isnew says whether it was not there yet.
+ * Returns its id (byid[] is not read for a node already there: one cache
+ * miss less per probe for callers that do not need it).
+ */
+static inline int32
+nodeset_add_hashed(NodeSet *set, const char *data, int len, uint32 hash, bool *isnew)
+{
+	NodeEntry  *e = nodeset_bucket(set, hash, data, len);
+
+	*isnew = (e->id < 0);
+	return *isnew ? nodeset_insert(set, e, data, len, hash) : e->id;
 }
 
 /* Add a node; *isnew says whether it was not there yet.  One probe. */
@@ -366,9 +372,11 @@ nodebatch_push(NodeBatch *b, const char *data, int len, int origin)
 }
 
 /*
- * Add the batch's keys to set, in order, calling cb(arg, set, id, isnew,
- * origin) for each (id: the node's, byid[id]); stops early when cb returns
- * false (and returns false).
+ * Add the batch's keys to set, in order, calling cb(arg, set, id, origin)
+ * for each key that was not in the set yet (id: its new node's, byid[id]);
+ * stops early when cb returns false (and returns false).  A key already
+ * there costs its probe and nothing else (inline, no call): in a search
+ * most edges lead to nodes reached before.
  * The batch is empty afterwards.
  */
 bool
@@ -386,11 +394,12 @@ nodeset_add_batch(NodeSet *set, NodeBatch *b, NodeBatchCallback cb, void *arg)
 	}
 	for (int i = 0; i < b->n && go; i++)
 	{
-		bool		isnew;
-		int32		id = nodeset_add_hashed(set, b->bytes + b->off[i], b->len[i],
-											hashes[i], &isnew);
+		const char *data = b->bytes + b->off[i];
+		NodeEntry  *e = nodeset_bucket(set, hashes[i], data, b->len[i]);
 
-		go = cb(arg, set, id, isnew, b->origin[i]);
+		if (e->id < 0)
+			go = cb(arg, set, nodeset_insert(set, e, data, b->len[i], hashes[i]),
+					b->origin[i]);
 	}
 	b->n = 0;
 	b->used = 0;

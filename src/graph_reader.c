@@ -67,6 +67,7 @@ struct GraphReader
 	MemoryContext scratch;		/* reset after each expansion */
 	bool		rls;
 	bool		any_order;		/* a level's nodes may be read in key order */
+	NodeSet    *known;			/* edges to its nodes may be left out, or NULL */
 };
 
 /* ----------------------------------------------------------------------
@@ -273,6 +274,23 @@ void
 graph_reader_any_order(GraphReader *r)
 {
 	r->any_order = true;
+}
+
+/*
+ * The caller's callbacks do nothing with an edge to a node of set (as it
+ * is when the edge is read), nor with a second edge to one node in one
+ * level (a BFS that only counts: the first edge to a node adds it, any
+ * later one finds it there).  A scan that reads a level's edges grouped by
+ * their target (direct_scan_prefix) may then leave those edges out, at one
+ * probe of set per target instead of a callback per edge.  Only with
+ * graph_reader_any_order(): a scan of a level in its order hands over
+ * every edge.
+ */
+void
+graph_reader_skip_known(GraphReader *r, NodeSet *set)
+{
+	Assert(r->any_order);
+	r->known = set;
 }
 
 void
@@ -528,22 +546,57 @@ scan_level_pass(GraphReader *r, const GraphScan *tmpl, const char **nodes, const
  * consecutive descents go through the same or nearby pages (in the CPU's
  * caches) instead of jumping about an index bigger than the caches.
  */
+/*
+ * The descents after which a level of a BFS that skips the edges to known
+ * targets (graph_reader_skip_known) may read the rest of its nodes by the
+ * prefix pass (direct_scan_prefix): whether the pass costs less depends on
+ * the level's edges per node, which its first LEVEL_SAMPLE descents tell
+ * (in key order, unrelated to degree).
+ */
+#define LEVEL_SAMPLE 256
+
+/* The rest of a sorted level, lp[from..m), by the prefix pass; false if not read. */
+static bool
+scan_rest_by_prefix(GraphReader *r, const GraphScan *tmpl, const char **nodes, const int *lens,
+					const LevelPart *lp, int from, int m, GraphEdgeCallback cb, void *arg)
+{
+	int			rest = m - from;
+	const char **rnodes = palloc(sizeof(char *) * rest);
+	int		   *rlens = palloc(sizeof(int) * rest);
+	int		   *map = palloc(sizeof(int) * rest);
+	LevelMap	lm = {cb, arg, map};
+
+	for (int i = 0; i < rest; i++)
+	{
+		map[i] = lp[from + i].origin;
+		rnodes[i] = nodes[map[i]];
+		rlens[i] = lens[map[i]];
+	}
+	return direct_scan_prefix(r->direct, tmpl, rnodes, rlens, rest, r->known,
+							  level_map_cb, &lm) >= 0;
+}
+
 static void
 scan_level_sorted(GraphReader *r, const GraphScan *tmpl, const char **nodes, const int *lens,
 				  int n, GraphEdgeCallback cb, void *arg)
 {
 	int			m;
 	LevelPart  *lp = level_parts_sorted(tmpl, nodes, lens, n, &m);
+	int64		edges = 0;
 
 	for (int i = 0; i < m; i++)
 	{
 		GraphScan	req = *tmpl;
 		OriginCb	o = {cb, arg, lp[i].origin, false};
 
+		if (i == LEVEL_SAMPLE && r->known != NULL &&
+			direct_prefix_pass(r->direct, tmpl, m - i, (double) edges / i) &&
+			scan_rest_by_prefix(r, tmpl, nodes, lens, lp, i, m, cb, arg))
+			break;
 		CHECK_FOR_INTERRUPTS();
 		req.node = nodes[lp[i].origin];
 		req.nodelen = lens[lp[i].origin];
-		(void) direct_scan(r->direct, &req, lp[i].part, lp[i].len, with_origin, &o);
+		edges += direct_scan(r->direct, &req, lp[i].part, lp[i].len, with_origin, &o);
 		if (o.stopped)
 			break;
 	}
@@ -562,8 +615,8 @@ graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **node
 {
 	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
 
-	if (use_direct(r, tmpl) && r->any_order && direct_prefix_pass(r->direct, tmpl, n) &&
-		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, cb, arg) >= 0)
+	if (use_direct(r, tmpl) && r->any_order && direct_prefix_pass(r->direct, tmpl, n, -1) &&
+		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, r->known, cb, arg) >= 0)
 		;						/* the prefix's range of the inverted index */
 	else if (use_direct(r, tmpl) && r->any_order && direct_level_pass(r->direct, tmpl, n))
 		scan_level_pass(r, tmpl, nodes, lens, n, cb, arg);

@@ -27,9 +27,10 @@ extern bool direct_level_pass(DirectReader *r, const GraphScan *tmpl, int n);
 extern int64 direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts,
 							   const int *lens, const int *origins, int n,
 							   GraphEdgeCallback cb, void *arg);
-extern bool direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n);
+extern bool direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n, double per_node);
 extern int64 direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
-								const int *lens, int n, GraphEdgeCallback cb, void *arg);
+								const int *lens, int n, NodeSet *known, GraphEdgeCallback cb,
+								void *arg);
 extern void direct_reader_close(DirectReader *r);
 
 /* graph_scan_spi.c */

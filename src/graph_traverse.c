@@ -56,20 +56,16 @@ bfs_at_limit(const BfsState *st)
 	return st->limit > 0 && st->found >= st->limit;
 }
 
-/* A neighbor added to the set: a new one is at this depth. */
+/* A neighbor new to the set: it is at this depth. */
 static bool
-bfs_take(void *arg, NodeSet *set, int32 id, bool isnew, int origin)
+bfs_take(void *arg, NodeSet *set, int32 id, int origin)
 {
 	BfsState   *st = (BfsState *) arg;
+	GNode	   *node = set->byid[id];
 
-	if (isnew)
-	{
-		GNode	   *node = set->byid[id];
-
-		node->depth = st->depth;
-		node->parent = st->base + origin;
-		st->found++;
-	}
+	node->depth = st->depth;
+	node->parent = st->base + origin;
+	st->found++;
 	return !bfs_at_limit(st);
 }
 
@@ -218,6 +214,7 @@ adjlist_reachable_count(PG_FUNCTION_ARGS)
 	rd = graph_reader_begin(g);
 	graph_reader_any_order(rd);	/* a count: BFS depths do not depend on it */
 	nodeset_init(&set, CurrentMemoryContext, "reachable_count");
+	graph_reader_skip_known(rd, &set);	/* bfs_take: nothing for a known node */
 	bfs(rd, &conv, dir, PG_GETARG_ADJKEY_PP(1), graph_check_depth(PG_GETARG_INT32(3)), 0, &set);
 	result = set.n - 1;
 	graph_reader_end(rd);
