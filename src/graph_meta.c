@@ -361,17 +361,34 @@ graph_require_some_select(Oid relid)
 	return false;
 }
 
+/*
+ * The cached graph of relid, a copy, built first if invalidated; *entry
+ * is its cache entry (which stays in place until the next lookup of
+ * another table: invalidations only clear its valid flag).  The caller
+ * has locked relid.  A table that is not in the cache (or was invalidated
+ * since) may have been dropped while the lock was awaited: 42P01 then.
+ * A valid entry is proof enough that the table still exists: its DROP,
+ * committed before the lock was granted, sent an invalidation of it that
+ * taking the lock processed (and one of this transaction's own was
+ * processed at its end of command), so the catalogs are not asked.
+ */
 static GraphTable *
-graph_table_lookup(Oid relid, uint64 *stamp)
+graph_table_lookup(Oid relid, uint64 *stamp, GraphCacheEntry **entry)
 {
 	GraphCacheEntry *e;
 	GraphTable *g;
 
 	e = (GraphCacheEntry *) rel_cache_enter(&graph_cache, relid);
+	*entry = e;
 
 	if (!e->head.valid)
 	{
 		MemoryContext oldcxt;
+
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", relid)));
 
 		rel_cache_release(&graph_cache, &e->head);
 		e->g = NULL;
@@ -409,26 +426,16 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 }
 
 /*
- * Has no invalidation touched relid's entry since the lookup that returned
- * stamp?  Every change that could unregister or replace its inverted index
- * (drop_inverted_index(), DROP TABLE of either table, any registry write)
- * sends a relcache invalidation of one of the tables or of the registry.
+ * Has no invalidation touched the entry since the lookup that returned it
+ * and stamp?  Every change that could unregister or replace its inverted
+ * index (drop_inverted_index(), DROP TABLE of either table, any registry
+ * write) sends a relcache invalidation of one of the tables or of the
+ * registry.
  */
 static bool
-graph_meta_unchanged(Oid relid, uint64 stamp)
+graph_meta_unchanged(GraphCacheEntry *e, uint64 stamp)
 {
-	GraphCacheEntry *e = (GraphCacheEntry *) rel_cache_find(&graph_cache, relid);
-
-	return e != NULL && e->head.valid && e->stamp == stamp;
-}
-
-/* Has no invalidation touched relid's entry since it was built? */
-static bool
-graph_meta_valid(Oid relid)
-{
-	RelCacheEntry *e = rel_cache_find(&graph_cache, relid);
-
-	return e != NULL && e->valid;
+	return e->head.valid && e->stamp == stamp;
 }
 
 /*
@@ -446,26 +453,16 @@ GraphTable *
 graph_table_get(Oid relid, bool need_inverted)
 {
 	GraphTable *g;
+	GraphCacheEntry *e;
 	uint64		stamp;
 	bool		whole = graph_require_some_select(relid);
 	uint64		inval = SharedInvalidMessageCounter;
 
 	LockRelationOid(relid, AccessShareLock);
-
-	/*
-	 * A valid cache entry is proof enough that the table still exists: its
-	 * DROP, committed before the lock was granted, sent an invalidation of
-	 * it that taking the lock processed (and one of this transaction's own
-	 * was processed at its end of command).  Only without one are the
-	 * catalogs asked.  The same holds for the inverted index below.
-	 */
-	if (!graph_meta_valid(relid) && !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
 	for (int attempt = 0;; attempt++)
 	{
-		g = graph_table_lookup(relid, &stamp);
+		/* (whether the table still exists: see graph_table_lookup) */
+		g = graph_table_lookup(relid, &stamp, &e);
 		if (g->inv_gone)
 		{
 			graph_meta_forget(relid);
@@ -476,7 +473,8 @@ graph_table_get(Oid relid, bool need_inverted)
 		if (!OidIsValid(g->inv_rel))
 			break;
 		LockRelationOid(g->inv_rel, AccessShareLock);
-		if (graph_meta_unchanged(relid, stamp) ||
+		/* (as for the table, the catalogs only if the entry was invalidated) */
+		if (graph_meta_unchanged(e, stamp) ||
 			(SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
 			 registry_index(g->inv_rel, false) != NULL))
 			break;
