@@ -103,9 +103,10 @@ adjkey_cmp_detoasted(Datum a, Datum b)
  * operators and the btree comparison function below, which a btree
  * descent calls a few dozen times per call of a one-hop function: keys
  * held inline (the common case) are compared where they are, without the
- * call and the header tests of the detoasting path.
+ * call and the header tests of the detoasting path.  (Always inline: the
+ * compiler kept a call here, a tenth of a comparison.)
  */
-static inline int
+static pg_attribute_always_inline int
 cmp_datums(Datum a, Datum b)
 {
 	const char *da;
