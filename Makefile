@@ -11,6 +11,7 @@ OBJS = \
 	src/adjkey_support.o \
 	src/catalog.o \
 	src/rel_cache.o \
+	src/scan_key.o \
 	src/registry.o \
 	src/registry_check.o \
 	src/base_key.o \

@@ -97,3 +97,33 @@ SELECT * FROM items_hashed WHERE pk = 'USER#7';
 -- the partition a key lands in does not change between calls
 SELECT tableoid::regclass FROM items_hashed WHERE pk = 'USER#1';
 SELECT count(DISTINCT k) FROM ord;
+
+-- Compressed keys: a long key is compressed in a heap tuple past the toast
+-- threshold and in an index tuple past a few hundred bytes; the comparison
+-- functions detoast it (keys held inline are compared where they are:
+-- both ways must order alike, whichever side of a comparison is which).
+CREATE TABLE long_keys (k adjkey);
+INSERT INTO long_keys
+SELECT ('K#' || chr(96 + i) || repeat(chr(97 + (i * 7) % 3), 2030 + i))::adjkey
+FROM generate_series(1, 12) i;
+INSERT INTO long_keys SELECT ('K#' || chr(96 + i))::adjkey FROM generate_series(1, 12) i;
+SELECT count(*) FILTER (WHERE pg_column_compression(k) IS NOT NULL) AS compressed,
+	   count(*) AS keys FROM long_keys;
+-- every pair, compared as adjkey (detoasted or not) and as bytes
+SELECT count(*) AS pairs,
+	   count(*) FILTER (WHERE sign(adjkey_cmp(a.k, b.k)) <> sign(CASE WHEN a.k::text::bytea < b.k::text::bytea THEN -1
+		   WHEN a.k::text::bytea > b.k::text::bytea THEN 1 ELSE 0 END)) AS wrong_cmp,
+	   count(*) FILTER (WHERE (a.k < b.k) <> (a.k::text::bytea < b.k::text::bytea)
+		   OR (a.k = b.k) <> (a.k::text = b.k::text)
+		   OR (a.k >= b.k) <> (a.k::text::bytea >= b.k::text::bytea)) AS wrong_ops
+FROM long_keys a, long_keys b;
+-- an index of compressed keys, searched and sorted
+CREATE INDEX long_keys_k ON long_keys (k);
+SET enable_seqscan = off;
+SELECT left(k::text, 4) AS k, length(k::text) AS len
+FROM long_keys WHERE k >= 'K#e' AND k < 'K#g' ORDER BY k;
+SELECT count(*) AS found FROM long_keys a WHERE EXISTS (SELECT FROM long_keys b WHERE b.k = a.k);
+RESET enable_seqscan;
+SELECT array_agg(left(k::text, 3) ORDER BY k) = array_agg(left(k::text, 3) ORDER BY k::text::bytea) AS sorted_alike
+FROM long_keys;
+DROP TABLE long_keys;

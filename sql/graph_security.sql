@@ -151,6 +151,78 @@ DROP VIEW seen;
 DROP FUNCTION pg_temp.ref_reach(adjkey, text, jsonb);
 RESET ROLE;
 
+-- Checked at every call, whatever this session has cached of the table
+-- (graph_meta.c keeps its metadata and skips the catalogs while no
+-- invalidation arrived; the one-hop calls in FROM and common_neighbors
+-- stream without SPI): GRANT, REVOKE, policies, drop_inverted_index() and
+-- DROP TABLE after the table was read are seen by the next call.
+SET ROLE regress_graph_owner;
+CREATE TABLE graph_sec.g3 (pk adjkey, sk adjkey, data jsonb, secret boolean DEFAULT false,
+						   PRIMARY KEY (pk, sk));
+INSERT INTO graph_sec.g3 SELECT * FROM graph_sec.g;
+SELECT create_inverted_index('graph_sec.g3', include => '{data}');
+GRANT SELECT ON graph_sec.g3 TO regress_graph_reader;
+RESET ROLE;
+CREATE FUNCTION pg_temp.outcome(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	r text;
+BEGIN
+	EXECUTE 'SELECT string_agg(x::text, '' '') FROM (' || q || ') x' INTO r;
+	RETURN coalesce(r, '(none)');
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || regexp_replace(SQLERRM, 'OID [0-9]+', 'OID n');
+END
+$$;
+CREATE TEMP VIEW calls (what, q) AS VALUES
+	('out', 'SELECT neighbor, data FROM neighbors(''graph_sec.g3'', ''USER#a'', ''FOLLOWS#'')'),
+	('in', 'SELECT neighbor, data FROM reverse_neighbors(''graph_sec.g3'', ''USER#c'', ''FOLLOWS#'')'),
+	('in keys', 'SELECT neighbor FROM reverse_neighbors(''graph_sec.g3'', ''USER#c'', ''FOLLOWS#'')'),
+	('common', 'SELECT * FROM common_neighbors(''graph_sec.g3'', ''USER#a'', ''USER#b'', ''FOLLOWS#'')'),
+	('common in', 'SELECT * FROM common_neighbors(''graph_sec.g3'', ''USER#b'', ''USER#c'', ''FOLLOWS#'', ''in'')');
+GRANT SELECT ON calls TO PUBLIC;
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;	-- read, and cached
+RESET ROLE;
+REVOKE SELECT ON graph_sec.g3 FROM regress_graph_reader;
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;	-- 42501
+RESET ROLE;
+-- the keys only, not the data: what reads data is refused
+GRANT SELECT (pk, sk) ON graph_sec.g3 TO regress_graph_reader;
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;
+RESET ROLE;
+GRANT SELECT (data, secret) ON graph_sec.g3 TO regress_graph_reader;
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;	-- every column: as the table
+RESET ROLE;
+REVOKE SELECT (pk, sk, data, secret) ON graph_sec.g3 FROM regress_graph_reader;
+GRANT SELECT ON graph_sec.g3 TO regress_graph_reader;
+-- a policy made after the table was read hides its rows from the next
+-- call, and a changed one shows what it now allows
+ALTER TABLE graph_sec.g3 ENABLE ROW LEVEL SECURITY;
+CREATE POLICY not_secret ON graph_sec.g3 FOR SELECT TO regress_graph_reader USING (NOT secret);
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;
+RESET ROLE;
+ALTER POLICY not_secret ON graph_sec.g3 USING (secret);
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;
+RESET ROLE;
+ALTER TABLE graph_sec.g3 DISABLE ROW LEVEL SECURITY;
+SET ROLE regress_graph_reader;
+SELECT what, pg_temp.outcome(q) FROM calls;
+RESET ROLE;
+-- the inverted index dropped, then the table (called by its OID): 42704,
+-- then 42P01, as without a cache
+SELECT drop_inverted_index('graph_sec.g3_inverted');
+SELECT what, pg_temp.outcome(q) FROM calls;
+SELECT 'graph_sec.g3'::regclass::oid AS g3_oid \gset
+DROP TABLE graph_sec.g3;
+SELECT what, pg_temp.outcome(replace(q, '''graph_sec.g3''', :'g3_oid' || '::oid::regclass')) FROM calls;
+DROP VIEW calls;
+DROP FUNCTION pg_temp.outcome(text);
+
 DROP SCHEMA graph_sec CASCADE;
 DROP ROLE regress_graph_owner;
 DROP ROLE regress_graph_reader;

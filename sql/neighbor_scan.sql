@@ -355,6 +355,28 @@ SELECT actual_rows($$EXECUTE p('USER#0', 5)$$) AS custom_scan_rows;
 RESET plan_cache_mode;
 
 RESET ROLE;
+-- The direct scans keep the comparison functions of their keys for the
+-- session (scan_key.c): a change of a function (here of adjkey's < itself)
+-- has them looked up again, and every kind of key (=, >=, <, > of a start
+-- key, forward and backward) reads as before.
+CREATE TEMP TABLE scan_key_calls AS
+SELECT 1 AS round,
+	   (SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#')) AS out_all,
+	   (SELECT string_agg(neighbor::text, ' ') FROM neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'FOLLOWS#USER#0010')) AS out_after,
+	   (SELECT string_agg(neighbor::text, ' ') FROM neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'FOLLOWS#USER#0650', true)) AS out_backward,
+	   (SELECT string_agg(neighbor::text, ' ') FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'USER#0100')) AS in_after,
+	   (SELECT count(*) FROM common_neighbors('g', 'USER#0010', 'USER#0020', 'FOLLOWS#')) AS common;
+ALTER FUNCTION adjkey_lt(adjkey, adjkey) COST 1;
+INSERT INTO scan_key_calls
+SELECT 2,
+	   (SELECT count(*) FROM neighbors('g', 'USER#0', 'FOLLOWS#')),
+	   (SELECT string_agg(neighbor::text, ' ') FROM neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'FOLLOWS#USER#0010')),
+	   (SELECT string_agg(neighbor::text, ' ') FROM neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'FOLLOWS#USER#0650', true)),
+	   (SELECT string_agg(neighbor::text, ' ') FROM reverse_neighbors('g', 'USER#0', 'FOLLOWS#', 3, 'USER#0100')),
+	   (SELECT count(*) FROM common_neighbors('g', 'USER#0010', 'USER#0020', 'FOLLOWS#'));
+SELECT * FROM scan_key_calls ORDER BY round;
+DROP TABLE scan_key_calls;
+
 DROP OWNED BY regress_nscan_reader;
 DROP ROLE regress_nscan_reader;
 DROP SCHEMA nscan CASCADE;

@@ -55,9 +55,35 @@ PG_FUNCTION_INFO_V1(adjkey_sortsupport);
 PG_FUNCTION_INFO_V1(adjkey_hash);
 PG_FUNCTION_INFO_V1(adjkey_hash_extended);
 
-/* Compare two key datums, freeing any detoasted copies. */
-int
-adjkey_cmp_datums(Datum a, Datum b)
+/*
+ * The bytes of a key held inline and uncompressed, under a 1-byte or a
+ * plain 4-byte header: every key of an index tuple, of a heap tuple of
+ * the keys' lengths, of a scan key or a parameter.  False for one that
+ * must be detoasted first.
+ */
+static inline bool
+adjkey_inline_bytes(Datum d, const char **data, int *len)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_1B(p))
+	{
+		if (VARATT_IS_1B_E(p))
+			return false;
+		*data = VARDATA_1B(p);
+		*len = VARSIZE_1B(p) - VARHDRSZ_SHORT;
+		return true;
+	}
+	if (!VARATT_IS_4B_U(p))
+		return false;
+	*data = VARDATA_4B(p);
+	*len = VARSIZE_4B(p) - VARHDRSZ;
+	return true;
+}
+
+/* adjkey_cmp_datums() of keys that must be detoasted: the copies freed */
+static pg_noinline int
+adjkey_cmp_detoasted(Datum a, Datum b)
 {
 	struct varlena *ka = DatumGetAdjkeyPP(a);
 	struct varlena *kb = DatumGetAdjkeyPP(b);
@@ -72,7 +98,34 @@ adjkey_cmp_datums(Datum a, Datum b)
 	return r;
 }
 
-#define ADJKEY_CMP_ARGS adjkey_cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1))
+/*
+ * Compare two key datums, freeing any detoasted copies.  Inline in the
+ * operators and the btree comparison function below, which a btree
+ * descent calls a few dozen times per call of a one-hop function: keys
+ * held inline (the common case) are compared where they are, without the
+ * call and the header tests of the detoasting path.  (Always inline: the
+ * compiler kept a call here, a tenth of a comparison.)
+ */
+static pg_attribute_always_inline int
+cmp_datums(Datum a, Datum b)
+{
+	const char *da;
+	const char *db;
+	int			la;
+	int			lb;
+
+	if (likely(adjkey_inline_bytes(a, &da, &la) && adjkey_inline_bytes(b, &db, &lb)))
+		return adjkey_cmp_bytes(da, la, db, lb);
+	return adjkey_cmp_detoasted(a, b);
+}
+
+int
+adjkey_cmp_datums(Datum a, Datum b)
+{
+	return cmp_datums(a, b);
+}
+
+#define ADJKEY_CMP_ARGS cmp_datums(PG_GETARG_DATUM(0), PG_GETARG_DATUM(1))
 
 Datum
 adjkey_eq(PG_FUNCTION_ARGS)
@@ -145,7 +198,7 @@ typedef struct AdjkeySortState
 static int
 adjkey_fastcmp(Datum x, Datum y, SortSupport ssup)
 {
-	return adjkey_cmp_datums(x, y);
+	return cmp_datums(x, y);
 }
 
 static Datum

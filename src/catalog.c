@@ -53,6 +53,7 @@
 #include "plan_cache.h"
 #include "query_table.h"
 #include "registry.h"
+#include "scan_key.h"
 #include "table_options.h"
 
 /*
@@ -94,11 +95,15 @@ catalog_relcache_callback(Datum arg, Oid relid)
 	api_guard_relcache_invalidate(relid);
 }
 
-/* A change of a function: the originals of twins are looked up again. */
+/*
+ * A change of a function: the originals of twins, and the comparison
+ * functions of the direct scans' keys (scan_key.c), are looked up again.
+ */
 static void
 catalog_proc_callback(Datum arg, int cacheid, uint32 hashvalue)
 {
 	graph_columns_proc_invalidate();
+	adjlist_scan_key_invalidate();
 }
 
 /*

@@ -70,6 +70,15 @@ typedef struct GraphTable
 	bool		inv_sparse_only;	/* no index holds every edge, but a sparse
 									 * one flips the key (for the error) */
 
+	/*
+	 * The role graph_table_get() found to have SELECT on the whole table,
+	 * or InvalidOid, and SharedInvalidMessageCounter then: while no
+	 * invalidation has been processed since, graph_check_select() for that
+	 * role has its answer (the catalogs it would read are as they were).
+	 */
+	Oid			select_role;
+	uint64		select_inval;
+
 	/* btree support of adjkey */
 	RegProcedure eq_proc;
 	RegProcedure lt_proc;
@@ -136,7 +145,7 @@ typedef struct GraphScan
 
 /* graph_meta.c */
 extern GraphTable *graph_table_get(Oid relid, bool need_inverted);
-extern void graph_require_some_select(Oid relid);
+extern bool graph_require_some_select(Oid relid);
 extern void graph_check_data(GraphTable *g, const char *what);
 /* called by the library's relcache callback (catalog.c) */
 extern void graph_meta_relcache_invalidate(Oid relid);

@@ -32,6 +32,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
+#include "storage/sinval.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -56,6 +57,8 @@ typedef struct GraphCacheEntry
 	RelCacheEntry head;
 	uint64		stamp;			/* which build: see graph_meta_unchanged() */
 	GraphTable *g;
+	GraphTable *flat;			/* g in one chunk (graph_table_flatten) */
+	Size		flatlen;
 } GraphCacheEntry;
 
 static RelCache graph_cache = REL_CACHE_INIT("adjlist graph cache", GraphCacheEntry,
@@ -264,13 +267,14 @@ static const size_t graph_strings[] = {
 };
 
 /*
- * A copy of src in the current memory context, in one chunk: its strings
- * follow the struct (the one-hop calls copy the metadata at every
- * execution, where a palloc per string was a tenth of the lookup).  No
- * caller frees a string of it alone.
+ * A copy of src in the current memory context, in one chunk of *size bytes:
+ * its strings follow the struct (the one-hop calls copy the metadata at
+ * every execution, where a palloc per string was a tenth of the lookup).
+ * No caller frees a string of it alone.  Made once per build; each lookup
+ * copies it with graph_table_clone().
  */
 static GraphTable *
-graph_table_copy(const GraphTable *src)
+graph_table_flatten(const GraphTable *src, Size *size)
 {
 	Size		total = MAXALIGN(sizeof(GraphTable));
 	GraphTable *g;
@@ -298,6 +302,28 @@ graph_table_copy(const GraphTable *src)
 		*field = p;
 		p += len;
 	}
+	*size = total;
+	return g;
+}
+
+/*
+ * A copy of a flattened GraphTable in the current memory context: one
+ * memcpy, its string pointers moved to the copy's own strings (the
+ * strlen() of each string per lookup was half the cost of the copy).
+ */
+static GraphTable *
+graph_table_clone(const GraphTable *flat, Size len)
+{
+	GraphTable *g = palloc(len);
+
+	memcpy(g, flat, len);
+	for (int i = 0; i < (int) lengthof(graph_strings); i++)
+	{
+		char	  **field = (char **) ((char *) g + graph_strings[i]);
+
+		if (*field != NULL)
+			*field = (char *) g + (*field - (const char *) flat);
+	}
 	return g;
 }
 
@@ -309,36 +335,64 @@ graph_table_copy(const GraphTable *src)
 /*
  * A role that may not read any column of relid learns nothing about it,
  * not even its shape: 42501 before anything is looked up.  (The columns a
- * call reads are checked by graph_check_select().)
+ * call reads are checked by graph_check_select().)  True when the role may
+ * read the whole table.
  */
-void
+bool
 graph_require_some_select(Oid relid)
 {
-	char		relkind = get_rel_relkind(relid);
+	char		relkind;
 
+	/*
+	 * The table-wide privilege first: it raises the same 42P01 as below for
+	 * a relation that does not exist, and a role that has it (the common
+	 * case) needs no lookup of the relkind, which only names the object in
+	 * the error.
+	 */
+	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	relkind = get_rel_relkind(relid);
 	if (relkind == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
-	if (pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
+	if (pg_attribute_aclcheck_all(relid, GetUserId(), ACL_SELECT, ACLMASK_ANY) != ACLCHECK_OK)
 		aclcheck_error(ACLCHECK_NO_PRIV, get_relkind_objtype(relkind), get_rel_name(relid));
+	return false;
 }
 
+/*
+ * The cached graph of relid, a copy, built first if invalidated; *entry
+ * is its cache entry (which stays in place until the next lookup of
+ * another table: invalidations only clear its valid flag).  The caller
+ * has locked relid.  A table that is not in the cache (or was invalidated
+ * since) may have been dropped while the lock was awaited: 42P01 then.
+ * A valid entry is proof enough that the table still exists: its DROP,
+ * committed before the lock was granted, sent an invalidation of it that
+ * taking the lock processed (and one of this transaction's own was
+ * processed at its end of command), so the catalogs are not asked.
+ */
 static GraphTable *
-graph_table_lookup(Oid relid, uint64 *stamp)
+graph_table_lookup(Oid relid, uint64 *stamp, GraphCacheEntry **entry)
 {
 	GraphCacheEntry *e;
 	GraphTable *g;
 
 	e = (GraphCacheEntry *) rel_cache_enter(&graph_cache, relid);
+	*entry = e;
 
 	if (!e->head.valid)
 	{
 		MemoryContext oldcxt;
 
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_TABLE),
+					 errmsg("relation with OID %u does not exist", relid)));
+
 		rel_cache_release(&graph_cache, &e->head);
 		e->g = NULL;
+		e->flat = NULL;
 		e->head.cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist graph table",
 											ALLOCSET_SMALL_SIZES);
 		oldcxt = MemoryContextSwitchTo(e->head.cxt);
@@ -347,12 +401,14 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 			e->head.valid = true;	/* an invalidation during the build clears it */
 			e->stamp = ++graph_builds;
 			e->g = graph_table_build(relid);
+			e->flat = graph_table_flatten(e->g, &e->flatlen);
 		}
 		PG_CATCH();
 		{
 			MemoryContextSwitchTo(oldcxt);
 			e->head.valid = false;
 			e->g = NULL;
+			e->flat = NULL;
 			rel_cache_release(&graph_cache, &e->head);
 			PG_RE_THROW();
 		}
@@ -360,7 +416,7 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 		MemoryContextSwitchTo(oldcxt);
 	}
 	*stamp = e->stamp;
-	g = graph_table_copy(e->g);
+	g = graph_table_clone(e->flat, e->flatlen);
 	if (OidIsValid(g->inv_rel) && ActiveSnapshotSet() &&
 		TransactionIdIsNormal(g->inv_xmin) &&
 		!TransactionIdIsCurrentTransactionId(g->inv_xmin) &&
@@ -370,17 +426,16 @@ graph_table_lookup(Oid relid, uint64 *stamp)
 }
 
 /*
- * Has no invalidation touched relid's entry since the lookup that returned
- * stamp?  Every change that could unregister or replace its inverted index
- * (drop_inverted_index(), DROP TABLE of either table, any registry write)
- * sends a relcache invalidation of one of the tables or of the registry.
+ * Has no invalidation touched the entry since the lookup that returned it
+ * and stamp?  Every change that could unregister or replace its inverted
+ * index (drop_inverted_index(), DROP TABLE of either table, any registry
+ * write) sends a relcache invalidation of one of the tables or of the
+ * registry.
  */
 static bool
-graph_meta_unchanged(Oid relid, uint64 stamp)
+graph_meta_unchanged(GraphCacheEntry *e, uint64 stamp)
 {
-	GraphCacheEntry *e = (GraphCacheEntry *) rel_cache_find(&graph_cache, relid);
-
-	return e != NULL && e->head.valid && e->stamp == stamp;
+	return e->head.valid && e->stamp == stamp;
 }
 
 /*
@@ -398,17 +453,16 @@ GraphTable *
 graph_table_get(Oid relid, bool need_inverted)
 {
 	GraphTable *g;
+	GraphCacheEntry *e;
 	uint64		stamp;
+	bool		whole = graph_require_some_select(relid);
+	uint64		inval = SharedInvalidMessageCounter;
 
-	graph_require_some_select(relid);
 	LockRelationOid(relid, AccessShareLock);
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
 	for (int attempt = 0;; attempt++)
 	{
-		g = graph_table_lookup(relid, &stamp);
+		/* (whether the table still exists: see graph_table_lookup) */
+		g = graph_table_lookup(relid, &stamp, &e);
 		if (g->inv_gone)
 		{
 			graph_meta_forget(relid);
@@ -419,8 +473,9 @@ graph_table_get(Oid relid, bool need_inverted)
 		if (!OidIsValid(g->inv_rel))
 			break;
 		LockRelationOid(g->inv_rel, AccessShareLock);
-		if (SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
-			(graph_meta_unchanged(relid, stamp) ||
+		/* (as for the table, the catalogs only if the entry was invalidated) */
+		if (graph_meta_unchanged(e, stamp) ||
+			(SearchSysCacheExists1(RELOID, ObjectIdGetDatum(g->inv_rel)) &&
 			 registry_index(g->inv_rel, false) != NULL))
 			break;
 		UnlockRelationOid(g->inv_rel, AccessShareLock);
@@ -428,6 +483,8 @@ graph_table_get(Oid relid, bool need_inverted)
 		if (attempt >= 3)
 			elog(ERROR, "the inverted index of \"%s\" keeps changing", get_rel_name(relid));
 	}
+	g->select_role = whole ? GetUserId() : InvalidOid;
+	g->select_inval = inval;
 	if (OidIsValid(g->inv_rel) && !g->inv_ready)
 	{
 		if (need_inverted)
@@ -470,6 +527,9 @@ graph_check_select(GraphTable *g, bool want_data)
 {
 	Oid			user = GetUserId();
 
+	/* (what graph_table_get() found, if nothing has changed since) */
+	if (user == g->select_role && g->select_inval == SharedInvalidMessageCounter)
+		return;
 	if (pg_class_aclcheck(g->baserel, user, ACL_SELECT) == ACLCHECK_OK)
 		return;
 	if (pg_attribute_aclcheck(g->baserel, g->base_pk, user, ACL_SELECT) == ACLCHECK_OK &&

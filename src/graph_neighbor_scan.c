@@ -92,7 +92,8 @@ typedef struct NeighborScanState
 	NeighborColumns cols;
 	int			ncols;			/* of the scan tuple: the columns read */
 	int			map[NCOLS];		/* each one's index in the call's row */
-	List	   *args;			/* ExprStates of the arguments (NULL: a Const) */
+	ExprState **args;			/* of each argument (NULL: a Const) */
+	int			nargs;
 	MemoryContext callcxt;		/* a restarted call's: arguments, its state */
 	int64		starts;			/* calls started (1 + restarts) */
 	MemoryContext workcxt;		/* what a batch's read allocates */
@@ -390,13 +391,17 @@ static void
 begin_neighbor_scan(CustomScanState *node, EState *estate, int eflags)
 {
 	NeighborScanState *ns = (NeighborScanState *) node;
-
 	ListCell   *lc;
 
-	/* (most arguments are constants, the defaults: nothing to evaluate) */
+	/*
+	 * (most arguments are constants, the defaults: nothing to evaluate; an
+	 * array, not a list grown per argument, since this runs per execution)
+	 */
+	ns->nargs = list_length(ns->fexpr->args);
+	ns->args = palloc(sizeof(ExprState *) * Max(ns->nargs, 1));
 	foreach(lc, ns->fexpr->args)
-		ns->args = lappend(ns->args, IsA(lfirst(lc), Const) ? NULL :
-						   ExecInitExpr(lfirst(lc), &node->ss.ps));
+		ns->args[foreach_current_index(lc)] = IsA(lfirst(lc), Const) ? NULL :
+			ExecInitExpr(lfirst(lc), &node->ss.ps);
 	/* a scrollable cursor: the rows are kept as they are read */
 	if (eflags & EXEC_FLAG_BACKWARD)
 	{
@@ -516,13 +521,11 @@ start_call_step(NeighborScanState *ns)
 {
 	ExprContext *econtext = ns->css.ss.ps.ps_ExprContext;
 	FuncExpr   *fexpr = ns->fexpr;
-	int			nargs = list_length(ns->args);
+	int			nargs = ns->nargs;
 	FmgrInfo   *flinfo;
 	FunctionCallInfo fcinfo;
 	MemoryContext oldcxt;
 	ListCell   *lc;
-	ListCell   *lcc;
-	int			i = 0;
 
 	oldcxt = MemoryContextSwitchTo(call_memory(ns));
 	if (adjlist_proc_aclcheck(fexpr->funcid, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
@@ -543,16 +546,17 @@ start_call_step(NeighborScanState *ns)
 	flinfo->fn_expr = (Node *) fexpr;
 	fcinfo = palloc0(SizeForFunctionCallInfo(nargs));
 	InitFunctionCallInfoData(*fcinfo, flinfo, nargs, fexpr->inputcollid, NULL, NULL);
-	forboth(lc, ns->args, lcc, fexpr->args)
+	foreach(lc, fexpr->args)
 	{
-		if (lfirst(lc) == NULL)
+		int			i = foreach_current_index(lc);
+
+		if (ns->args[i] == NULL)
 		{
-			fcinfo->args[i].value = lfirst_node(Const, lcc)->constvalue;
-			fcinfo->args[i].isnull = lfirst_node(Const, lcc)->constisnull;
+			fcinfo->args[i].value = lfirst_node(Const, lc)->constvalue;
+			fcinfo->args[i].isnull = lfirst_node(Const, lc)->constisnull;
 		}
 		else
-			fcinfo->args[i].value = ExecEvalExpr(lfirst(lc), econtext, &fcinfo->args[i].isnull);
-		i++;
+			fcinfo->args[i].value = ExecEvalExpr(ns->args[i], econtext, &fcinfo->args[i].isnull);
 	}
 	ns->empty = !neighbor_call_begin(fcinfo, ns->reverse, ns->cols, &ns->call);
 	if (!ns->empty)

@@ -264,9 +264,11 @@ neighbors_start_key(GraphTable *g, const GraphScan *req, Jsonb *esk)
  * privilege, and asks SELECT on data only when its rows carry it (as core
  * asks only for the columns a query names).  False when
  * the call returns no row (a NULL table, node or edge prefix); else the
- * caller runs the batches, and the first one finds SPI connected and the
- * table's metadata at hand.  Allocates in the current context, which must
- * outlive the call.  For the twins (graph_columns.c) the data column is
+ * caller runs the batches, and the first one finds the table's metadata
+ * at hand.  Allocates in the current context, which must outlive the
+ * call.  Nothing here reads through SQL: SPI is connected by the batches
+ * that need it, and a call read as a stream (neighbor_call_stream) never
+ * connects.  For the twins (graph_columns.c) the data column is
  * NULL (and with COLUMNS_NODE pk and sk as well) and the scan reads the
  * index only, unless an edge_filter needs the data.
  */
@@ -308,14 +310,12 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 	call->limit = graph_limit_arg(fcinfo, 3);
 	call->req.want_data = cols == COLUMNS_ALL;
 	/*
-	 * The call's memory, which outlives the first batch's SPI context: its
+	 * The call's memory, which outlives the batches' SPI contexts: its
 	 * row-key context and its resume and neighbor-key buffers are made
 	 * there at their first use (a stream of index tuples needs none).
 	 */
 	call->cxt = CurrentMemoryContext;
 
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
 	call->g = graph_table_get(call->relid, reverse);
 	call->key_shared = call->g->key_shared;
 	graph_check_select(call->g, cols == COLUMNS_ALL);
@@ -326,7 +326,7 @@ neighbor_call_begin(FunctionCallInfo fcinfo, bool reverse, NeighborColumns cols,
 		after = neighbors_start_key(call->g, &call->req, PG_GETARG_JSONB_P(9));
 	else if (after != NULL)
 		neighbors_check_start(&call->req, reverse ? after : NULL, reverse ? NULL : after);
-	/* (the start key may be in SPI's memory, gone with the connection) */
+	/* (a copy: the start key may be a detoasted argument or the JSON's) */
 	if (after != NULL)
 	{
 		call->resumelen = ADJKEY_LEN(after);
@@ -359,12 +359,11 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 	if (max_edges > 0 && (left == 0 || left > max_edges))
 		call->req.limit = max_edges;
 	emit_init(&st, call, put, arg, max_edges);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* (the first batch has the metadata neighbor_call_begin() read) */
 	if (call->g == NULL)
-	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
 		call->g = graph_table_get(call->relid, call->req.reverse);
-	}
 	n = graph_scan(call->g, &call->req, emit_edge, &st);
 	SPI_finish();
 	call->g = NULL;
@@ -382,8 +381,9 @@ neighbor_call_batch(NeighborCall *call, int64 max_edges, NeighborPut put, void *
 /*
  * Read the call one edge at a time, after neighbor_call_begin() and
  * instead of batches, where the direct path reads it (graph_stream_begin):
- * false where it does not.  Ends the SPI connection neighbor_call_begin()
- * left; the stream lives in the call's memory, until neighbor_call_end().
+ * false where it does not (the batches then read the metadata again, as
+ * every later batch does).  The stream lives in the call's memory, until
+ * neighbor_call_end(); it needs no SPI connection.
  */
 bool
 neighbor_call_stream(NeighborCall *call)
@@ -393,7 +393,6 @@ neighbor_call_stream(NeighborCall *call)
 	call->req.limit = call->limit;
 	call->stream = graph_stream_begin(call->g, &call->req);
 	MemoryContextSwitchTo(oldcxt);
-	SPI_finish();
 	call->g = NULL;
 	return call->stream != NULL;
 }

@@ -64,7 +64,9 @@ struct GraphReader
 	GraphTable *g;
 	DirectReader *direct;
 	MemoryContext cxt;			/* the reader's (the call's) context */
-	MemoryContext scratch;		/* reset after each expansion */
+	MemoryContext scratch;		/* reset after each expansion; made at the
+								 * first (reader_scratch): a stream or a
+								 * one-node scan never needs it */
 	bool		rls;
 	bool		any_order;		/* a level's nodes may be read in key order */
 	NodeSet    *known;			/* edges to its nodes may be left out, or NULL */
@@ -247,6 +249,16 @@ graph_scan_partition(const GraphScan *req, int *len)
  * ----------------------------------------------------------------------
  */
 
+/* The reader's scratch context, made at its first use, in the reader's. */
+static MemoryContext
+reader_scratch(GraphReader *r)
+{
+	if (r->scratch == NULL)
+		r->scratch = AllocSetContextCreate(r->cxt, "adjlist expansion",
+										   ALLOCSET_DEFAULT_SIZES);
+	return r->scratch;
+}
+
 GraphReader *
 graph_reader_begin(GraphTable *g)
 {
@@ -254,8 +266,6 @@ graph_reader_begin(GraphTable *g)
 
 	r->g = g;
 	r->cxt = CurrentMemoryContext;
-	r->scratch = AllocSetContextCreate(CurrentMemoryContext, "adjlist expansion",
-									   ALLOCSET_DEFAULT_SIZES);
 	r->direct = direct_reader_create(g, CurrentMemoryContext);
 	r->rls = (check_enable_rls(g->baserel, InvalidOid, false) == RLS_ENABLED);
 	return r;
@@ -297,7 +307,8 @@ void
 graph_reader_end(GraphReader *r)
 {
 	direct_reader_close(r->direct);
-	MemoryContextDelete(r->scratch);
+	if (r->scratch != NULL)
+		MemoryContextDelete(r->scratch);
 }
 
 /*
@@ -420,7 +431,7 @@ graph_stream_end(GraphStream *s)
 int64
 graph_reader_scan_one(GraphReader *r, const GraphScan *req, GraphEdgeCallback cb, void *arg)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
+	MemoryContext oldcxt = MemoryContextSwitchTo(reader_scratch(r));
 	int64		n;
 
 	CHECK_FOR_INTERRUPTS();
@@ -613,7 +624,7 @@ void
 graph_reader_scan_level(GraphReader *r, const GraphScan *tmpl, const char **nodes,
 						const int *lens, int n, GraphEdgeCallback cb, void *arg)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(r->scratch);
+	MemoryContext oldcxt = MemoryContextSwitchTo(reader_scratch(r));
 
 	if (use_direct(r, tmpl) && r->any_order && direct_prefix_pass(r->direct, tmpl, n, -1) &&
 		direct_scan_prefix(r->direct, tmpl, nodes, lens, n, r->known, cb, arg) >= 0)

@@ -64,6 +64,7 @@
 #include "adjlist.h"
 #include "graph.h"
 #include "graph_scan.h"
+#include "scan_key.h"
 #include "write_shard.h"
 
 static Datum
@@ -128,7 +129,8 @@ struct DirectReader
 	GraphTable *g;
 	DirectScan	dirs[3];		/* forward, reverse, base rows by key */
 	MemoryContext cxt;
-	MemoryContext filtercxt;	/* what one filter test allocates */
+	MemoryContext filtercxt;	/* what one filter test allocates (made at
+								 * the first test: filter_cxt) */
 };
 
 DirectReader *
@@ -138,8 +140,16 @@ direct_reader_create(GraphTable *g, MemoryContext cxt)
 
 	r->g = g;
 	r->cxt = cxt;
-	r->filtercxt = AllocSetContextCreate(cxt, "adjlist edge filter", ALLOCSET_SMALL_SIZES);
 	return r;
+}
+
+static MemoryContext
+filter_cxt(DirectReader *r)
+{
+	if (r->filtercxt == NULL)
+		r->filtercxt = AllocSetContextCreate(r->cxt, "adjlist edge filter",
+											 ALLOCSET_SMALL_SIZES);
+	return r->filtercxt;
 }
 
 static void
@@ -163,7 +173,8 @@ direct_reader_close(DirectReader *r)
 	direct_scan_close(&r->dirs[0]);
 	direct_scan_close(&r->dirs[1]);
 	direct_scan_close(&r->dirs[2]);
-	MemoryContextDelete(r->filtercxt);
+	if (r->filtercxt != NULL)
+		MemoryContextDelete(r->filtercxt);
 }
 
 /*
@@ -517,11 +528,11 @@ shard_refill(DirectReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
 	bool		data_isnull;
 	MemoryContext old;
 
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, b->shardkey);
+	adjlist_scan_key_init(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, b->shardkey);
 	if (req->backward)
-		ScanKeyInit(&keys[1], 2, BTLessStrategyNumber, g->lt_proc, bound);
+		adjlist_scan_key_init(&keys[1], 2, BTLessStrategyNumber, g->lt_proc, bound);
 	else
-		ScanKeyInit(&keys[1], 2, BTGreaterStrategyNumber, g->gt_proc, bound);
+		adjlist_scan_key_init(&keys[1], 2, BTGreaterStrategyNumber, g->gt_proc, bound);
 	index_rescan(ds->scan, keys, 2, NULL, 0);
 	scan_rescanned(ds);
 
@@ -560,8 +571,8 @@ base_row_data(DirectReader *r, GraphEdge *edge)
 
 	direct_scan_prepare(r, ds, g->baserel, g->base_keyindex, 2, false, g->base_data);
 	ExecClearTuple(ds->slot);
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, edge->pkdatum);
-	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, g->eq_proc, edge->skdatum);
+	adjlist_scan_key_init(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, edge->pkdatum);
+	adjlist_scan_key_init(&keys[1], 2, BTEqualStrategyNumber, g->eq_proc, edge->skdatum);
 	index_rescan(ds->scan, keys, 2, NULL, 0);
 	scan_rescanned(ds);
 	edge->data = (Datum) 0;
@@ -588,7 +599,7 @@ hand_over(DirectReader *r, MemoryContext callercxt, const GraphScan *req, bool f
 	if (from_base)
 		base_row_data(r, edge);
 	if (req->conv->filter != NULL &&
-		!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter, r->filtercxt))
+		!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter, filter_cxt(r)))
 		return true;
 	if (graph_row_is_edge(req->conv, req->reverse, edge->sklen))
 		(*n)++;
@@ -733,8 +744,8 @@ scan_shape(DirectReader *r, const GraphScan *req, ScanShape *sh)
 	 */
 	if (plen > 0)
 	{
-		ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
-					key_datum(prefix, plen));
+		adjlist_scan_key_init(&sh->keys[sh->nkeys++], 2, BTGreaterEqualStrategyNumber, g->ge_proc,
+							  key_datum(prefix, plen));
 		if (sh->index_only && sh->nshards == 0 && ScanDirectionIsForward(sh->dir))
 			sh->endprefix = prefix;
 		else
@@ -743,18 +754,18 @@ scan_shape(DirectReader *r, const GraphScan *req, ScanShape *sh)
 			int			slen = adjkey_prefix_successor(prefix, plen, succ);
 
 			if (slen >= 0)
-				ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
-							key_datum(succ, slen));
+				adjlist_scan_key_init(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+									  key_datum(succ, slen));
 		}
 	}
 	if (req->after != NULL)
 	{
 		if (req->backward)
-			ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
-						key_datum(req->after, req->afterlen));
+			adjlist_scan_key_init(&sh->keys[sh->nkeys++], 2, BTLessStrategyNumber, g->lt_proc,
+								  key_datum(req->after, req->afterlen));
 		else
-			ScanKeyInit(&sh->keys[sh->nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
-						key_datum(req->after, req->afterlen));
+			adjlist_scan_key_init(&sh->keys[sh->nkeys++], 2, BTGreaterStrategyNumber, g->gt_proc,
+								  key_datum(req->after, req->afterlen));
 	}
 }
 
@@ -770,8 +781,8 @@ scan_open(DirectReader *r, const GraphScan *req, ScanShape *sh, const char *part
 	DirectScan *ds = &r->dirs[req->reverse ? 1 : 0];
 	MemoryContext oldcxt;
 
-	ScanKeyInit(&sh->keys[0], 1, BTEqualStrategyNumber, r->g->eq_proc,
-				key_datum(part, partlen));
+	adjlist_scan_key_init(&sh->keys[0], 1, BTEqualStrategyNumber, r->g->eq_proc,
+						  key_datum(part, partlen));
 	direct_scan_prepare(r, ds, sh->relid, sh->indexid, sh->nkeys, sh->index_only,
 						sh->data_att);
 	ds->part = part;
@@ -959,7 +970,7 @@ direct_stream_next(DirectStream *s, GraphEdge *edge)
 		direct_edge(edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
 		if (req->conv->filter != NULL &&
 			!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter,
-								 r->filtercxt))
+								 filter_cxt(r)))
 			continue;
 		found = true;
 		stream_count(s, edge);
@@ -1034,7 +1045,7 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
 	m.cur = 0;
 	m.prefix = reverse ? NULL : tmpl->conv->edge_prefix;
 	m.plen = reverse ? 0 : tmpl->conv->eplen;
-	ScanKeyInit(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc, key_datum(parts[0], lens[0]));
+	adjlist_scan_key_init(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc, key_datum(parts[0], lens[0]));
 	direct_scan_prepare(r, ds, reverse ? g->inv_rel : g->baserel,
 						reverse ? g->inv_keyindex : g->base_keyindex, 1, true, 0);
 	ds->merge = &m;
@@ -1219,8 +1230,8 @@ direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 	for (int i = 0; i < n; i++)
 		if (nodeset_add(&level, nodes[i], lens[i], &isnew)->id != i)
 			return -1;
-	ScanKeyInit(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc,
-				key_datum(tmpl->conv->edge_prefix, tmpl->conv->eplen));
+	adjlist_scan_key_init(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc,
+						  key_datum(tmpl->conv->edge_prefix, tmpl->conv->eplen));
 	direct_scan_prepare(r, ds, g->inv_rel, g->inv_keyindex, 1, true, 0);
 	ds->endprefix = tmpl->conv->edge_prefix;
 	ds->endprefixlen = tmpl->conv->eplen;
