@@ -1186,7 +1186,8 @@ prefix_jump(DirectReader *r, DirectScan *ds, PrefixSkip *skip)
 	struct varlena *old = skip->jumpkey;
 
 	skip->jumpkey = adjkey_from_utf8(skip->part, skip->partlen);
-	ScanKeyInit(&key, 1, BTGreaterStrategyNumber, r->g->gt_proc, PointerGetDatum(skip->jumpkey));
+	adjlist_scan_key_init(&key, 1, BTGreaterStrategyNumber, r->g->gt_proc,
+						  PointerGetDatum(skip->jumpkey));
 	index_rescan(ds->scan, &key, 1, NULL, 0);
 	scan_rescanned(ds);
 	if (old != NULL)
