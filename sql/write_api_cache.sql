@@ -161,5 +161,17 @@ BEGIN
 		EXECUTE format('DROP ROLE regress_wc_m%s', i);
 	END LOOP;
 END $$;
+
+-- called by the OID of a table dropped since: 42P01, as the read functions
+-- (the OID itself left out of the output)
+CREATE TABLE wc.gone (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('wc.gone') IS NOT NULL AS indexed;
+SELECT 'wc.gone'::regclass::oid AS gone_oid \gset
+SELECT put_edge('wc.gone', 'u#1', 'f#1', NULL);
+DROP TABLE wc.gone;
+SELECT regexp_replace(pg_temp.err(format('SELECT put_edge(%s::regclass, %L, %L)', :gone_oid, 'u#1', 'f#2')), 'OID [0-9]+', 'OID N') AS put_edge,
+       regexp_replace(pg_temp.err(format('SELECT delete_edge(%s::regclass, %L, %L)', :gone_oid, 'u#1', 'f#1')), 'OID [0-9]+', 'OID N') AS delete_edge,
+       regexp_replace(pg_temp.err(format('SELECT count(*) FROM neighbors(%s::regclass, %L, %L)', :gone_oid, 'u#1', 'f#')), 'OID [0-9]+', 'OID N') AS neighbors;
+
 DROP SCHEMA wc CASCADE;
 DROP ROLE regress_wc_w;

@@ -324,6 +324,11 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
 	StringInfoData buf;
 	Relation	rel;
 
+	/* a regclass outlives its relation: the read functions' error */
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
 	t->relid = relid;
 	t->ti = registry_lookup(relid);
 	if (t->ti->nindexes == 0)
