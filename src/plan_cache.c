@@ -222,45 +222,24 @@ adjlist_plan_set_check(const AdjlistPlanCheck *check)
 	return old;
 }
 
-int
-adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
-					 bool read_only, long count, int expected)
+/* How plan_run() runs a plan. */
+typedef enum PlanRun
 {
-	int			ret;
-	const char *save;
-
-	if (plan_check != NULL)
-		plan_check->check(plan, plan_check->arg);
-	save = running_sql;
-	running_sql = plan_text(plan);
-	plans_running++;
-	PG_TRY();
-	{
-		ret = SPI_execute_plan(plan, values, nulls, read_only, count);
-	}
-	PG_FINALLY();
-	{
-		plans_running--;
-		running_sql = save;
-	}
-	PG_END_TRY();
-	if (expected != 0 && ret != expected)
-		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
-	return ret;
-}
+	RUN_PLAIN,					/* SPI_execute_plan() */
+	RUN_DISCARD,				/* its rows to no tuple table */
+	RUN_LATEST					/* under the latest snapshot, checking it */
+} PlanRun;
 
 /*
- * adjlist_plan_execute() of a statement whose rows nobody reads: they go to
- * no tuple table (None_Receiver), though the statement still computes them.
+ * A statement whose rows nobody reads: they go to no tuple table
+ * (None_Receiver), though the statement still computes them.
  */
-int
-adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
+static int
+execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls)
 {
 	int			nargs = SPI_getargcount(plan);
 	ParamListInfo params = nargs > 0 ? makeParamList(nargs) : NULL;
 	SPIExecuteOptions options = {0};
-	int			ret;
-	const char *save;
 
 	/* as SPI_execute_plan() passes values and nulls (_SPI_convert_params()) */
 	for (int i = 0; i < nargs; i++)
@@ -274,6 +253,21 @@ adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, 
 	}
 	options.params = params;
 	options.dest = None_Receiver;
+	return SPI_execute_plan_extended(plan, &options);
+}
+
+/*
+ * Run a plan the way how says, checked first (plan_check), with its text
+ * shown in the error context of anything it raises (running_sql); an SPI
+ * result other than expected (unless 0) is an error.
+ */
+static int
+plan_run(SPIPlanPtr plan, Datum *values, const char *nulls, bool read_only, long count,
+		 PlanRun how, int expected)
+{
+	int			ret = 0;
+	const char *save;
+
 	if (plan_check != NULL)
 		plan_check->check(plan, plan_check->arg);
 	save = running_sql;
@@ -281,7 +275,19 @@ adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, 
 	plans_running++;
 	PG_TRY();
 	{
-		ret = SPI_execute_plan_extended(plan, &options);
+		switch (how)
+		{
+			case RUN_PLAIN:
+				ret = SPI_execute_plan(plan, values, nulls, read_only, count);
+				break;
+			case RUN_DISCARD:
+				ret = execute_discard(plan, values, nulls);
+				break;
+			case RUN_LATEST:
+				ret = SPI_execute_snapshot(plan, values, nulls, GetLatestSnapshot(),
+										   InvalidSnapshot, false, true, 0);
+				break;
+		}
 	}
 	PG_FINALLY();
 	{
@@ -295,28 +301,21 @@ adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, 
 }
 
 int
+adjlist_plan_execute(SPIPlanPtr plan, Datum *values, const char *nulls,
+					 bool read_only, long count, int expected)
+{
+	return plan_run(plan, values, nulls, read_only, count, RUN_PLAIN, expected);
+}
+
+/* adjlist_plan_execute() of a statement whose rows nobody reads */
+int
+adjlist_plan_execute_discard(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
+{
+	return plan_run(plan, values, nulls, false, 0, RUN_DISCARD, expected);
+}
+
+int
 adjlist_plan_execute_latest(SPIPlanPtr plan, Datum *values, const char *nulls, int expected)
 {
-	int			ret;
-	const char *save;
-
-	if (plan_check != NULL)
-		plan_check->check(plan, plan_check->arg);
-	save = running_sql;
-	running_sql = plan_text(plan);
-	plans_running++;
-	PG_TRY();
-	{
-		ret = SPI_execute_snapshot(plan, values, nulls, GetLatestSnapshot(),
-								   InvalidSnapshot, false, true, 0);
-	}
-	PG_FINALLY();
-	{
-		plans_running--;
-		running_sql = save;
-	}
-	PG_END_TRY();
-	if (expected != 0 && ret != expected)
-		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
-	return ret;
+	return plan_run(plan, values, nulls, false, 0, RUN_LATEST, expected);
 }
