@@ -22,6 +22,7 @@ OBJS = \
 	src/base_scan.o \
 	src/writer_info.o \
 	src/index_write.o \
+	src/index_write_sql.o \
 	src/index_sync.o \
 	src/index_sync_check.o \
 	src/index_sync_truncate.o \

@@ -25,7 +25,8 @@
  *	  on the base table costs, plus the index table's heap tuple.
  *
  *	- Anything else (a partitioned or foreign index table, one whose key is
- *	  not its primary key) through SQL with saved plans (plan_cache.c), run
+ *	  not its primary key) through SQL with saved plans (plan_cache.c;
+ *	  index_write_sql.c), run
  *	  with the latest snapshot as foreign-key triggers run theirs: like the
  *	  executor path, which finds rows with a dirty snapshot, it sees every
  *	  committed row, also in REPEATABLE READ and SERIALIZABLE.
@@ -110,76 +111,9 @@
 #include "catalog.h"
 #include "compat.h"
 #include "index_write.h"
+#include "index_write_int.h"
 #include "plan_cache.h"
 #include "writer_info.h"
-
-#define WRITE_BATCH 1000		/* rows per table_multi_insert() */
-#define SQL_BATCH 10000			/* rows per statement of a bulk SQL write */
-
-struct IndexWriter
-{
-	Relation	rel;
-	WriteMode	mode;
-	int			ncols;
-	int			nkeys;
-	AttrNumber *attnos;			/* column i -> attribute of rel */
-	Oid		   *types;
-	int16	   *typlens;
-	bool	   *typbyvals;
-	bool		direct;
-	bool		multiset;		/* deferrable key: WRITE_APPEND */
-	bool		citus;			/* a table Citus distributes */
-
-	/* the executor path */
-	Oid			keyindex;
-	MemoryContext cxt;			/* the caller's, at index_writer_begin() */
-	EState	   *estate;			/* made at the first write that needs it:
-								 * direct_executor() */
-	EPQState	epqstate;		/* for BEFORE ROW triggers of the index table, as
-								 * the replication worker passes one */
-	ResultRelInfo *rri;
-	List	   *arbiters;		/* the key index, for speculative inserts */
-	bool		speculative;	/* upserts insert first (see direct_put()) */
-	uint32		token;			/* the speculative insertion lock held, or 0
-								 * (see direct_insert_speculative()) */
-	TransactionId token_xid;	/* and the transaction id it was taken for */
-	bool		runs_code;		/* WriterInfo's */
-	bool		after_rows;		/* the table has AFTER ROW triggers (see
-								 * "After-row triggers") */
-	bool		wrote;			/* since the last CommandCounterIncrement() */
-	bool		indexes_open;	/* ExecOpenIndices(), at the first write that
-								 * inserts index entries */
-	int			nscankeys;		/* WriterInfo's look-up by keyindex, or 0 */
-	AttrNumber *scanattnos;
-	ScanKeyData *scankeys;
-	TupleTableSlot *searchslot;
-	TupleTableSlot *foundslot;
-	TupleTableSlot *newslot;
-	bool		buffered;		/* table_multi_insert() batches */
-	TupleTableSlot **batch;
-	int			nbatch;
-	BulkInsertState bistate;
-
-	/* the SQL path */
-	char	   *bulk_sql;		/* INSERT ... SELECT FROM unnest($1::t1[], ...):
-								 * see bulk_sql_setup() */
-	Oid		   *arraytypes;
-	MemoryContext bufcxt;		/* rows buffered for bulk_sql */
-	Datum	  **bufvals;		/* [column][row] */
-	bool	  **bufnulls;
-	int			nbuf;
-	int			bufsize;		/* rows per bulk_sql statement */
-	char	   *insert_sql;
-	char	   *delete_sql;
-	char	   *delete_one_sql;	/* a multiset: one row equal to the whole row */
-	char	   *insert_new_sql;	/* a multiset: insert unless its key is there */
-	char	   *delete_returning_sql;	/* by key, returning the other columns */
-	char	   *remove_first_sql;	/* upsert without a unique key: delete, insert */
-	char	   *remove_all_sql;	/* index_writer_remove_all()'s, built at first use */
-	int			remove_all_n;
-	int		   *remove_all_cols;
-	Oid		   *remove_all_types;
-};
 
 /* ----------------------------------------------------------------------
  * Choosing the path
@@ -254,264 +188,6 @@ index_writer_key_deferrable(Oid relid, char **colnames, int nkeys)
 }
 
 /* ----------------------------------------------------------------------
- * The SQL path
- * ----------------------------------------------------------------------
- */
-
-/*
- * " ON CONFLICT (key) DO UPDATE SET the other columns" (DO NOTHING when
- * the key is every column): the upsert of an index row.
- */
-static void
-append_upsert(StringInfo buf, const IndexWriter *w, char **colnames)
-{
-	appendStringInfoString(buf, " ON CONFLICT (");
-	for (int i = 0; i < w->nkeys; i++)
-		appendStringInfo(buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	if (w->ncols == w->nkeys)
-	{
-		appendStringInfoString(buf, ") DO NOTHING");
-		return;
-	}
-	appendStringInfoString(buf, ") DO UPDATE SET ");
-	for (int i = w->nkeys; i < w->ncols; i++)
-		appendStringInfo(buf, "%s%s = EXCLUDED.%s", i > w->nkeys ? ", " : "",
-						 quote_identifier(colnames[i]), quote_identifier(colnames[i]));
-}
-
-/*
- * Buffered SQL writes: rows a batch at a time, as arrays of the columns'
- * values unnested side by side into one INSERT, when every column's type
- * has an array type (else a row at a time).
- *
- * WRITE_IF_ABSENT inserts the rows whose key is not there.  A plain insert
- * costs less than ON CONFLICT's speculative one; its caller makes sure
- * that nobody else inserts those keys meanwhile (a build holds the base
- * rows' locks), so a unique violation would be a bug, and fails the build.
- *
- * On a table Citus distributes, many rows (put_edges, a rebuild, counter
- * deltas) would otherwise cost a statement each, a round trip to a
- * worker: WRITE_UPSERT then writes a batch as one INSERT ... SELECT ...
- * ON CONFLICT DO UPDATE (of a key given twice in a batch the last row, as
- * row after row would leave it), WRITE_APPEND as one INSERT ... SELECT,
- * which Citus splits by shard.
- */
-static void
-bulk_sql_setup(IndexWriter *w, char **colnames)
-{
-	StringInfoData buf;
-	const char *qrel = adjlist_qualified_name(RelationGetRelid(w->rel));
-
-	w->arraytypes = palloc(sizeof(Oid) * w->ncols);
-	for (int i = 0; i < w->ncols; i++)
-		if (!OidIsValid(w->arraytypes[i] = get_array_type(w->types[i])))
-			return;
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") SELECT ");
-	if (w->mode == WRITE_UPSERT)
-	{
-		appendStringInfoString(&buf, "DISTINCT ON (");
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%sr.%s", i ? ", " : "", quote_identifier(colnames[i]));
-		appendStringInfoString(&buf, ") ");
-	}
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%sr.%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, " FROM ROWS FROM (");
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%spg_catalog.unnest($%d::%s)", i ? ", " : "", i + 1,
-						 adjlist_type_sql(w->arraytypes[i]));
-	appendStringInfoString(&buf, ") WITH ORDINALITY AS r (");
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s, ", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, "adjlist_row)");
-	if (w->mode == WRITE_IF_ABSENT)
-	{
-		appendStringInfo(&buf, " WHERE NOT EXISTS (SELECT FROM %s AS e WHERE ", qrel);
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%se.%s %s r.%s", i ? " AND " : "", quote_identifier(colnames[i]),
-							 adjlist_equality_sql(w->types[i]), quote_identifier(colnames[i]));
-		appendStringInfoChar(&buf, ')');
-	}
-	else if (w->mode == WRITE_UPSERT)
-	{
-		appendStringInfoString(&buf, " ORDER BY ");
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "r.%s, ", quote_identifier(colnames[i]));
-		appendStringInfoString(&buf, "r.adjlist_row DESC");
-		append_upsert(&buf, w, colnames);
-	}
-	w->bulk_sql = buf.data;
-	w->bufsize = w->mode == WRITE_IF_ABSENT ? WRITE_BATCH : SQL_BATCH;
-	w->bufcxt = AllocSetContextCreate(CurrentMemoryContext, "adjlist bulk rows",
-									  ALLOCSET_DEFAULT_SIZES);
-	w->bufvals = palloc(sizeof(Datum *) * w->ncols);
-	w->bufnulls = palloc(sizeof(bool *) * w->ncols);
-	for (int i = 0; i < w->ncols; i++)
-	{
-		w->bufvals[i] = palloc(sizeof(Datum) * w->bufsize);
-		w->bufnulls[i] = palloc(sizeof(bool) * w->bufsize);
-	}
-}
-
-/* Write the buffered rows (bulk_sql_setup()). */
-static void
-bulk_flush(IndexWriter *w)
-{
-	Datum	   *arrays;
-	int			dims[1];
-	int			lbs[1] = {1};
-
-	if (w->nbuf == 0)
-		return;
-	arrays = palloc(sizeof(Datum) * w->ncols);
-	dims[0] = w->nbuf;
-	for (int i = 0; i < w->ncols; i++)
-	{
-		int16		typlen;
-		bool		typbyval;
-		char		typalign;
-
-		get_typlenbyvalalign(w->types[i], &typlen, &typbyval, &typalign);
-		arrays[i] = PointerGetDatum(construct_md_array(w->bufvals[i], w->bufnulls[i], 1, dims, lbs,
-													   w->types[i], typlen, typbyval, typalign));
-	}
-	index_execute_plan(adjlist_plan(w->bulk_sql, w->ncols, w->arraytypes), arrays, NULL,
-					   SPI_OK_INSERT);
-	pfree(arrays);
-	w->nbuf = 0;
-	MemoryContextReset(w->bufcxt);
-}
-
-static void
-bulk_put(IndexWriter *w, Datum *values, bool *nulls)
-{
-	MemoryContext old = MemoryContextSwitchTo(w->bufcxt);
-
-	for (int i = 0; i < w->ncols; i++)
-	{
-		w->bufnulls[i][w->nbuf] = nulls[i];
-		w->bufvals[i][w->nbuf] = nulls[i] ? (Datum) 0 :
-			datumCopy(values[i], w->typbyvals[i], w->typlens[i]);
-	}
-	MemoryContextSwitchTo(old);
-	if (++w->nbuf == w->bufsize)
-		bulk_flush(w);
-}
-
-/*
- * A multiset's statements: delete one row equal to the whole row, and
- * insert a row unless its key is there (index_writer_put_new()).
- */
-static void
-build_multiset_sql(IndexWriter *w, char **colnames, const char *qrel)
-{
-	StringInfoData buf;
-
-	/* one row of the key whose other columns are the same, as text */
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "DELETE FROM %s WHERE (tableoid, ctid) OPERATOR(pg_catalog.=) "
-					 "(SELECT t.tableoid, t.ctid FROM %s t WHERE ", qrel, qrel);
-	for (int i = 0; i < w->nkeys; i++)
-		appendStringInfo(&buf, "%st.%s %s $%d", i ? " AND " : "",
-						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
-	if (w->ncols > w->nkeys)
-	{
-		appendStringInfoString(&buf, " AND ROW(");
-		for (int i = w->nkeys; i < w->ncols; i++)
-			appendStringInfo(&buf, "%st.%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
-		/* a row's text is never null: plain equality, spelled out */
-		appendStringInfoString(&buf, ")::pg_catalog.text OPERATOR(pg_catalog.=) ROW(");
-		for (int i = w->nkeys; i < w->ncols; i++)
-			appendStringInfo(&buf, "%s$%d::%s", i > w->nkeys ? ", " : "", i + 1,
-							 adjlist_type_sql(w->types[i]));
-		appendStringInfoString(&buf, ")::pg_catalog.text");
-	}
-	appendStringInfoString(&buf, " LIMIT 1)");
-	w->delete_one_sql = buf.data;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") SELECT ");
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
-	appendStringInfo(&buf, " WHERE NOT EXISTS (SELECT FROM %s e WHERE ", qrel);
-	for (int i = 0; i < w->nkeys; i++)
-		appendStringInfo(&buf, "%se.%s %s $%d", i ? " AND " : "",
-						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
-	appendStringInfoChar(&buf, ')');
-	w->insert_new_sql = buf.data;
-}
-
-static void
-build_sql(IndexWriter *w, char **colnames, bool unique_key, bool deferrable, bool bulk)
-{
-	char	   *qrel = adjlist_qualified_name(RelationGetRelid(w->rel));
-	StringInfoData buf;
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "INSERT INTO %s AS t (", qrel);
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-	appendStringInfoString(&buf, ") VALUES (");
-	for (int i = 0; i < w->ncols; i++)
-		appendStringInfo(&buf, "%s$%d", i ? ", " : "", i + 1);
-	appendStringInfoChar(&buf, ')');
-	if (w->mode == WRITE_IF_ABSENT)
-	{
-		if (!unique_key || deferrable)
-			elog(ERROR, "table \"%s\" has no immediate unique key to skip rows by",
-				 RelationGetRelationName(w->rel));
-		appendStringInfoString(&buf, " ON CONFLICT (");
-		for (int i = 0; i < w->nkeys; i++)
-			appendStringInfo(&buf, "%s%s", i ? ", " : "", quote_identifier(colnames[i]));
-		appendStringInfoString(&buf, ") DO NOTHING");
-		bulk_sql_setup(w, colnames);
-	}
-	else if (w->mode == WRITE_UPSERT && unique_key && !deferrable)
-	{
-		append_upsert(&buf, w, colnames);
-	}
-	else if (w->mode == WRITE_UPSERT && !unique_key)
-	{
-		/*
-		 * No unique index to name (a partitioned table over foreign
-		 * partitions cannot have one): the row is deleted first, and a
-		 * remote primary key still makes the insert idempotent.
-		 */
-		appendStringInfoString(&buf, " ON CONFLICT DO NOTHING");
-		w->remove_first_sql = "";
-	}
-	w->insert_sql = buf.data;
-	if (bulk && !w->multiset && w->citus &&
-		(w->mode == WRITE_APPEND || (w->mode == WRITE_UPSERT && unique_key && !deferrable)))
-		bulk_sql_setup(w, colnames);
-
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "DELETE FROM %s WHERE ", qrel);
-	for (int i = 0; i < w->nkeys; i++)
-		appendStringInfo(&buf, "%s%s %s $%d", i ? " AND " : "",
-						 quote_identifier(colnames[i]), adjlist_equality_sql(w->types[i]), i + 1);
-	w->delete_sql = buf.data;
-	if (w->ncols > w->nkeys)
-	{
-		initStringInfo(&buf);
-		appendStringInfo(&buf, "%s RETURNING ", w->delete_sql);
-		for (int i = w->nkeys; i < w->ncols; i++)
-			appendStringInfo(&buf, "%s%s", i > w->nkeys ? ", " : "", quote_identifier(colnames[i]));
-		w->delete_returning_sql = buf.data;
-	}
-
-	if (w->multiset)
-		build_multiset_sql(w, colnames, qrel);
-}
-
-/* ----------------------------------------------------------------------
  * adjlist's own statements on index and counter tables
  * ----------------------------------------------------------------------
  */
@@ -565,38 +241,6 @@ index_execute_sql(const char *sql, bool read_only, int expected)
 	if (expected != 0 && ret != expected)
 		elog(ERROR, "adjlist statement failed: %s", SPI_result_code_string(ret));
 	return ret;
-}
-
-static void
-spi_put(IndexWriter *w, Datum *values, bool *nulls)
-{
-	char	   *n = palloc(w->ncols);
-
-	for (int i = 0; i < w->ncols; i++)
-		n[i] = nulls[i] ? 'n' : ' ';
-	if (w->remove_first_sql != NULL)
-		index_execute_plan(adjlist_plan(w->delete_sql, w->nkeys, w->types),
-									values, n, SPI_OK_DELETE);
-	index_execute_plan(adjlist_plan(w->insert_sql, w->ncols, w->types),
-								values, n, SPI_OK_INSERT);
-	pfree(n);
-}
-
-static bool
-spi_remove(IndexWriter *w, Datum *values, bool *nulls)
-{
-	char	   *n = palloc(w->ncols);
-
-	for (int i = 0; i < w->ncols; i++)
-		n[i] = nulls[i] ? 'n' : ' ';
-	if (w->multiset)
-		index_execute_plan(adjlist_plan(w->delete_one_sql, w->ncols, w->types),
-									values, n, SPI_OK_DELETE);
-	else
-		index_execute_plan(adjlist_plan(w->delete_sql, w->nkeys, w->types),
-									values, n, SPI_OK_DELETE);
-	pfree(n);
-	return SPI_processed > 0;
 }
 
 /* ----------------------------------------------------------------------
@@ -1156,35 +800,6 @@ direct_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, 
 	return true;
 }
 
-/* The same through SQL: the row is deleted, and put again if expected. */
-static bool
-spi_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *values, bool *nulls)
-{
-	char	   *n = palloc(w->ncols);
-	bool		expected;
-
-	for (int i = 0; i < w->ncols; i++)
-		n[i] = nulls[i] ? 'n' : ' ';
-	if (w->bulk_sql != NULL)
-		bulk_flush(w);
-	index_execute_plan(adjlist_plan(w->delete_returning_sql, w->nkeys, w->types),
-					   values, n, SPI_OK_DELETE_RETURNING);
-	expected = SPI_processed == 1;
-	for (int i = w->nkeys; expected && i < w->ncols; i++)
-	{
-		bool		isnull;
-		Datum		d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc,
-									  i - w->nkeys + 1, &isnull);
-
-		expected = isnull == oldnulls[i] &&
-			(isnull || datum_image_eq(d, oldvalues[i], w->typbyvals[i], w->typlens[i]));
-	}
-	pfree(n);
-	if (expected)
-		spi_put(w, values, nulls);
-	return expected;
-}
-
 /* ----------------------------------------------------------------------
  * The interface
  * ----------------------------------------------------------------------
@@ -1217,7 +832,7 @@ index_writer_begin(Oid relid, char **colnames, int ncols, int nkeys, WriteMode m
 	if (w->direct)
 		direct_begin(w, wi, bulk);
 	else
-		build_sql(w, colnames, OidIsValid(w->keyindex), deferrable, bulk);
+		index_sql_build(w, colnames, OidIsValid(w->keyindex), deferrable, bulk);
 	return w;
 }
 
@@ -1232,9 +847,9 @@ index_writer_put(IndexWriter *w, Datum *values, bool *nulls)
 		direct_after_end(w);
 	}
 	else if (w->bulk_sql != NULL)
-		bulk_put(w, values, nulls);
+		index_sql_buffer(w, values, nulls);
 	else
-		spi_put(w, values, nulls);
+		index_sql_put(w, values, nulls);
 }
 
 bool
@@ -1274,7 +889,7 @@ index_writer_rewrite(IndexWriter *w, Datum *oldvalues, bool *oldnulls, Datum *va
 		direct_after_end(w);
 		return found;
 	}
-	return spi_rewrite(w, oldvalues, oldnulls, values, nulls);
+	return index_sql_rewrite(w, oldvalues, oldnulls, values, nulls);
 }
 
 bool
@@ -1291,51 +906,17 @@ index_writer_remove(IndexWriter *w, Datum *values, bool *nulls)
 		return found;
 	}
 	if (w->bulk_sql != NULL)
-		bulk_flush(w);			/* rows put before are there first */
-	return spi_remove(w, values, nulls);
-}
-
-/*
- * The statement of index_writer_remove_all() for these columns, built at
- * first use (a writer is asked for one set of columns).
- */
-static void
-remove_all_setup(IndexWriter *w, int n, const int *cols)
-{
-	StringInfoData buf;
-	TupleDesc	desc = RelationGetDescr(w->rel);
-
-	if (w->remove_all_sql != NULL)
-	{
-		if (n != w->remove_all_n || memcmp(cols, w->remove_all_cols, sizeof(int) * n) != 0)
-			elog(ERROR, "adjlist writer asked to remove rows by two sets of columns");
-		return;
-	}
-	w->remove_all_n = n;
-	w->remove_all_cols = palloc(sizeof(int) * Max(n, 1));
-	w->remove_all_types = palloc(sizeof(Oid) * Max(n, 1));
-	memcpy(w->remove_all_cols, cols, sizeof(int) * n);
-	initStringInfo(&buf);
-	appendStringInfo(&buf, "DELETE FROM %s WHERE true",
-					 adjlist_qualified_name(RelationGetRelid(w->rel)));
-	for (int i = 0; i < n; i++)
-	{
-		const char *col = NameStr(TupleDescAttr(desc, w->attnos[cols[i]] - 1)->attname);
-
-		w->remove_all_types[i] = w->types[cols[i]];
-		appendStringInfo(&buf, " AND %s %s $%d", quote_identifier(col),
-						 adjlist_equality_sql(w->types[cols[i]]), i + 1);
-	}
-	w->remove_all_sql = buf.data;
+		index_sql_flush(w);			/* rows put before are there first */
+	return index_sql_remove(w, values, nulls);
 }
 
 uint64
 index_writer_remove_all(IndexWriter *w, int n, const int *cols, Datum *values)
 {
 	CHECK_FOR_INTERRUPTS();
-	remove_all_setup(w, n, cols);
+	index_sql_remove_all_setup(w, n, cols);
 	if (w->bulk_sql != NULL)
-		bulk_flush(w);
+		index_sql_flush(w);
 	if (w->direct)
 	{
 		/* the statement sees what the executor path wrote */
@@ -1352,7 +933,7 @@ index_writer_end(IndexWriter *w)
 {
 	if (w->bulk_sql != NULL)
 	{
-		bulk_flush(w);
+		index_sql_flush(w);
 		MemoryContextDelete(w->bufcxt);
 	}
 	if (w->direct)
