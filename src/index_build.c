@@ -530,7 +530,7 @@ build_validate(Build *b)
 				 errdetail("The index stays registered and not ready."),
 				 errhint("Run rebuild_inverted_index() to complete it, or drop_inverted_index().")));
 	index_correct_counters(ix);
-	registry_set_ready(b->idx);
+	registry_set_ready(b->idx, true);
 	PopActiveSnapshot();
 }
 

@@ -597,7 +597,7 @@ adjlist_rebuild_inverted_index(PG_FUNCTION_ARGS)
 		install_triggers(ix->baserel);
 		check_all_rows(ix);
 		problems = index_rebuild(ix);
-		registry_set_ready(ix->indexrel);
+		registry_set_ready(ix->indexrel, true);
 		PG_RETURN_INT64(problems);
 	}
 	PG_RETURN_INT64(index_rebuild(ix));

@@ -45,6 +45,7 @@
 #include "index_sync_check.h"
 #include "index_persistence.h"
 #include "index_predicate.h"
+#include "index_restore.h"
 #include "index_write.h"
 #include "registry.h"
 #include "table_options.h"
@@ -350,6 +351,8 @@ end_alter_table(Oid relid, AlterTableStmt *stmt, List *subcmds, CommandId since)
  * checked (index_sync_check.c); a trigger with transition tables on an
  * index or counter table is refused.  No other trigger on adjlist_sync_trigger() can
  * be renamed to it: ALTER TRIGGER ... RENAME of one is refused at the start.
+ * A sync trigger that adjlist did not make (pg_restore's post-data) may
+ * complete a restore (index_restore.c).
  */
 static void
 end_create_trigger(Oid relid, CreateTrigStmt *stmt)
@@ -360,6 +363,11 @@ end_create_trigger(Oid relid, CreateTrigStmt *stmt)
 	if (OidIsValid(relid) && name != NULL && strcmp(name, "adjlist_sync_replica") == 0 &&
 		OidIsValid(guard_base_of(relid)))
 		sync_check_replica_trigger(relid);
+
+	/* one of the sync triggers, made by pg_restore: the last one completes a restore */
+	if (OidIsValid(relid) && name != NULL && strncmp(name, "adjlist_sync", 12) == 0 &&
+		strcmp(name, "adjlist_sync_replica") != 0 && !index_writes_allowed())
+		index_restore_triggers_made(relid);
 
 	/*
 	 * A trigger of an index or counter table with transition tables:

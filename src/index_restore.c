@@ -11,8 +11,13 @@
  * before or after the tables they describe:
  *
  *	- A full restore (plain, -Fc, -j, --section in order) copies all data
- *	  before it creates the triggers: the dumped index rows are the index.
- *	  A registry row then only has to be valid (below).
+ *	  before it creates the triggers.  A registry row that arrives before
+ *	  its base table's triggers marks its index not ready: between the
+ *	  sections anyone may write the base table, which nothing indexes yet,
+ *	  and reads and the write API must not trust the index meanwhile.  The
+ *	  CREATE TRIGGER that completes the base table's triggers makes the
+ *	  index what the table says (index_rebuild(): the rows that drifted,
+ *	  none when nobody wrote) and ready again.
  *
  *	- A data-only restore into a database whose schema (with its triggers)
  *	  is already there: a base table copied after its registry row is
@@ -49,11 +54,15 @@
 #include "adjlist.h"
 #include "catalog.h"
 #include "compat.h"
+#include "index_admin.h"
 #include "index_check.h"
 #include "index_predicate.h"
+#include "index_restore.h"
 #include "registry.h"
 
 PG_FUNCTION_INFO_V1(adjlist_registry_restored);
+
+static void make_exact(const IndexDef *ix);
 
 static Oid
 oid_column(HeapTuple tup, TupleDesc desc, const char *name)
@@ -148,25 +157,76 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 		elog(ERROR, "inverted index \"%s\" was not registered", get_rel_name(indexrel));
 
 	/*
-	 * A base table whose triggers are there may have rows they left alone
-	 * (copied before this row) and an index holding copied rows: make the
-	 * index what the table says.  Without the triggers the schema is still
-	 * being restored, and the index table's dumped rows are the index.
+	 * A base table whose triggers are all there may have rows they left
+	 * alone (copied before this row) and an index holding copied rows: make
+	 * the index what the table says.  Without them the schema is still being
+	 * restored: nothing keeps the index until the post-data section has made
+	 * the last of them, so it is not ready until then (reads and the write
+	 * API refuse it), and that CREATE TRIGGER makes it exact
+	 * (index_restore_triggers_made).  The lock, which CREATE TRIGGER takes
+	 * too, orders this check with a concurrent one (pg_restore -j): either
+	 * the trigger's session sees this row, or this one sees its trigger.
 	 */
-	if (has_sync_triggers(baserel))
-	{
-		/*
-		 * Wait for whoever is still copying into the index or counter table
-		 * (pg_restore -j): the rebuild must see their rows, and after it
-		 * they find the table guarded.
-		 */
-		LockRelationOid(ix->indexrel, ExclusiveLock);
-		if (OidIsValid(ix->counterrel))
-			LockRelationOid(ix->counterrel, ExclusiveLock);
-		(void) index_rebuild(ix);
-		/* a dump taken during a concurrent build: the index is complete now */
-		if (!ix->ready)
-			registry_set_ready(ix->indexrel);
-	}
+	LockRelationOid(baserel, ShareRowExclusiveLock);
+	if (!admin_triggers_in_place(baserel))
+		registry_set_ready(ix->indexrel, false);
+	else if (has_sync_triggers(baserel))
+		make_exact(ix);
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * The index made what its base table says, and ready: after a restore
+ * that copied rows the triggers did not see.
+ */
+static void
+make_exact(const IndexDef *ix)
+{
+	/*
+	 * Wait for whoever is still copying into the index or counter table
+	 * (pg_restore -j): the rebuild must see their rows, and after it they
+	 * find the table guarded.
+	 */
+	LockRelationOid(ix->indexrel, ExclusiveLock);
+	if (OidIsValid(ix->counterrel))
+		LockRelationOid(ix->counterrel, ExclusiveLock);
+	(void) index_rebuild(ix);
+	/* (a restore before its triggers, or a dump taken during a concurrent build) */
+	if (!ix->ready)
+		registry_set_ready(ix->indexrel, true);
+}
+
+/*
+ * A CREATE TRIGGER that adjlist did not run made one of its sync triggers on
+ * relid (a base table or a member of one): pg_restore's post-data section.
+ * When that completes the triggers the base table's indexes need, an index
+ * that is not ready is made exact: rows written between the data and
+ * post-data sections reached the table without them.  Under a transaction
+ * snapshot the rebuild could miss rows committed since it was taken; the
+ * index is left not ready then (rebuild_inverted_index() completes it).
+ * (A concurrent build's own triggers are made by adjlist, before its
+ * backfill; a failed one keeps its triggers, so no CREATE TRIGGER of a sync
+ * trigger can follow it.)
+ */
+void
+index_restore_triggers_made(Oid relid)
+{
+	Oid			base = registry_base_of(relid);
+	TableIndexes *ti;
+
+	if (!OidIsValid(base) || IsolationUsesXactSnapshot())
+		return;
+	ti = registry_lookup_unchecked(base);
+	for (int i = 0; i < ti->nindexes; i++)
+	{
+		IndexDef   *ix;
+
+		if (ti->indexes[i].ready)
+			continue;
+		if (!admin_triggers_in_place(base))
+			return;
+		ix = registry_index(ti->indexes[i].indexrel, true);
+		if (ix != NULL && !ix->ready)
+			make_exact(ix);
+	}
 }

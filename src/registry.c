@@ -1181,12 +1181,12 @@ registry_not_ready(Oid indexrel)
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("inverted index \"%s\" is not ready", get_rel_name(indexrel)),
-			 errdetail("It is being built by CALL create_inverted_index(..., concurrently => true), or such a build failed."),
-			 errhint("Wait for the build to finish; after a failed build, run rebuild_inverted_index() or drop_inverted_index().")));
+			 errdetail("It is being built by CALL create_inverted_index(..., concurrently => true), or such a build failed, or it was restored before the triggers of its base table (pg_restore's post-data section makes them)."),
+			 errhint("Wait for the build or the restore to finish; after a failed build, or writes to the base table before its triggers were restored, run rebuild_inverted_index() or drop_inverted_index().")));
 }
 
 void
-registry_set_ready(Oid indexrel)
+registry_set_ready(Oid indexrel, bool ready)
 {
 	const AdjlistCatalog *cat = adjlist_catalog();
 	Oid			types[1] = {OIDOID};
@@ -1195,10 +1195,10 @@ registry_set_ready(Oid indexrel)
 	Oid			base = registry_base_of_index(indexrel);
 
 	values[0] = ObjectIdGetDatum(indexrel);
-	sql = psprintf("UPDATE %s.adjlist_inverted_indexes SET ready = true "
+	sql = psprintf("UPDATE %s.adjlist_inverted_indexes SET ready = %s "
 				   "WHERE indexrel OPERATOR(pg_catalog.=) $1::pg_catalog.regclass "
-				   "AND NOT ready",
-				   cat->nspname);
+				   "AND ready OPERATOR(pg_catalog.<>) %s",
+				   cat->nspname, ready ? "true" : "false", ready ? "true" : "false");
 	registry_exec(sql, 1, types, values, NULL, SPI_OK_UPDATE);
 	if (OidIsValid(base))
 		CacheInvalidateRelcacheByRelid(base);

@@ -200,8 +200,11 @@ extern void registry_set_predicate_text(Oid indexrel, const char *text);
 /* Refuse a read of an index that is not ready (SQLSTATE 55000). */
 extern void registry_not_ready(Oid indexrel);
 
-/* A concurrently built index is complete: readers may use it. */
-extern void registry_set_ready(Oid indexrel);
+/*
+ * An index is complete (a concurrent build or a restore done): readers may
+ * use it; or, ready false, it must not be read until it is.
+ */
+extern void registry_set_ready(Oid indexrel, bool ready);
 /* The degree counter table counterrel was dropped: forget it. */
 extern void registry_forget_counters(Oid counterrel);
 
