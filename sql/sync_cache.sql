@@ -1,5 +1,5 @@
 -- The sync triggers keep what a call sets up per relation and backend
--- (setup_get() in index_sync.c: the registry's indexes of the table, their
+-- (sync_setup.c: the registry's indexes of the table, their
 -- columns, how their tables are written): every change that alters which
 -- indexes a statement writes, or how, must reach it in the same session,
 -- also one made and rolled back in a transaction.
