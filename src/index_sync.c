@@ -38,17 +38,17 @@
  * The writes run as the owner of the index tables, which is the owner of
  * the base table (registry.c checks it), as core's foreign-key triggers
  * run as the owner of the table they write: a role that may write the base
- * table needs no privilege on the index table.  The index tables are locked
- * before the registry entry is trusted; if an invalidation arrives while
- * they are being locked, the lookup is repeated (sync_setup.c).
+ * table needs no privilege on the index table.
  *
  * Every index of the table is kept here, whatever its mode: mode 'api'
  * matters only where triggers cannot run (a table Citus distributes), and
  * there the write API writes the index rows itself (write_api.c).
  *
  * What a call sets up from the relation alone (its indexes, their columns,
- * whether their writers need SPI), with the index tables locked, is kept
- * per relation and backend by sync_setup.c: sync_begin() asks it first.
+ * whether their writers need SPI) is kept per relation and backend by
+ * sync_setup.c, which sync_begin() asks first.  It locks the index tables
+ * before the registry entry is trusted; if an invalidation arrives while
+ * they are being locked, the lookup is repeated.
  *
  * Which triggers may call adjlist_sync_trigger(), in which form (the
  * row trigger a logical replication subscriber adds among them), what a
