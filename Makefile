@@ -24,6 +24,7 @@ OBJS = \
 	src/index_write.o \
 	src/index_write_sql.o \
 	src/index_sync.o \
+	src/sync_setup.o \
 	src/index_sync_check.o \
 	src/index_sync_truncate.o \
 	src/index_sync_leaving.o \

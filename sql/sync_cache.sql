@@ -1,5 +1,5 @@
 -- The sync triggers keep what a call sets up per relation and backend
--- (setup_get() in index_sync.c: the registry's indexes of the table, their
+-- (sync_setup.c: the registry's indexes of the table, their
 -- columns, how their tables are written): every change that alters which
 -- indexes a statement writes, or how, must reach it in the same session,
 -- also one made and rolled back in a transaction.
@@ -97,6 +97,59 @@ DELETE FROM sc.p1 WHERE pk = 'b#1';
 SELECT sk, pk FROM sc.p_inverted ORDER BY 1, 2;
 SELECT count(*) AS mismatches FROM verify_inverted_index('sc.p_inverted');
 SELECT count(*) AS mismatches FROM verify_inverted_index('sc.g_w');
+
+-- more relations than the cache keeps (256): it starts over, also in the
+-- middle of a call whose own setup it drops (which the call goes on
+-- reading).  sc.m has 300 partitions, each with a setup of its own, and a
+-- row trigger of sc.n's index table writes all of them for every index
+-- row that sc.n's trigger call puts.
+CREATE TABLE sc.m (pk adjkey, sk adjkey, PRIMARY KEY (pk, sk)) PARTITION BY LIST (pk);
+DO $$BEGIN
+	FOR i IN 1..300 LOOP
+		EXECUTE format('CREATE TABLE sc.m%s PARTITION OF sc.m FOR VALUES IN (%L)', i, 'n#' || i);
+	END LOOP;
+END$$;
+SELECT create_inverted_index('sc.m') IS NOT NULL AS indexed;
+CREATE TABLE sc.n (pk adjkey, sk adjkey, w int, PRIMARY KEY (pk, sk));
+SELECT create_inverted_index('sc.n', include => '{w}', counters => 1) IS NOT NULL AS indexed;
+CREATE FUNCTION sc.fan() RETURNS trigger LANGUAGE plpgsql AS
+$$BEGIN
+	FOR i IN 1..300 LOOP
+		EXECUTE format('INSERT INTO sc.m%s VALUES (%L, %L)', i, 'n#' || i, NEW.pk);
+	END LOOP;
+	RETURN NEW;
+END$$;
+CREATE TRIGGER fan AFTER INSERT ON sc.n_inverted FOR EACH ROW EXECUTE FUNCTION sc.fan();
+INSERT INTO sc.n VALUES ('u#1', 'f#1', 1), ('u#2', 'f#1', 2), ('u#3', 'f#2', 3);
+UPDATE sc.n SET w = w + 10 WHERE pk = 'u#2';
+DROP TRIGGER fan ON sc.n_inverted;
+INSERT INTO sc.n VALUES ('u#4', 'f#2', 4);
+DELETE FROM sc.m1 WHERE sk = 'u#2';
+SELECT sk, pk, w FROM sc.n_inverted ORDER BY 1, 2;
+SELECT sk, count(*) FROM sc.m_inverted GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS mismatches FROM verify_inverted_index('sc.n_inverted');
+SELECT count(*) AS mismatches FROM verify_inverted_index('sc.m_inverted');
+
+-- an error while a setup is built (the index table's key changed behind
+-- the guards' back by sc.index_key(): the registry refuses the index)
+-- keeps nothing; once the key is repaired, the next statement builds it
+-- whole
+CREATE PROCEDURE sc.index_key(cols text) LANGUAGE plpgsql AS
+$$BEGIN
+	ALTER EVENT TRIGGER adjlist_ddl_start DISABLE;
+	ALTER EVENT TRIGGER adjlist_ddl_end DISABLE;
+	EXECUTE format('ALTER TABLE sc.n_inverted DROP CONSTRAINT n_inverted_pkey, ADD PRIMARY KEY (%s)', cols);
+	ALTER EVENT TRIGGER adjlist_ddl_start ENABLE ALWAYS;
+	ALTER EVENT TRIGGER adjlist_ddl_end ENABLE ALWAYS;
+END$$;
+CALL sc.index_key('pk, sk');
+INSERT INTO sc.n VALUES ('u#5', 'f#3', 5);
+DELETE FROM sc.n WHERE pk = 'u#1';
+CALL sc.index_key('sk, pk');
+INSERT INTO sc.n VALUES ('u#5', 'f#3', 5);
+DELETE FROM sc.n WHERE pk = 'u#1';
+SELECT sk, pk, w FROM sc.n_inverted ORDER BY 1, 2;
+SELECT count(*) AS mismatches FROM verify_inverted_index('sc.n_inverted');
 
 RESET client_min_messages;
 DROP SCHEMA sc CASCADE;

@@ -23,6 +23,7 @@
  *	writer_info.c		what the writer knows of a table, cached; its path
  *	index_write.c		writing index rows: executor path or SQL
  *	index_sync.c		the triggers that keep inverted indexes in sync
+ *	sync_setup.c		what their calls set up on a relation, cached
  *	index_sync_truncate.c TRUNCATE of an indexed table or partition
  *	index_sync_leaving.c writes into a partition being detached or dropped
  *	index_sync_check.c	which triggers may, and the index tables' guard

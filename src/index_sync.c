@@ -38,13 +38,17 @@
  * The writes run as the owner of the index tables, which is the owner of
  * the base table (registry.c checks it), as core's foreign-key triggers
  * run as the owner of the table they write: a role that may write the base
- * table needs no privilege on the index table.  The index tables are locked
- * before the registry entry is trusted; if an invalidation arrives while
- * they are being locked, the lookup is repeated.
+ * table needs no privilege on the index table.
  *
  * Every index of the table is kept here, whatever its mode: mode 'api'
  * matters only where triggers cannot run (a table Citus distributes), and
  * there the write API writes the index rows itself (write_api.c).
+ *
+ * What a call sets up from the relation alone (its indexes, their columns,
+ * whether their writers need SPI) is kept per relation and backend by
+ * sync_setup.c, which sync_begin() asks first.  It locks the index tables
+ * before the registry entry is trusted; if an invalidation arrives while
+ * they are being locked, the lookup is repeated.
  *
  * Which triggers may call adjlist_sync_trigger(), in which form (the
  * row trigger a logical replication subscriber adds among them), what a
@@ -66,10 +70,8 @@
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -87,6 +89,7 @@
 #include "index_write.h"
 #include "plan_cache.h"
 #include "registry.h"
+#include "sync_setup.h"
 
 PG_FUNCTION_INFO_V1(adjlist_sync_trigger);
 
@@ -254,196 +257,11 @@ filter_maybe(KeyFilter *f, SyncIndex *si, int k)
 /* ----------------------------------------------------------------------
  * Setting up
  * ----------------------------------------------------------------------
- */
-
-/*
- * What a trigger call on a relation sets up before it reads a row, kept
- * per relation and backend: the registry's indexes of it (a copy), each
- * one's columns in the relation, and whether its writers need SPI or run
- * code.  All of it follows from the registry entry, the relation's columns
- * and the index and counter tables' catalog facts (writer_info.c), which a
- * relcache invalidation of any of them changes, and each invalidation
- * changes registry_stamp_now(): a setup is used again while the stamp is the
- * one taken before it was built.  Building it again cost a single-row
- * DELETE 3,000 instructions, an eighth of its trigger call.
  *
- * A setup is never changed once built, and one replaced is moved under
- * TopTransactionContext rather than freed: a call still running (an outer
- * trigger call, whose writes fired the one that found it stale) keeps
- * reading it until the transaction ends.
+ * What follows from the relation alone (its indexes, their columns in it,
+ * how their tables are written) is kept per relation (sync_setup.c); what
+ * a call adds is its own: scratch rows, writers, predicates, the role.
  */
-typedef struct SyncSetup
-{
-	Oid			relid;			/* hash key */
-	uint64		stamp;			/* registry_stamp() it was built under */
-	bool		all_modes;
-	MemoryContext cxt;			/* all of it but the hash entry */
-	TableIndexes *ti;
-	int			nindexes;		/* the indexes the calls write: */
-	const IndexDef **ix;
-	AttrNumber **attnos;
-	bool		spi;			/* some writer may take the SQL path */
-	bool		pin_path;		/* some work looks a name up (sync_begin()) */
-} SyncSetup;
-
-#define SYNC_SETUPS_MAX 256		/* relations; then all are dropped */
-
-static HTAB *sync_setups = NULL;
-
-static char *counter_columns[] = {"node", "edge", "direction", "n"};
-
-/* Retire a setup: freed at the end of the transaction (see above). */
-static void
-setup_retire(SyncSetup *su)
-{
-	if (su->cxt != NULL)
-		MemoryContextSetParent(su->cxt, TopTransactionContext);
-	su->cxt = NULL;
-	su->stamp = 0;
-}
-
-/* Lock the index and counter tables of the setup's indexes. */
-static void
-setup_lock(const SyncSetup *su)
-{
-	for (int i = 0; i < su->nindexes; i++)
-	{
-		LockRelationOid(su->ix[i]->indexrel, RowExclusiveLock);
-		if (OidIsValid(su->ix[i]->counterrel))
-			LockRelationOid(su->ix[i]->counterrel, RowExclusiveLock);
-	}
-}
-
-/*
- * Build the setup of rel into su, in the current memory context: the
- * indexes of the firing relation, with their tables locked.  The triggers
- * keep every index, whatever its mode (the write API writes index rows
- * itself only where no trigger runs: Citus), except on the SQL objects of
- * 0.1 and 0.2 not yet updated, whose write API still writes the indexes in
- * API mode itself: all_modes is then false but for TRUNCATE.  The tables
- * are locked before the registry entry is trusted; if an invalidation
- * arrives while they are being locked, the lookup is repeated.
- */
-static void
-setup_build(SyncSetup *su, Relation rel, bool all_modes)
-{
-	TableIndexes *ti = NULL;
-
-	for (int attempt = 0;; attempt++)
-	{
-		ti = registry_lookup(RelationGetRelid(rel));
-		su->ti = ti;
-		su->nindexes = 0;
-		su->ix = palloc(sizeof(IndexDef *) * Max(ti->nindexes, 1));
-		for (int i = 0; i < ti->nindexes; i++)
-			if (all_modes || ti->indexes[i].mode == INDEX_MODE_TRIGGER)
-				su->ix[su->nindexes++] = &ti->indexes[i];
-		setup_lock(su);
-		if (!registry_changed(ti) || attempt >= 3)
-			break;
-	}
-	su->all_modes = all_modes;
-	su->spi = false;
-	su->pin_path = false;
-	su->attnos = palloc(sizeof(AttrNumber *) * Max(su->nindexes, 1));
-	for (int i = 0; i < su->nindexes; i++)
-	{
-		const IndexDef *ix = su->ix[i];
-		bool		runs_code;
-
-		su->attnos[i] = index_row_attnos(ix, RelationGetDescr(rel));
-		if (index_writer_needs_spi(ix->indexrel, ix->colnames, ix->nkeys, WRITE_UPSERT,
-								   &runs_code))
-			su->spi = true;
-		su->pin_path |= runs_code || ix->predicate != NULL;
-		if (OidIsValid(ix->counterrel) &&
-			index_writer_needs_spi(ix->counterrel, counter_columns, 3, WRITE_APPEND,
-								   &runs_code))
-			su->spi = true;
-		/* counters of 0.1 and 0.2 are written through SQL (index_rule.c) */
-		su->pin_path |= runs_code || (OidIsValid(ix->counterrel) && ix->counter_legacy);
-	}
-}
-
-/* Drop every kept setup (too many relations). */
-static void
-setups_reset(void)
-{
-	HASH_SEQ_STATUS status;
-	SyncSetup  *su;
-
-	hash_seq_init(&status, sync_setups);
-	while ((su = hash_seq_search(&status)) != NULL)
-	{
-		setup_retire(su);
-		(void) hash_search(sync_setups, &su->relid, HASH_REMOVE, NULL);
-	}
-}
-
-/*
- * The setup of a trigger call on rel, its tables locked: the one kept if
- * no invalidation came since it was built (also none while its tables were
- * being locked), else built again, and kept if none came meanwhile.
- */
-static const SyncSetup *
-setup_get(Relation rel, bool all_modes)
-{
-	Oid			relid = RelationGetRelid(rel);
-	SyncSetup  *su;
-	SyncSetup	fresh;
-	uint64		stamp;
-	bool		found;
-	MemoryContext cxt;
-	MemoryContext old;
-
-	if (sync_setups == NULL)
-	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(Oid);
-		ctl.entrysize = sizeof(SyncSetup);
-		ctl.hcxt = CacheMemoryContext;
-		sync_setups = hash_create("adjlist sync setups", 64, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	}
-	su = hash_search(sync_setups, &relid, HASH_FIND, NULL);
-	if (su != NULL && su->stamp != 0 && su->stamp == registry_stamp_now() &&
-		su->all_modes == all_modes)
-	{
-		setup_lock(su);
-		if (su->stamp == registry_stamp_now())
-			return su;
-	}
-
-	stamp = registry_stamp_now();
-	cxt = AllocSetContextCreate(CacheMemoryContext, "adjlist sync setup",
-								ALLOCSET_SMALL_SIZES);
-	/* (in the transaction's memory until kept: an error frees it) */
-	MemoryContextSetParent(cxt, TopTransactionContext);
-	old = MemoryContextSwitchTo(cxt);
-	memset(&fresh, 0, sizeof(fresh));
-	setup_build(&fresh, rel, all_modes);
-	MemoryContextSwitchTo(old);
-	if (registry_stamp(relid) != stamp || stamp == 0)
-	{
-		/* an invalidation came during the build: used once, not kept */
-		fresh.cxt = cxt;
-		su = MemoryContextAlloc(cxt, sizeof(SyncSetup));
-		*su = fresh;
-		return su;
-	}
-	if (su == NULL && hash_get_num_entries(sync_setups) >= SYNC_SETUPS_MAX)
-		setups_reset();
-	su = hash_search(sync_setups, &relid, HASH_ENTER, &found);
-	if (found)
-		setup_retire(su);
-	fresh.relid = relid;
-	fresh.stamp = stamp;
-	fresh.cxt = cxt;
-	MemoryContextSetParent(cxt, CacheMemoryContext);
-	*su = fresh;
-	return su;
-}
 
 void
 sync_begin(SyncState *st, Relation rel, bool all_modes)
@@ -451,7 +269,7 @@ sync_begin(SyncState *st, Relation rel, bool all_modes)
 	const SyncSetup *su;
 
 	all_modes = all_modes || !adjlist_catalog()->legacy;
-	su = setup_get(rel, all_modes);
+	su = sync_setup_get(rel, all_modes);
 
 	memset(st, 0, sizeof(*st));
 	st->ti = su->ti;

@@ -724,7 +724,7 @@ registry_changed(const TableIndexes *ti)
  * stale), and is 0 while relid's entry is not kept as it is (not looked
  * up yet, or to be built again at its next lookup).  A caller may keep
  * what it derived from a lookup for as long as the stamp stays the same
- * (index_sync.c).
+ * (sync_setup.c).
  */
 uint64
 registry_stamp(Oid relid)
