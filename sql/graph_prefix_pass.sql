@@ -1,6 +1,6 @@
 --
 -- a level's out-edges of a rare edge prefix, read by one pass over the
--- prefix's range of the inverted index (graph_scan_direct.c:
+-- prefix's range of the inverted index (graph_scan_prefix.c:
 -- direct_scan_prefix) instead of a descent per node: the same answers as
 -- the descents (an uncounted copy, never analyzed) and as SQL, and the
 -- pass is taken (the inverted index's btree is scanned once)
@@ -153,7 +153,7 @@ FROM generate_series(1, 3) d, (VALUES ('out'), ('both')) v(dir) ORDER BY 1, 2;
 -- targets with many in-edges (T#1..T#3: 400 each) whose edges the pass
 -- leaves out (known, or handed over once): after 128 of them it descends
 -- again past the target instead of reading the rest
--- (graph_scan_direct.c: prefix_jump), but not in a SERIALIZABLE
+-- (graph_scan_prefix.c: prefix_jump), but not in a SERIALIZABLE
 -- transaction; the same counts as the descents and as SQL
 CREATE TABLE pj (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
 INSERT INTO pj SELECT 'U#0', 'R#U#' || b, NULL FROM generate_series(1, 100) b;

@@ -55,6 +55,8 @@
  *	graph_meta.c		what a table's graph looks like to the readers
  *	graph_reader.c		reading the edges of a node or a level
  *	graph_scan_direct.c	the direct btree path of the reader
+ *	graph_scan_prefix.c	a level's edges of one prefix by one pass over
+ *						the inverted index, on the direct path
  *	graph_scan_spi.c	the SQL path of the reader
  *	graph_nodes.c		node sets and expansion for multi-hop calls
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
@@ -88,6 +90,7 @@
  *	   index_restore.c, index_update.c, write_api*.c (write_api_int.h),
  *	   dynamo_io.h
  *	6. the read paths: graph.h (graph_meta.c, graph_reader.c), graph_scan.h
+ *	   (graph_scan_*.c; graph_scan_direct_int.h)
  *	7. graph algorithms: graph_query.c, graph_dynamo_query.c (query_table.h),
  *	   graph_batch_get.c, graph_nodes.c, graph_traverse.c, graph_rank.c,
  *	   graph_weighted.c, graph_export.c, graph_estimate.c, graph_columns.c

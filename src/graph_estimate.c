@@ -248,7 +248,7 @@ prefix_fraction(Oid relid, AttrNumber att, const char *prefix, int len)
 /*
  * How many rows of a table (not partitioned) have a key column att that
  * begins with prefix, from its statistics, for a reader choosing how to
- * read a level (graph_scan_direct.c: direct_prefix_pass); -1 without
+ * read a level (graph_scan_prefix.c: direct_prefix_pass); -1 without
  * statistics (never analyzed), when a guess would decide nothing well.
  * Only a cost: no value of the statistics reaches the caller.
  */

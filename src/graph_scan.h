@@ -2,7 +2,9 @@
  *
  * graph_scan.h
  *	  The two ways graph_reader.c reads edges: straight from a btree
- *	  (graph_scan_direct.c) or through SQL (graph_scan_spi.c).
+ *	  (graph_scan_direct.c; a level's edges of one prefix by one pass over
+ *	  the inverted index, graph_scan_prefix.c) or through SQL
+ *	  (graph_scan_spi.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -27,11 +29,13 @@ extern bool direct_level_pass(DirectReader *r, const GraphScan *tmpl, int n);
 extern int64 direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts,
 							   const int *lens, const int *origins, int n,
 							   GraphEdgeCallback cb, void *arg);
+extern void direct_reader_close(DirectReader *r);
+
+/* graph_scan_prefix.c */
 extern bool direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n, double per_node);
 extern int64 direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
 								const int *lens, int n, NodeSet *known, GraphEdgeCallback cb,
 								void *arg);
-extern void direct_reader_close(DirectReader *r);
 
 /* graph_scan_spi.c */
 extern int64 spi_scan(GraphTable *g, const GraphScan *req, const char *part, int partlen,

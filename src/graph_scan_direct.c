@@ -24,13 +24,10 @@
  * level's sorted partitions (direct_scan_level), when the level has more
  * nodes than the index has tuples / LEVEL_PASS_RATIO: a descent per node
  * would compare about as many keys as the pass reads tuples.  A level's
- * out-edges of an edge prefix that is a small share of the graph (FRIEND#
- * among many FOLLOWS#) are read, when the statistics say it is cheaper, by
- * one pass over that prefix's range of the inverted index, keeping the
- * edges whose source is a node of the level (direct_scan_prefix); the
- * range holds each target's edges together, so a BFS that only counts
- * skips those of a target it has reached at one probe per target, and
- * past PREFIX_JUMP of them descends again past the target (prefix_jump).
+ * out-edges of an edge prefix that is a small share of the graph may
+ * instead be read by one pass over that prefix's range of the inverted
+ * index (graph_scan_prefix.c), through this file's scans: the reader, its
+ * scans and the calls the pass uses are shared in graph_scan_direct_int.h.
  *
  * Used only for plain local tables without row-level security active for
  * the caller (graph_reader.c decides); relations stay locked to the end of
@@ -63,44 +60,9 @@
 
 #include "adjlist.h"
 #include "graph.h"
-#include "graph_scan.h"
+#include "graph_scan_direct_int.h"
 #include "scan_key.h"
 #include "write_shard.h"
-
-static Datum
-key_datum(const char *p, int len)
-{
-	return PointerGetDatum(adjkey_from_utf8(p, len));
-}
-
-/*
- * A reader keeps the relations and the index scan of each direction open
- * across the scans of one call: a traversal expanding thousands of nodes
- * rescans one index scan with new keys instead of opening the table and
- * the index and starting a scan for every node.
- */
-typedef struct DirectScan
-{
-	Relation	heap;
-	Relation	index;
-	IndexScanDesc scan;
-	TupleTableSlot *slot;
-	Buffer		vmbuffer;
-	int			nkeys;
-	bool		index_only;
-	AttrNumber	data_att;
-	const char *endprefix;		/* the scan ends at the first key without it */
-	int			endprefixlen;
-	int			endatt;			/* of that key column: 1 (the sort key), or 0 */
-	struct LevelMerge *merge;	/* a level read in one pass, or NULL */
-	bool		positioned;		/* the scan has returned a tuple since its
-								 * rescan (direct_scan_next) */
-	const char *part;			/* the partition of a scan of one (scan_open) */
-	int			partlen;
-	int			seen;			/* tuples it has returned */
-	bool		part_in_c;		/* its pk = part key tested in C (no longer
-								 * by the btree) */
-} DirectScan;
 
 /*
  * A level read by one forward pass over the index (direct_scan_level):
@@ -123,15 +85,6 @@ typedef enum TupleVerdict
 	TUPLE_SKIP,
 	TUPLE_STOP
 } TupleVerdict;
-
-struct DirectReader
-{
-	GraphTable *g;
-	DirectScan	dirs[3];		/* forward, reverse, base rows by key */
-	MemoryContext cxt;
-	MemoryContext filtercxt;	/* what one filter test allocates (made at
-								 * the first test: filter_cxt) */
-};
 
 DirectReader *
 direct_reader_create(GraphTable *g, MemoryContext cxt)
@@ -181,9 +134,9 @@ direct_reader_close(DirectReader *r)
  * Open the scan of ds, or keep the open one when it has the same shape.
  * Allocates in the reader's context, which outlives the scan.
  */
-static void
-direct_scan_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
-					int nkeys, bool index_only, AttrNumber data_att)
+void
+direct_int_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
+				   int nkeys, bool index_only, AttrNumber data_att)
 {
 	MemoryContext oldcxt;
 
@@ -248,7 +201,7 @@ key_has_prefix(Datum d, bool isnull, const char *prefix, int plen)
 	bool		in;
 
 	if (isnull)
-		return true;			/* no edge: direct_scan_next skips it */
+		return true;			/* no edge: direct_int_next skips it */
 	v = DatumGetAdjkeyPP(d);
 	in = ADJKEY_LEN(v) >= plen && adjkey_bytes_equal(ADJKEY_DATA(v), prefix, plen);
 	if ((Pointer) v != DatumGetPointer(d))
@@ -323,15 +276,6 @@ index_only_visible(DirectScan *ds, ItemPointer tid)
 	return true;
 }
 
-/* A scan has new keys (index_rescan). */
-static inline void
-scan_rescanned(DirectScan *ds)
-{
-	ds->positioned = false;
-	ds->seen = 0;
-	ds->part_in_c = false;
-}
-
 /*
  * A long index-only scan of one partition tests pk = part in C from its
  * PART_IN_C_AFTER-th tuple on, instead of through the btree's scan key
@@ -381,9 +325,9 @@ key_equals(Datum d, bool isnull, const char *key, int len)
  * The next row of a scan: its partition and sort keys (and data).  The
  * values stay valid until the next call on the same scan.
  */
-static bool
-direct_scan_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
-				 Datum *partd, Datum *sortd, Datum *data, bool *data_isnull)
+bool
+direct_int_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
+				Datum *partd, Datum *sortd, Datum *data, bool *data_isnull)
 {
 	IndexScanDesc scan = ds->scan;
 	bool		pnull;
@@ -450,9 +394,9 @@ edge_set_keys(GraphEdge *edge, struct varlena *pkv, struct varlena *skv)
 }
 
 /* Fill an edge from a row's keys; partd is NULL for a merged shard row. */
-static void
-direct_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
-			const char *part, int partlen, Datum partdatum)
+void
+direct_int_edge(GraphEdge *edge, bool reverse, Datum partd, Datum sortd,
+				const char *part, int partlen, Datum partdatum)
 {
 	struct varlena *sv = DatumGetAdjkeyPP(sortd);
 
@@ -543,7 +487,7 @@ shard_refill(DirectReader *r, DirectScan *ds, ShardBuf *b, Datum bound,
 	b->n = 0;
 	b->pos = 0;
 	while (b->n < chunk &&
-		   direct_scan_next(g, ds, true, dir, &partd, &sortd, &data, &data_isnull))
+		   direct_int_next(g, ds, true, dir, &partd, &sortd, &data, &data_isnull))
 	{
 		old = MemoryContextSwitchTo(b->cxt);
 		b->keys[b->n] = PointerGetDatum(PG_DETOAST_DATUM_COPY(sortd));
@@ -569,7 +513,7 @@ base_row_data(DirectReader *r, GraphEdge *edge)
 	DirectScan *ds = &r->dirs[2];
 	ScanKeyData keys[2];
 
-	direct_scan_prepare(r, ds, g->baserel, g->base_keyindex, 2, false, g->base_data);
+	direct_int_prepare(r, ds, g->baserel, g->base_keyindex, 2, false, g->base_data);
 	ExecClearTuple(ds->slot);
 	adjlist_scan_key_init(&keys[0], 1, BTEqualStrategyNumber, g->eq_proc, edge->pkdatum);
 	adjlist_scan_key_init(&keys[1], 2, BTEqualStrategyNumber, g->eq_proc, edge->skdatum);
@@ -646,7 +590,7 @@ direct_scan_sharded(DirectReader *r, const GraphScan *req, const char *part, int
 	m.bufs = palloc0(sizeof(ShardBuf) * nshards);
 	m.sign = req->backward ? -1 : 1;
 	heap = binaryheap_allocate(nshards, shard_head_cmp, &m);
-	direct_scan_prepare(r, ds, relid, indexid, 2, index_only, data_att);
+	direct_int_prepare(r, ds, relid, indexid, 2, index_only, data_att);
 
 	callercxt = MemoryContextSwitchTo(r->cxt);
 	for (int i = 0; i < nshards; i++)
@@ -666,7 +610,7 @@ direct_scan_sharded(DirectReader *r, const GraphScan *req, const char *part, int
 		int			i = DatumGetInt32(binaryheap_first(heap));
 		ShardBuf   *b = &m.bufs[i];
 
-		direct_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
+		direct_int_edge(&edge, reverse, (Datum) 0, b->keys[b->pos], part, partlen, partdatum);
 		edge.data = b->data[b->pos];
 		edge.data_isnull = b->data_isnull[b->pos];
 		if (!hand_over(r, callercxt, req, from_base, cb, arg, &edge, &n))
@@ -783,8 +727,8 @@ scan_open(DirectReader *r, const GraphScan *req, ScanShape *sh, const char *part
 
 	adjlist_scan_key_init(&sh->keys[0], 1, BTEqualStrategyNumber, r->g->eq_proc,
 						  key_datum(part, partlen));
-	direct_scan_prepare(r, ds, sh->relid, sh->indexid, sh->nkeys, sh->index_only,
-						sh->data_att);
+	direct_int_prepare(r, ds, sh->relid, sh->indexid, sh->nkeys, sh->index_only,
+					   sh->data_att);
 	ds->part = part;
 	ds->partlen = partlen;
 	ds->endprefix = sh->endprefix;
@@ -824,10 +768,10 @@ direct_scan(DirectReader *r, const GraphScan *req, const char *part, int partlen
 	ds = scan_open(r, req, &sh, part, partlen);
 	/* only the callback runs in the caller's context */
 	callercxt = MemoryContextSwitchTo(r->cxt);
-	while (direct_scan_next(r->g, ds, req->reverse, sh.dir, &partd, &sortd,
-							&edge.data, &edge.data_isnull))
+	while (direct_int_next(r->g, ds, req->reverse, sh.dir, &partd, &sortd,
+						   &edge.data, &edge.data_isnull))
 	{
-		direct_edge(&edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
+		direct_int_edge(&edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
 		if (!hand_over(r, callercxt, req, sh.from_base, cb, arg, &edge, &n))
 			break;
 	}
@@ -886,7 +830,7 @@ stream_count(DirectStream *s, const GraphEdge *edge)
 
 /*
  * direct_stream_next() of an index-only stream (no data, so no filter):
- * direct_scan_next()'s index-only branch and direct_edge() in one loop,
+ * direct_int_next()'s index-only branch and direct_int_edge() in one loop,
  * with the same helpers (scan_positioned, itup_keys, key_equals,
  * tuple_verdict, index_only_visible, edge_set_keys: a change of how the
  * index-only branch reads a tuple belongs in them).  A row of a hub's
@@ -961,13 +905,13 @@ direct_stream_next(DirectStream *s, GraphEdge *edge)
 	callercxt = MemoryContextSwitchTo(r->cxt);
 	while (!found)
 	{
-		if (!direct_scan_next(r->g, s->ds, req->reverse, s->dir, &partd, &sortd,
-							  &edge->data, &edge->data_isnull))
+		if (!direct_int_next(r->g, s->ds, req->reverse, s->dir, &partd, &sortd,
+							 &edge->data, &edge->data_isnull))
 		{
 			s->done = true;
 			break;
 		}
-		direct_edge(edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
+		direct_int_edge(edge, req->reverse, partd, sortd, NULL, 0, (Datum) 0);
 		if (req->conv->filter != NULL &&
 			!graph_data_contains(edge->data, edge->data_isnull, req->conv->filter,
 								 filter_cxt(r)))
@@ -994,8 +938,6 @@ direct_stream_end(DirectStream *s)
  * (measured on the benchmark's graph; an index never counted by VACUUM or
  * ANALYZE has no tuple count and is never read so).
  */
-#define LEVEL_PASS_RATIO 64
-
 bool
 direct_level_pass(DirectReader *r, const GraphScan *tmpl, int n)
 {
@@ -1046,18 +988,18 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
 	m.prefix = reverse ? NULL : tmpl->conv->edge_prefix;
 	m.plen = reverse ? 0 : tmpl->conv->eplen;
 	adjlist_scan_key_init(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc, key_datum(parts[0], lens[0]));
-	direct_scan_prepare(r, ds, reverse ? g->inv_rel : g->baserel,
-						reverse ? g->inv_keyindex : g->base_keyindex, 1, true, 0);
+	direct_int_prepare(r, ds, reverse ? g->inv_rel : g->baserel,
+					   reverse ? g->inv_keyindex : g->base_keyindex, 1, true, 0);
 	ds->merge = &m;
 	callercxt = MemoryContextSwitchTo(r->cxt);
 	index_rescan(ds->scan, &key, 1, NULL, 0);
 	scan_rescanned(ds);
-	while (direct_scan_next(g, ds, reverse, ForwardScanDirection, &partd, &sortd,
-							&edge.data, &edge.data_isnull))
+	while (direct_int_next(g, ds, reverse, ForwardScanDirection, &partd, &sortd,
+						   &edge.data, &edge.data_isnull))
 	{
 		bool		go_on;
 
-		direct_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
+		direct_int_edge(&edge, reverse, partd, sortd, NULL, 0, (Datum) 0);
 		edge.origin = origins[m.cur];
 		count++;
 		MemoryContextSwitchTo(callercxt);
@@ -1067,210 +1009,6 @@ direct_scan_level(DirectReader *r, const GraphScan *tmpl, const char **parts, co
 			break;
 	}
 	ds->merge = NULL;
-	ExecClearTuple(ds->slot);
-	MemoryContextSwitchTo(callercxt);
-	return count;
-}
-
-/*
- * Can a level's out-edges with an edge prefix be read by one pass over
- * the prefix's range of the inverted index (direct_scan_prefix)?  That
- * range holds every edge with the prefix, of all nodes, together: where
- * the prefix is a small share of the graph (FRIEND# edges among many
- * FOLLOWS#), reading it all and keeping the edges of the level's nodes
- * costs less than a descent per node of the base table's btree, whose
- * partitions hold the other prefixes' edges in between.  Chosen when the
- * range, by the base table's statistics, costs less than both the descents
- * (LEVEL_PASS_RATIO tuples each) and a pass over the base index; a tuple
- * of the range costs PREFIX_PASS_TUPLE tuples of the base pass (a hash
- * probe of its source).  The inverted index must be a direct one, not
- * write-sharded; the same requests as direct_level_pass, out-edges only.
- */
-#define PREFIX_PASS_TUPLE 1
-
-/*
- * With the edges per node of the level known (per_node >= 0: measured on
- * the level's first descents, for a pass that skips the edges to known
- * targets, which hands over about one edge per target), the descents of
- * the level cost PREFIX_DESCENT tuples of the pass per node and
- * PREFIX_EDGE per edge (an edge read and handed over by a descent costs
- * that much more than a tuple the pass reads; measured on the benchmark's
- * graph, callgrind): a level of hubs (a hub's followees) takes the pass,
- * one of many nodes with few edges (the last level of a BFS) does not.
- */
-#define PREFIX_DESCENT 24
-#define PREFIX_EDGE 2
-
-bool
-direct_prefix_pass(DirectReader *r, const GraphScan *tmpl, int n, double per_node)
-{
-	GraphTable *g = r->g;
-	Relation	index;
-	double		cost;
-	float4		tuples;
-
-	if (tmpl->reverse || tmpl->conv->eplen == 0 || tmpl->want_data || tmpl->need_data ||
-		tmpl->conv->filter != NULL || tmpl->after != NULL || tmpl->backward ||
-		tmpl->limit > 0 || n < 2 ||
-		!OidIsValid(g->inv_rel) || !g->inv_direct || g->inv_shards > 0)
-		return false;
-	cost = graph_prefix_rows(g->baserel, g->base_sk, tmpl->conv->edge_prefix,
-							 tmpl->conv->eplen) * PREFIX_PASS_TUPLE;
-	if (cost < 0 || cost >= (double) n * (per_node >= 0 ? PREFIX_DESCENT + PREFIX_EDGE * per_node :
-										 LEVEL_PASS_RATIO))
-		return false;
-	index = index_open(g->base_keyindex, AccessShareLock);
-	tuples = index->rd_rel->reltuples;
-	index_close(index, NoLock);
-	return tuples <= 0 || cost < tuples;
-}
-
-/*
- * The target the prefix pass is at (the inverted index's partition key, an
- * out-edge's sort key): whether its edges are left out (direct_scan_prefix
- * with known).  Decided once per target, at its first tuple.
- */
-typedef struct PrefixSkip
-{
-	char		part[ADJKEY_MAX_BYTES];	/* the target's sort key */
-	int			partlen;		/* 0: none yet (a target's has the prefix) */
-	bool		done;			/* known, or handed over in this pass */
-	int			skipped;		/* its tuples left out so far */
-	char	   *buf;			/* graph_edge_neighbor's */
-	struct varlena *jumpkey;	/* the last prefix_jump's scan key */
-} PrefixSkip;
-
-static bool
-prefix_target_done(PrefixSkip *skip, const EdgeConvention *conv, NodeSet *known, Datum partd)
-{
-	struct varlena *sk = DatumGetAdjkeyPP(partd);
-	int			len = ADJKEY_LEN(sk);
-	GraphEdge	edge;
-	const char *nb;
-	int			nblen;
-
-	if (skip->partlen == len && adjkey_bytes_equal(skip->part, ADJKEY_DATA(sk), len))
-		return skip->done;
-	memcpy(skip->part, ADJKEY_DATA(sk), len);
-	skip->partlen = len;
-	skip->skipped = 0;
-	memset(&edge, 0, sizeof(edge));
-	edge.sk = skip->part;
-	edge.sklen = len;
-	/* a row that names no target is handed over (the callback skips it) */
-	skip->done = graph_edge_neighbor(conv, false, &edge, &nb, &nblen, &skip->buf) &&
-		nodeset_find_id(known, nb, nblen) >= 0;
-	return skip->done;
-}
-
-/*
- * A target whose edges the prefix pass leaves out, after PREFIX_JUMP of
- * them: the scan is positioned again after the target's last edge (a
- * descent, sk > target) instead of reading the rest, which for a target
- * with many in-edges (a hub everyone follows) is most of them: on the
- * benchmark's graph 38% of the FOLLOWS# edges are past the 64th of their
- * target, 14% past the 256th.  A descent, which reads the rest of its
- * leaf page with the key tested through fmgr on each tuple, costs about
- * as much as 100 tuples of the pass: of 16, 32, 64, 128 and 256, 128 took
- * the fewest instructions (callgrind, 3 and 4 hops from the out_hub and
- * the median start).  Not in SERIALIZABLE transactions: the leaf pages
- * jumped over would not be predicate-locked, and an edge inserted there
- * to a target not seen yet would go unnoticed.
- */
-#define PREFIX_JUMP 128
-
-static void
-prefix_jump(DirectReader *r, DirectScan *ds, PrefixSkip *skip)
-{
-	ScanKeyData key;
-	struct varlena *old = skip->jumpkey;
-
-	skip->jumpkey = adjkey_from_utf8(skip->part, skip->partlen);
-	adjlist_scan_key_init(&key, 1, BTGreaterStrategyNumber, r->g->gt_proc,
-						  PointerGetDatum(skip->jumpkey));
-	index_rescan(ds->scan, &key, 1, NULL, 0);
-	scan_rescanned(ds);
-	if (old != NULL)
-		pfree(old);				/* the scan's keys are the new one's now */
-}
-
-/*
- * The out-edges of nodes[0..n) with the edge prefix, by one forward
- * index-only pass over the prefix's range of the inverted index: each
- * tuple whose source (its second key) is a node of the level goes to cb as
- * that node's edge, edge->origin its index.  The same rows as n calls of
- * direct_scan, each node's in key order (the range is ordered by sort key
- * and, within one, by source), but the nodes' edges interleaved.  -1,
- * having read nothing, when the nodes are not distinct.
- *
- * With known (graph_reader_skip_known: a caller that does nothing with an
- * edge to a node it has, or to one it was handed an edge to before), the
- * edges to a target in known are left out, and so are all but the first
- * edge from the level to any other: the range holds a target's edges
- * together, so that costs one probe of known per target instead of one of
- * the level per edge, and no callback for the edges left out.  Where most
- * targets are known (a BFS's last levels), most of the range is skipped so.
- */
-int64
-direct_scan_prefix(DirectReader *r, const GraphScan *tmpl, const char **nodes,
-				   const int *lens, int n, NodeSet *known, GraphEdgeCallback cb, void *arg)
-{
-	GraphTable *g = r->g;
-	DirectScan *ds = &r->dirs[1];
-	NodeSet		level;
-	ScanKeyData key;
-	GraphEdge	edge;
-	Datum		partd;
-	Datum		sortd;
-	int64		count = 0;
-	bool		isnew;
-	PrefixSkip	skip = {0};
-	MemoryContext callercxt = CurrentMemoryContext;
-
-	nodeset_init(&level, callercxt, "a level's expansion");
-	for (int i = 0; i < n; i++)
-		if (nodeset_add(&level, nodes[i], lens[i], &isnew)->id != i)
-			return -1;
-	adjlist_scan_key_init(&key, 1, BTGreaterEqualStrategyNumber, g->ge_proc,
-						  key_datum(tmpl->conv->edge_prefix, tmpl->conv->eplen));
-	direct_scan_prepare(r, ds, g->inv_rel, g->inv_keyindex, 1, true, 0);
-	ds->endprefix = tmpl->conv->edge_prefix;
-	ds->endprefixlen = tmpl->conv->eplen;
-	ds->endatt = 0;
-	MemoryContextSwitchTo(r->cxt);
-	index_rescan(ds->scan, &key, 1, NULL, 0);
-	scan_rescanned(ds);
-	while (direct_scan_next(g, ds, true, ForwardScanDirection, &partd, &sortd,
-							&edge.data, &edge.data_isnull))
-	{
-		struct varlena *src;
-		int32		id;
-		bool		go_on;
-
-		if (known != NULL && prefix_target_done(&skip, tmpl->conv, known, partd))
-		{
-			if (++skip.skipped == PREFIX_JUMP && !IsolationIsSerializable())
-				prefix_jump(r, ds, &skip);
-			continue;
-		}
-		src = DatumGetAdjkeyPP(sortd);
-		id = nodeset_find_id(&level, ADJKEY_DATA(src), ADJKEY_LEN(src));
-		if (id < 0)
-			continue;
-		/* forward: the source is the edge's partition key */
-		direct_edge(&edge, false, sortd, partd, NULL, 0, (Datum) 0);
-		edge.origin = id;
-		count++;
-		skip.done = true;		/* the callback has the target now */
-		MemoryContextSwitchTo(callercxt);
-		go_on = cb(arg, &edge);
-		MemoryContextSwitchTo(r->cxt);
-		if (!go_on)
-			break;
-	}
-	if (skip.buf != NULL)
-		pfree(skip.buf);
-	ds->endprefix = NULL;
 	ExecClearTuple(ds->slot);
 	MemoryContextSwitchTo(callercxt);
 	return count;
