@@ -17,10 +17,12 @@
  * prefix P are exactly the keys K with P <= K < succ(P), where succ(P) is P
  * with its last character replaced by the next code point (trailing
  * U+10FFFF characters, which have no successor, are dropped first).  succ(P)
- * is valid UTF-8, so a plan that shows it prints a readable key.  When P has
- * no successor at all (it is empty, or only U+10FFFF characters), the range
- * has no upper bound; for run-time bounds we then use a sentinel that sorts
- * after every storable key: the byte 0xFF, which no UTF-8 string contains.
+ * is valid UTF-8, so a plan that shows it prints a readable key (where the
+ * database encoding has its last character; adjkey_support.c says what a
+ * plan shows otherwise).  When P has no successor at all (it is empty, or
+ * only U+10FFFF characters), the range has no upper bound; for run-time
+ * bounds we then use a sentinel that sorts after every storable key: the
+ * byte 0xFF, which no UTF-8 string contains.
  * The bounds are bytea, compared with keys byte-wise by the cross-type
  * operators of adjkey's btree family, so a sentinel need not be a key.
  *

@@ -21,6 +21,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
@@ -119,6 +120,42 @@ adjkey_to_server(struct varlena *key, int *outlen)
 	result[len] = '\0';
 	*outlen = len;
 	return result;
+}
+
+/*
+ * Whether the database encoding can represent the UTF-8 string
+ * utf8[0..len), so that a key made of it could be output.  A UTF8 database
+ * represents everything, and SQL_ASCII does no conversion (adjkey_out
+ * then only validates the UTF-8).  Elsewhere the string is converted with
+ * the conversion's noError mode, which stops at the first character it
+ * cannot convert instead of throwing: the planner asks this of bounds it
+ * derives, where an error must not be the answer.
+ */
+bool
+adjkey_utf8_representable(const char *utf8, int len)
+{
+	int			enc = GetDatabaseEncoding();
+	int			i = 0;
+	Oid			proc;
+	unsigned char *buf;
+	int			converted;
+
+	if (enc == PG_UTF8 || enc == PG_SQL_ASCII)
+		return true;
+	while (i < len && !IS_HIGHBIT_SET(utf8[i]))
+		i++;
+	if (i == len)
+		return true;			/* ASCII: the same in every server encoding */
+	proc = FindDefaultConversionProc(PG_UTF8, enc);
+	if (!OidIsValid(proc))
+		return false;			/* adjkey_out could not convert it either */
+	buf = palloc((Size) len * MAX_CONVERSION_GROWTH + 1);
+	converted = pg_do_encoding_conversion_buf(proc, PG_UTF8, enc,
+											  (unsigned char *) utf8, len,
+											  buf, len * MAX_CONVERSION_GROWTH + 1,
+											  true);
+	pfree(buf);
+	return converted == len;
 }
 
 /*

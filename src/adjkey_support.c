@@ -12,9 +12,11 @@
  *		key >= lower AND key < upper
  *
  * so that "pk = $1 AND sk ^@ $2" is one btree range scan.  With a constant
- * prefix the bounds are computed now and shown in EXPLAIN; with any other
- * expression that is constant during the scan (a parameter of a generic
- * plan, an outer reference of a nested loop) the bounds are calls of
+ * prefix the bounds are computed now and shown in EXPLAIN (an upper bound
+ * the database encoding cannot print is left to adjkey_prefix_upper() of
+ * the prefix: see const_prefix_range); with any other expression that is
+ * constant during the scan (a parameter of a generic plan, an outer
+ * reference of a nested loop) the bounds are calls of
  * adjkey_prefix_lower() / adjkey_prefix_upper() evaluated when the scan
  * starts.  Those return bytea, compared with the key by the cross-type
  * operators of adjkey's btree family, so that a bound no key could be (the
@@ -214,9 +216,38 @@ bound_clause(Oid family, Oid keytype, Node *leftop, Expr *bound,
 }
 
 /*
+ * adjkey_prefix_upper('p'::text): the upper bound of the constant prefix p
+ * (UTF-8) computed when the scan starts, for a successor that the database
+ * encoding cannot represent.  p itself can be represented: it is the
+ * query's own constant (a string, a key, or a LIKE pattern's literal
+ * prefix), so the text constant prints.
+ */
+static Expr *
+prefix_upper_call(Oid keytype, const char *p, int plen)
+{
+	int			len;
+	char	   *s = adjkey_to_server(adjkey_from_utf8(p, plen), &len);
+	Const	   *c = makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+							  PointerGetDatum(cstring_to_text_with_len(s, len)),
+							  false, false);
+
+	return (Expr *) makeFuncExpr(adjkey_func_oid(keytype, "adjkey_prefix_upper",
+												 TEXTOID),
+								 BYTEAOID, list_make1(c), InvalidOid,
+								 InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
+/*
  * The range of the keys that begin with the constant prefix p (UTF-8, not
  * empty): key >= p AND key < succ(p), without the upper bound when p has
  * no successor.  NIL when the family lacks the operators.
+ *
+ * A bound in the plan must print (EXPLAIN, auto_explain, deparsing), and an
+ * adjkey constant prints in the database encoding.  The lower bound is p,
+ * which can be represented (see prefix_upper_call), but succ(p) need not
+ * be: in LATIN1 the successor of 'ÿ' is U+0100, in WIN1252 that of '€' is
+ * U+20AD.  Such an upper bound is the same bytes computed at run time by
+ * adjkey_prefix_upper(p), so the range stays as tight.
  */
 static List *
 const_prefix_range(Oid family, Oid keytype, Node *leftop, const char *p,
@@ -234,6 +265,11 @@ const_prefix_range(Oid family, Oid keytype, Node *leftop, const char *p,
 		return NIL;
 	if (n < 0)
 		return list_make1(lower);
+	if (n <= ADJKEY_MAX_BYTES && !adjkey_utf8_representable(succ, n))
+		upper = bound_clause(family, keytype, leftop,
+							 prefix_upper_call(keytype, p, plen),
+							 BYTEAOID, BTLessStrategyNumber);
+	else
 	{
 		Const	   *hi = make_bound_const(keytype, succ, n);
 

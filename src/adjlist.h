@@ -149,6 +149,7 @@ extern struct varlena *adjkey_from_server(const char *s, int len,
 										  Node *escontext);
 extern char *adjkey_to_server(struct varlena *key, int *outlen);
 extern const char *adjkey_text_to_utf8(text *t, int *outlen);
+extern bool adjkey_utf8_representable(const char *utf8, int len);
 
 /* adjkey_cmp.c */
 extern int	adjkey_cmp_datums(Datum a, Datum b);
