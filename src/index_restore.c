@@ -13,8 +13,8 @@
  *	- A full restore (plain, -Fc, -j, --section in order) copies all data
  *	  before it creates the triggers.  A registry row that arrives before
  *	  its base table's triggers marks its index not ready: between the
- *	  sections anyone may write the base table, which nothing indexes yet,
- *	  and reads and the write API must not trust the index meanwhile.  The
+ *	  sections anyone may write the base table (plain DML, the write API),
+ *	  which nothing indexes yet, and reads must not trust the index.  The
  *	  CREATE TRIGGER that completes the base table's triggers makes the
  *	  index what the table says (index_rebuild(): the rows that drifted,
  *	  none when nobody wrote) and ready again.
@@ -161,8 +161,8 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 	 * alone (copied before this row) and an index holding copied rows: make
 	 * the index what the table says.  Without them the schema is still being
 	 * restored: nothing keeps the index until the post-data section has made
-	 * the last of them, so it is not ready until then (reads and the write
-	 * API refuse it), and that CREATE TRIGGER makes it exact
+	 * the last of them, so it is not ready until then (reads refuse it;
+	 * writes reach the base table only), and that CREATE TRIGGER makes it exact
 	 * (index_restore_triggers_made).  The lock, which CREATE TRIGGER takes
 	 * too, orders this check with a concurrent one (pg_restore -j): either
 	 * the trigger's session sees this row, or this one sees its trigger.
