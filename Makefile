@@ -13,7 +13,9 @@ OBJS = \
 	src/rel_cache.o \
 	src/scan_key.o \
 	src/registry.o \
+	src/registry_read.o \
 	src/registry_check.o \
+	src/registry_write.o \
 	src/base_key.o \
 	src/table_options.o \
 	src/plan_cache.o \

@@ -12,9 +12,13 @@
  *	adjkey_support.c	planner support: index conditions and selectivity
  *	catalog.c			where adjlist's own objects are, names, role switches
  *	rel_cache.c			the bounded per-relation caches the others keep
- *	registry.c			the registry of inverted indexes: the only code that
- *						reads or writes adjlist_inverted_indexes; its cache
+ *	registry.c			the registry of inverted indexes: its per-session
+ *						cache, the lookups and stamps answered from it
+ *	registry_read.c		reading adjlist_inverted_indexes and the bound
+ *						predicates (the only code that does)
  *	registry_check.c	a registered index checked against the catalogs
+ *	registry_write.c	writing the registry as its owner (the only code
+ *						that does)
  *	base_key.c			the base key of an index stays unique
  *	plan_cache.c		saved SPI plans, keyed by statement and role
  *	index_rule.c		what index rows and counter deltas a base row gives

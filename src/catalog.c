@@ -291,7 +291,8 @@ adjlist_parse_direction(text *t, bool both_ok)
 }
 
 Oid
-adjlist_primary_key_index(Relation rel)
+adjlist_index_where(Relation rel, bool (*match) (HeapTuple indextup, const void *arg),
+					const void *arg)
 {
 	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
@@ -303,7 +304,7 @@ adjlist_primary_key_index(Relation rel)
 
 		if (!HeapTupleIsValid(tp))
 			continue;
-		if (((Form_pg_index) GETSTRUCT(tp))->indisprimary)
+		if (match(tp, arg))
 			result = lfirst_oid(lc);
 		ReleaseSysCache(tp);
 		if (OidIsValid(result))
@@ -311,6 +312,18 @@ adjlist_primary_key_index(Relation rel)
 	}
 	list_free(indexes);
 	return result;
+}
+
+static bool
+index_is_primary(HeapTuple indextup, const void *arg)
+{
+	return ((Form_pg_index) GETSTRUCT(indextup))->indisprimary;
+}
+
+Oid
+adjlist_primary_key_index(Relation rel)
+{
+	return adjlist_index_where(rel, index_is_primary, NULL);
 }
 
 Oid

@@ -62,6 +62,15 @@ typedef enum AdjlistDirection
 
 extern AdjlistDirection adjlist_parse_direction(struct varlena *t, bool both_ok);
 
+/*
+ * The first index of a relation (in RelationGetIndexList() order) whose
+ * pg_index row (a syscache tuple) match accepts; InvalidOid if none.
+ */
+extern Oid	adjlist_index_where(struct RelationData *rel,
+								bool (*match) (struct HeapTupleData *indextup,
+											   const void *arg),
+								const void *arg);
+
 /* The primary key index of a relation, deferrable or not; InvalidOid if none. */
 extern Oid	adjlist_primary_key_index(struct RelationData *rel);
 

@@ -14,7 +14,7 @@
  *	3. creates the index table (as the caller, in the base table's schema,
  *	   then owned by the base table's owner) without its primary key, and
  *	   the degree counter table when asked (index_create_tables());
- *	4. registers the index (registry.c) and installs the triggers;
+ *	4. registers the index (registry_write.c) and installs the triggers;
  *	5. backfills: reads the base table as its owner and writes the index
  *	   rows (index_rule.c) with the bulk writer (index_write.c), then adds
  *	   the primary key, which builds its btree by sorting, as CREATE TABLE

@@ -85,7 +85,7 @@
  *	  (index_sync_leaving.c).
  *
  * The event trigger functions run as the role doing the DDL, which must be
- * allowed to do it; only the registry is written as its owner (registry.c).
+ * allowed to do it; only the registry is written as its owner (registry_write.c).
  *
  * Three files: this one holds the ddl_command_start trigger (the guards
  * and refusals above, taken before a command changes anything);

@@ -2,7 +2,11 @@
  *
  * registry.h
  *	  The registry of inverted indexes: which tables have which indexes,
- *	  validated before use, cached per session.
+ *	  validated before use, cached per session.  The one header of
+ *	  registry.c (the cache and lookups), registry_read.c (reading the
+ *	  registry table), registry_check.c (checks against the catalogs) and
+ *	  registry_write.c (writes, as the registry's owner); registry.c's
+ *	  header says how they fit.
  *
  *-------------------------------------------------------------------------
  */

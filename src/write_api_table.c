@@ -414,8 +414,8 @@ api_table_ex(Oid relid, bool need_index, bool with_ttl)
  * a put_edge or a delete_edge, which are a few tens of microseconds.  An
  * entry is built again after a relcache invalidation of its table (a
  * change of its columns, triggers, owner or options: table_options.c and
- * registry.c invalidate the table's relcache entry), of every table, or a
- * schema's (qualified names), and when the registry changed
+ * registry_write.c invalidate the table's relcache entry), of every table,
+ * or a schema's (qualified names), and when the registry changed
  * (registry_changed()).  Not kept where Citus is installed: whether a
  * table is distributed and where its placements are is not followed here.
  *
