@@ -57,20 +57,25 @@ SELECT reachable_count('pp', 'U#0', 'R#', 3) AS reachable,
 
 -- the pass was taken: one more scan of each btree (the start's descent,
 -- the pass), not one per friend (the counts of this session's scans not
--- yet reported include earlier statements: differences)
+-- yet reported include earlier statements: differences, within one
+-- transaction, between whose statements they are not reported)
+BEGIN;
 SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) AS b0,
 	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
 SELECT count(*) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}');
 SELECT pg_stat_get_xact_numscans('pp_pkey'::regclass) - :b0 AS base_scans,
 	   pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+COMMIT;
 -- but not for a level of few nodes (U#7's friends), nor with an edge
 -- filter (it needs the data)
+BEGIN;
 SELECT pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) AS i0 \gset
 SELECT count(*) > 0 AS some FROM walk_ranked('pp', 'U#7', '{R#,R#}', '{out,out}');
 SELECT ARRAY(SELECT ROW(node, score) FROM walk_ranked('pp', 'U#0', '{R#,R#}', '{out,out}', edge_filter => '{}'))
 	 = ARRAY(SELECT ROW(node, score) FROM walk_ranked('pps', 'U#0', '{R#,R#}', '{out,out}', edge_filter => '{}'))
 	AS filtered_same;
 SELECT pg_stat_get_xact_numscans('pp_inverted_pkey'::regclass) - :i0 AS inverted_scans;
+COMMIT;
 
 -- reachable_count leaves out, in the pass, the edges to nodes it has
 -- reached and all but the first edge to a node of the next level
