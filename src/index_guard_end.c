@@ -367,7 +367,7 @@ end_create_trigger(Oid relid, CreateTrigStmt *stmt)
 	/* one of the sync triggers, made by pg_restore: the last one completes a restore */
 	if (OidIsValid(relid) && name != NULL && strncmp(name, "adjlist_sync", 12) == 0 &&
 		strcmp(name, "adjlist_sync_replica") != 0 && !index_writes_allowed())
-		index_restore_triggers_made(relid);
+		index_restore_triggers_made(relid, name);
 
 	/*
 	 * A trigger of an index or counter table with transition tables:

@@ -43,6 +43,7 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/partition.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
@@ -64,6 +65,27 @@ PG_FUNCTION_INFO_V1(adjlist_registry_restored);
 
 static void make_exact(const IndexDef *ix);
 
+/*
+ * Order this session's look at a partition tree's triggers and registry
+ * rows with another's (pg_restore -j restores a registry row and the
+ * triggers of each partition in parallel workers): both lock the root of
+ * the tree of relid, a base table or a member of one, in the mode CREATE
+ * TRIGGER takes, which conflicts with itself, and look after the lock,
+ * with fresh snapshots: of two sessions each adding what the other lacks
+ * (the last triggers of two partitions, a registry row and a trigger), the
+ * second sees the first's.  One relation per tree, so no two such
+ * sessions wait for each other in turn.
+ */
+static void
+lock_tree(Oid relid)
+{
+	List	   *ancestors = get_rel_relispartition(relid) ?
+		get_partition_ancestors(relid) : NIL;
+
+	LockRelationOid(ancestors != NIL ? llast_oid(ancestors) : relid,
+					ShareRowExclusiveLock);
+}
+
 static Oid
 oid_column(HeapTuple tup, TupleDesc desc, const char *name)
 {
@@ -75,6 +97,27 @@ oid_column(HeapTuple tup, TupleDesc desc, const char *name)
 		elog(ERROR, "the registry of extension adjlist lacks column \"%s\"", name);
 	v = heap_getattr(tup, attno, desc, &isnull);
 	return isnull ? InvalidOid : DatumGetObjectId(v);
+}
+
+/* Is relid's trigger name one on adjlist_sync_trigger(), adjlist's? */
+static bool
+is_sync_trigger(Oid relid, const char *name)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	TriggerDesc *td = rel->trigdesc;
+	bool		found = false;
+
+	for (int i = 0; td != NULL && i < td->numtriggers && !found; i++)
+		if (strcmp(td->triggers[i].tgname, name) == 0)
+		{
+			Oid			f = td->triggers[i].tgfoid;
+			char	   *fname = get_func_name(f);
+
+			found = fname != NULL && strcmp(fname, "adjlist_sync_trigger") == 0 &&
+				get_func_namespace(f) == adjlist_catalog()->namespace;
+		}
+	table_close(rel, AccessShareLock);
+	return found;
 }
 
 /* Does the base table have adjlist's sync triggers (is its schema whole)? */
@@ -163,11 +206,9 @@ adjlist_registry_restored(PG_FUNCTION_ARGS)
 	 * restored: nothing keeps the index until the post-data section has made
 	 * the last of them, so it is not ready until then (reads refuse it;
 	 * writes reach the base table only), and that CREATE TRIGGER makes it exact
-	 * (index_restore_triggers_made).  The lock, which CREATE TRIGGER takes
-	 * too, orders this check with a concurrent one (pg_restore -j): either
-	 * the trigger's session sees this row, or this one sees its trigger.
+	 * (index_restore_triggers_made).
 	 */
-	LockRelationOid(baserel, ShareRowExclusiveLock);
+	lock_tree(baserel);
 	if (!admin_triggers_in_place(baserel))
 		registry_set_ready(ix->indexrel, false);
 	else if (has_sync_triggers(baserel))
@@ -206,15 +247,19 @@ make_exact(const IndexDef *ix)
  * index is left not ready then (rebuild_inverted_index() completes it).
  * (A concurrent build's own triggers are made by adjlist, before its
  * backfill; a failed one keeps its triggers, so no CREATE TRIGGER of a sync
- * trigger can follow it.)
+ * trigger can complete them.)
  */
 void
-index_restore_triggers_made(Oid relid)
+index_restore_triggers_made(Oid relid, const char *name)
 {
-	Oid			base = registry_base_of(relid);
+	Oid			base;
 	TableIndexes *ti;
 
-	if (!OidIsValid(base) || IsolationUsesXactSnapshot())
+	if (IsolationUsesXactSnapshot() || !is_sync_trigger(relid, name))
+		return;
+	lock_tree(relid);
+	base = registry_base_of(relid);
+	if (!OidIsValid(base))
 		return;
 	ti = registry_lookup_unchecked(base);
 	for (int i = 0; i < ti->nindexes; i++)

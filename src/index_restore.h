@@ -10,10 +10,10 @@
 #define ADJLIST_INDEX_RESTORE_H
 
 /*
- * Someone other than adjlist made one of its sync triggers on relid: when
- * that completes its base table's triggers, the indexes a restore left not
- * ready are made exact and ready.
+ * Someone other than adjlist made trigger name on relid: when it is one of
+ * adjlist's sync triggers and completes its base table's triggers, the
+ * indexes a restore left not ready are made exact and ready.
  */
-extern void index_restore_triggers_made(Oid relid);
+extern void index_restore_triggers_made(Oid relid, const char *name);
 
 #endif							/* ADJLIST_INDEX_RESTORE_H */

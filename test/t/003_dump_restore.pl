@@ -34,6 +34,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use IPC::Run;
 use AdjlistTAP;
 
 my $node = adjlist_node('dump');
@@ -685,6 +686,52 @@ is($node->safe_psql('w6_gaps', q{
 	SELECT count(*) FROM reverse_neighbors('api.follows', 'USER#1', 'FOLLOWS#') WHERE neighbor = 'USER#gapb'}),
 	'1', 'gaps: the edge put_edge wrote between the sections is indexed');
 check_restored('w6_gaps', 'sections with writes between them', same_answers => 0);
+
+# pg_restore -j makes each partition's triggers in its own worker: the last
+# triggers of two partitions of shop.orders made at once, the first in a
+# transaction still open while the second is made, after a write between
+# the sections.  Each CREATE TRIGGER alone completes nothing; the one that
+# waits for the other (both lock the partition tree's root) sees both and
+# makes the index exact and ready.
+fresh_db('w6_parts');
+for my $section (qw(pre-data data))
+{
+	($ok, $err) = run_cmd([ 'pg_restore', "--section=$section", '-d', 'w6_parts', $dump ]);
+	ok($ok && error_set($err) eq '', "partitions: $section restored");
+}
+$node->safe_psql('w6_parts', q{SET ROLE app; INSERT INTO shop.orders VALUES ('CUSTOMER#gapp', 'ORDER#5', '{"amount": 2}')});
+my $post = '';
+$node->run_log([ 'pg_restore', '--section=post-data', '-f', "$dir/post.sql", $dump ]);
+{
+	open(my $fh, '<', "$dir/post.sql") or die "post.sql: $!";
+	local $/;
+	$post = <$fh>;
+	close($fh);
+}
+my @last = grep { /^CREATE TRIGGER adjlist_sync_upd .* ON shop\.orders_p[12] / } split(/\n/, $post);
+is(scalar(@last), 2, 'partitions: the post-data section makes adjlist_sync_upd on each partition');
+my $rest = join("\n", grep { !/^CREATE TRIGGER adjlist_sync_upd .* ON shop\.orders_p[12] / } split(/\n/, $post));
+my ($p_rc, $p_out, $p_err) = $node->psql('w6_parts', $rest, on_error_stop => 1);
+is($p_rc . $p_err, '0', 'partitions: post-data but two partitions\' last triggers restored');
+is($node->safe_psql('w6_parts', q{SELECT ready FROM adjlist_inverted_indexes WHERE indexrel = 'shop.orders_inverted'::regclass}),
+	'f', 'partitions: not ready while two partitions lack a trigger');
+my ($a_out, $a_err) = ('', '');
+my $a = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('w6_parts'),
+	  '-c', "BEGIN; $last[0] SELECT pg_sleep(2); COMMIT;" ],
+	'>', \$a_out, '2>', \$a_err);
+$node->poll_query_until('w6_parts', q{
+	SELECT count(*) > 0 FROM pg_stat_activity WHERE datname = current_database()
+	AND query LIKE 'BEGIN; CREATE TRIGGER%' AND wait_event = 'PgSleep'})
+  or die 'the first CREATE TRIGGER did not reach its sleep';
+($p_rc, $p_out, $p_err) = $node->psql('w6_parts', "SET statement_timeout = '60s'; $last[1]");
+$a->finish;
+is($p_rc . $p_err . $a_err, '0', 'partitions: both last triggers made, one while the other\'s transaction was open');
+is($node->safe_psql('w6_parts', q{SELECT ready FROM adjlist_inverted_indexes WHERE indexrel = 'shop.orders_inverted'::regclass}),
+	't', 'partitions: the second completes the restore: the index is ready');
+is(drift_summary('w6_parts', 'shop.orders_inverted'), '', 'partitions: and exact');
+is($node->safe_psql('w6_parts', q{SELECT count(*) FROM shop.orders_inverted WHERE pk = 'CUSTOMER#gapp'}), '1',
+	'partitions: the row written between the sections is indexed');
 
 # ---------------------------------------------------------------------
 # 7. pg_dump as the non-superuser owner (with pg_read_all_data), restored
