@@ -25,6 +25,13 @@
  *
  * A scan starts prefetching only after PREFETCH_AFTER rows: most nodes
  * have a few edges, and their scans pay for no lookup they do not use.
+ * Rows on the page looked up last (an inverted index's heap, filled in
+ * key order) are not looked up again.  The distances were measured on the
+ * 10M-edge R-MAT graph's out-hub (28932 rows with data, 6 GB of shared
+ * buffers, 32 MB of L3): 20% more calls a second; 4..12 rows ahead are
+ * within noise of each other, and the second stage is worth a few per cent.
+ * The page's buffer mapping look-up itself still stalls: only the buffer
+ * manager knows where its hash entry is.
  *
  *-------------------------------------------------------------------------
  */
