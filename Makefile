@@ -60,6 +60,7 @@ OBJS = \
 	src/graph_meta.o \
 	src/graph_reader.o \
 	src/graph_scan_direct.o \
+	src/heap_prefetch.o \
 	src/graph_scan_prefix.o \
 	src/graph_scan_spi.o \
 	src/graph_nodes.o \

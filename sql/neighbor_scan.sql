@@ -377,6 +377,62 @@ SELECT 2,
 SELECT * FROM scan_key_calls ORDER BY round;
 DROP TABLE scan_key_calls;
 
+-- 3. Prefetching (heap_prefetch.c): a scan that reads the heap, from its
+-- 16th row on, looks up the heap pages of the rows a few ahead on its
+-- btree leaf page and prefetches them.  A hub whose 1000 out-edges are
+-- scattered over hundreds of heap pages (a seventh of the rows, and half
+-- of each page left free) and several leaf pages, some updated (HOT
+-- chains: before a VACUUM that prunes them, and after), some deleted: the
+-- same rows as plain SQL, forward, backward, from a start key, with a
+-- limit, through the custom scan and the function.  An in-hub's rows in
+-- the inverted index's heap: clustered (loaded in key order), then
+-- scattered by later writes.
+CREATE TABLE pf (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk)) WITH (fillfactor = 50);
+INSERT INTO pf SELECT 'USER#' || (i % 7), 'FOLLOWS#USER#' || lpad(i::text, 5, '0'),
+	jsonb_build_object('i', i, 'pad', repeat('x', 200))
+FROM generate_series(1, 7000) i;
+INSERT INTO pf SELECT 'USER#' || lpad(i::text, 5, '0'), 'FOLLOWS#USER#HUB', jsonb_build_object('i', i)
+FROM generate_series(1, 500) i;
+SELECT create_inverted_index('pf', include => '{data}');
+INSERT INTO pf SELECT 'USER#' || lpad(i::text, 5, '0'), s, jsonb_build_object('i', i, 'pad', repeat('y', 200))
+FROM generate_series(501, 1500) i, unnest(ARRAY['FOLLOWS#USER#HUB', 'FOLLOWS#USER#OTHER']) s;
+UPDATE pf SET data = data || '{"u": 1}' WHERE pk = 'USER#0' AND (data->>'i')::int % 70 = 0;
+DELETE FROM pf WHERE pk = 'USER#0' AND (data->>'i')::int % 91 = 0;
+VACUUM pf;
+UPDATE pf SET data = data || jsonb_build_object('big', repeat('z', 3000))
+WHERE pk = 'USER#0' AND (data->>'i')::int % 175 = 0;
+UPDATE pf SET data = data || '{"u": 2}' WHERE pk = 'USER#0' AND (data->>'i')::int % 49 = 0;
+DELETE FROM pf WHERE sk = 'FOLLOWS#USER#HUB' AND (data->>'i')::int % 97 = 0;
+-- the hub's rows are on many heap pages and several leaf pages
+SELECT count(*) AS hub_rows, count(DISTINCT (ctid::text::point)[0]) > 300 AS many_heap_pages,
+	   pg_relation_size('pf_pkey') / 8192 > 10 AS many_leaf_pages
+FROM pf WHERE pk = 'USER#0';
+CREATE FUNCTION pf_same(q text, ref text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	a text[];
+	b text[];
+BEGIN
+	EXECUTE format('SELECT array_agg(t::text) FROM (%s) t', q) INTO a;
+	EXECUTE format('SELECT array_agg(t::text) FROM (%s) t', ref) INTO b;
+	RETURN cardinality(a) || CASE WHEN a IS NOT DISTINCT FROM b THEN ' same' ELSE ' DIFFERENT' END;
+END $$;
+SELECT pf_same($$SELECT sk, data FROM neighbors('pf', 'USER#0', 'FOLLOWS#')$$,
+			   $$SELECT sk, data FROM pf WHERE pk = 'USER#0' AND sk::text LIKE 'FOLLOWS#%' ORDER BY sk$$) AS forward,
+	   pf_same($$SELECT sk, data FROM neighbors('pf', 'USER#0', 'FOLLOWS#', backward => true)$$,
+			   $$SELECT sk, data FROM pf WHERE pk = 'USER#0' AND sk::text LIKE 'FOLLOWS#%' ORDER BY sk DESC$$) AS backward,
+	   pf_same($$SELECT sk, data FROM neighbors('pf', 'USER#0', 'FOLLOWS#', 300, 'FOLLOWS#USER#03000')$$,
+			   $$SELECT sk, data FROM pf WHERE pk = 'USER#0' AND sk > 'FOLLOWS#USER#03000' ORDER BY sk LIMIT 300$$) AS after_limit,
+	   pf_same($$SELECT neighbor, data FROM reverse_neighbors('pf', 'USER#HUB', 'FOLLOWS#')$$,
+			   $$SELECT pk, data FROM pf WHERE sk = 'FOLLOWS#USER#HUB' ORDER BY pk$$) AS in_edges;
+SELECT * FROM both_ways($$SELECT neighbor, data FROM neighbors('pf', 'USER#0', 'FOLLOWS#')$$);
+SELECT * FROM both_ways($$SELECT neighbor, data FROM reverse_neighbors('pf', 'USER#HUB', 'FOLLOWS#', backward => true)$$);
+-- a temporary table's pages are in local buffers: not prefetched, same rows
+CREATE TEMP TABLE pft (pk adjkey, sk adjkey, data jsonb, PRIMARY KEY (pk, sk));
+INSERT INTO pft SELECT * FROM pf;
+SELECT pf_same($$SELECT sk, data FROM neighbors('pft', 'USER#0', 'FOLLOWS#')$$,
+			   $$SELECT sk, data FROM pft WHERE pk = 'USER#0' AND sk::text LIKE 'FOLLOWS#%' ORDER BY sk$$) AS temp_table;
+DROP TABLE pft;
+
 DROP OWNED BY regress_nscan_reader;
 DROP ROLE regress_nscan_reader;
 DROP SCHEMA nscan CASCADE;

@@ -179,6 +179,28 @@ adjlist_btree_drop_first_equal_key(IndexScanDesc scan)
 #endif
 }
 
+/*
+ * The heap TID of the item d rows ahead (in the scan's direction) of the
+ * one a btree scan returned last, among the items of the leaf page it is
+ * on (BTScanOpaque's currPos, the same fields from 15 to 18), or NULL past
+ * the page's last one.  For prefetching only (heap_prefetch.c): the items
+ * are the scan's own copy, valid until it steps to the next page.
+ */
+#include "access/nbtree.h"
+static inline ItemPointer
+adjlist_btree_tid_ahead(IndexScanDesc scan, ScanDirection dir, int d)
+{
+	BTScanOpaque so = (BTScanOpaque) scan->opaque;
+	int			i;
+
+	if (!BTScanPosIsValid(so->currPos))
+		return NULL;
+	i = so->currPos.itemIndex + (ScanDirectionIsForward(dir) ? d : -d);
+	if (i < so->currPos.firstItem || i > so->currPos.lastItem)
+		return NULL;
+	return &so->currPos.items[i].heapTid;
+}
+
 /* Ownership checks became generic in 16. */
 static inline bool
 adjlist_rel_ownercheck(Oid relid, Oid roleid)

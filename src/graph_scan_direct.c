@@ -29,6 +29,10 @@
  * index (graph_scan_prefix.c), through this file's scans: the reader, its
  * scans and the calls the pass uses are shared in graph_scan_direct_int.h.
  *
+ * A scan that reads the heap (for data) looks up the heap pages of the
+ * rows a few ahead on its btree leaf page and prefetches them into the
+ * cache (heap_prefetch.c): a hub's rows are one per heap page.
+ *
  * Used only for plain local tables without row-level security active for
  * the caller (graph_reader.c decides); relations stay locked to the end of
  * the transaction.  A write-sharded index spreads a node's in-edges over
@@ -156,6 +160,7 @@ direct_int_prepare(DirectReader *r, DirectScan *ds, Oid relid, Oid indexid,
 	ds->scan->xs_want_itup = index_only;
 	ds->slot = table_slot_create(ds->heap, NULL);
 	ds->vmbuffer = InvalidBuffer;
+	adjlist_heap_prefetch_init(&ds->prefetch, ds->heap, ds->index);
 	ds->nkeys = nkeys;
 	ds->index_only = index_only;
 	ds->data_att = data_att;
@@ -371,6 +376,7 @@ direct_int_next(GraphTable *g, DirectScan *ds, bool reverse, ScanDirection dir,
 			if (!index_getnext_slot(scan, dir, ds->slot))
 				return false;
 			scan_positioned(ds, dir);
+			adjlist_heap_prefetch_row(&ds->prefetch, ds->heap, scan, dir);
 			*partd = slot_getattr(ds->slot, reverse ? g->inv_sk : g->base_pk, &pnull);
 			*sortd = slot_getattr(ds->slot, reverse ? g->inv_pk : g->base_sk, &snull);
 			*data = slot_getattr(ds->slot, ds->data_att, data_isnull);

@@ -21,6 +21,7 @@
 #include "adjlist.h"
 #include "graph.h"
 #include "graph_scan.h"
+#include "heap_prefetch.h"
 
 /*
  * A level is read by one pass over an index when it has more nodes than
@@ -61,6 +62,7 @@ typedef struct DirectScan
 	int			seen;			/* tuples it has returned */
 	bool		part_in_c;		/* its pk = part key tested in C (no longer
 								 * by the btree) */
+	HeapPrefetch prefetch;		/* of the heap tuples it reads ahead */
 } DirectScan;
 
 struct DirectReader
@@ -79,6 +81,7 @@ scan_rescanned(DirectScan *ds)
 	ds->positioned = false;
 	ds->seen = 0;
 	ds->part_in_c = false;
+	adjlist_heap_prefetch_rescan(&ds->prefetch);
 }
 
 /* graph_scan_direct.c */
