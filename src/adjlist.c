@@ -46,7 +46,7 @@
  *	index_guard_foreign.c ALTER FOREIGN TABLE ... OPTIONS of an indexed table
  *	detach_pending.c	partitions left half-detached: refused until FINALIZE
  *	index_persistence.c	LOGGED / UNLOGGED follows the base table
- *	index_restore.c		registry rows pg_restore brings back
+ *	index_restore.c		registry rows and sync triggers pg_restore brings back
  *	index_update.c		what ALTER EXTENSION UPDATE needs from C
  *	write_api.c			put_edge, put_edges, delete_edge, delete_node
  *	write_api_table.c	the write API's view of a table (write_api_int.h)
@@ -61,6 +61,7 @@
  *	graph_scan_direct.c	the direct btree path of the reader
  *	graph_scan_prefix.c	a level's edges of one prefix by one pass over
  *						the inverted index, on the direct path
+ *	heap_prefetch.c		the heap pages a direct scan reads next, prefetched
  *	graph_scan_spi.c	the SQL path of the reader
  *	graph_nodes.c		node sets and expansion for multi-hop calls
  *	graph_query.c		one-hop functions: neighbors, reverse_neighbors, ...
