@@ -68,13 +68,15 @@ static void make_exact(const IndexDef *ix);
 /*
  * Order this session's look at a partition tree's triggers and registry
  * rows with another's (pg_restore -j restores a registry row and the
- * triggers of each partition in parallel workers): both lock the root of
- * the tree of relid, a base table or a member of one, in the mode CREATE
- * TRIGGER takes, which conflicts with itself, and look after the lock,
- * with fresh snapshots: of two sessions each adding what the other lacks
- * (the last triggers of two partitions, a registry row and a trigger), the
- * second sees the first's.  One relation per tree, so no two such
- * sessions wait for each other in turn.
+ * triggers of each partition in parallel workers): both take a lock of
+ * adjlist's own on the root of the tree of relid (a base table or a member
+ * of one), which conflicts with itself, and look after it, with fresh
+ * snapshots: of two sessions each adding what the other lacks (the last
+ * triggers of two partitions, a registry row and a trigger), the second
+ * sees the first's.  Not a lock of the root table itself: the CREATE
+ * TRIGGER of a partition holds the partition's lock, and one of the root
+ * (cloning its row triggers) takes the partitions' after the root's, so
+ * waiting for the root's here would deadlock with it.
  */
 static void
 lock_tree(Oid relid)
@@ -82,8 +84,8 @@ lock_tree(Oid relid)
 	List	   *ancestors = get_rel_relispartition(relid) ?
 		get_partition_ancestors(relid) : NIL;
 
-	LockRelationOid(ancestors != NIL ? llast_oid(ancestors) : relid,
-					ShareRowExclusiveLock);
+	LockDatabaseObject(adjlist_catalog()->registry,
+					   ancestors != NIL ? llast_oid(ancestors) : relid, 0, ExclusiveLock);
 }
 
 static Oid
